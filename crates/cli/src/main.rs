@@ -1,0 +1,25 @@
+//! `gpulab`, the GPU Node Lab companion. This file is glue: parse what was typed
+//! ([`cli`]), run the command, turn its outcome into an exit code ([`exit`]).
+//!
+//! # Layout
+//!
+//! - [`cli`]: the clap types — what was typed, testable without I/O.
+//! - [`exit`]: the documented exit codes.
+//! - [`output`]: text or `--output json`.
+//! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
+//!   each case to its area's runner.
+
+mod cli;
+mod exit;
+mod goldens;
+mod output;
+
+use clap::Parser;
+
+fn main() {
+    let cli = cli::Cli::parse();
+    let code = match cli.command {
+        cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
+    };
+    std::process::exit(code.into());
+}

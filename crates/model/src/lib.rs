@@ -1,0 +1,30 @@
+//! The GPU Node Lab model: everything the learner sees is computed here.
+//!
+//! # Layout
+//!
+//! - [`diagnostic`]: the one diagnostic type every area reports with — a stable
+//!   code, arguments, a primary span (file, line, column), related spans, a severity.
+//! - [`containerd`]: config loading, merge and decode per containerd version; the daemon.
+//! - [`kubernetes`]: advertisement, scheduling verdicts, RuntimeClass, kubelet sandbox.
+//! - [`daemonset`]: the DaemonSet rolling update and rollout status.
+//! - [`slots`]: time-slicing / MPS / MIG seats and memory.
+//!
+//! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
+//! reads no clock, holds no globals and uses no unseeded randomness; time is a value
+//! passed in and randomness takes a seed. It builds for `wasm32-unknown-unknown` and
+//! native alike.
+//!
+//! **Architecture Invariant:** bad input is a value, not a crash. Clippy denies
+//! `unwrap_used`, `expect_used`, `panic` and `indexing_slicing` in this crate.
+#![cfg_attr(
+    test,
+    allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+)]
+
+pub mod containerd;
+pub mod daemonset;
+pub mod diagnostic;
+pub mod kubernetes;
+pub mod slots;
+
+pub use diagnostic::{Diagnostic, Related, Severity, Span};

@@ -1,0 +1,1 @@
+//! The GPU Node Lab web app (Yew). Filled in below.

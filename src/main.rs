@@ -1,0 +1,2 @@
+//! Trunk's entry point: the page mounts the lab itself through the exported `mount`.
+fn main() {}
