@@ -20,6 +20,11 @@ cargo test --locked -p gpu-node-lab --lib
 tier "lint: clippy denies unwrap/expect/panic/indexing in the model"
 cargo clippy --locked -p gpulab-model --lib -- -D warnings
 
+tier "lint: no native-only dependency reaches the wasm build"
+leaks=$(cargo tree --locked -p gpu-node-lab --target wasm32-unknown-unknown -e normal --prefix none \
+  | grep -E '^(tokio|mio|clap|kube|kube-client|hyper) ' | sort -u || true)
+[ -z "$leaks" ] || { echo "native-only crates in the wasm graph: $leaks" >&2; exit 1; }
+
 tier "lint: shellcheck"
 mapfile -t shells < <(find . -name '*.sh' -not -path './target/*' -not -path '*/node_modules/*' | sort)
 shellcheck .ci/run "${shells[@]}"
