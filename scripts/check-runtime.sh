@@ -582,7 +582,7 @@ if [ "$JSON" = 1 ]; then
     printf '%s{"check":%s,"name":%s,"status":%s,"code":%s,"looked_at":%s,"args":{' "$sep" "$check" \
       "$(json_str "$(check_name "$check")")" "$(json_str "$status")" "$(json_str "$code")" "$(json_str "$(looked_at "$check")")"
     asep=
-    printf '%s' "$ARGS" | tr "$US" '\n' | while IFS= read -r kv; do
+    printf '%s\n' "$ARGS" | tr "$US" '\n' | while IFS= read -r kv; do
       [ -n "$kv" ] || continue
       printf '%s%s:%s' "$asep" "$(json_str "${kv%%=*}")" "$(json_str "${kv#*=}")"
       asep=,
