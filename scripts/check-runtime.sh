@@ -91,6 +91,9 @@ done
 
 LOCALE=${LC_ALL:-${LC_MESSAGES:-${LANG:-}}}
 case $LOCALE in ko*) LANGUAGE_KO=1 ;; *) LANGUAGE_KO=0 ;; esac
+# Tools below sort and compare bytes, whatever the user's locale: same output everywhere.
+LC_ALL=C
+export LC_ALL
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/check-runtime.XXXXXX") || { echo "check-runtime.sh: cannot create a temp dir" >&2; exit 3; }
 trap 'rm -rf "$TMP"' EXIT HUP INT TERM
@@ -411,7 +414,7 @@ if containerd --config "$CONFIG" config dump >"$TMP/dump" 2>"$TMP/dump.err"; the
         else
           settings_of "$TMP/main" "$KEEP" >"$TMP/keep-want"
           settings_of "$TMP/merged" "$KEEP" >"$TMP/keep-have"
-          lost=$(awk -F '=' 'NR == FNR { have[$0] = 1; next } !($0 in have) { sub(/^@/, ""); printf "%s%s", sep, $0; sep = " " }' \
+          lost=$(awk -F '=' 'FILENAME == ARGV[1] { have[$0] = 1; next } !($0 in have) { sub(/^@/, ""); printf "%s%s", sep, $0; sep = " " }' \
             "$TMP/keep-have" "$TMP/keep-want")
           if [ -n "$lost" ]; then
             ok4=0; finding 4 fail dump-keep-lost "runtime=$KEEP" "lost=$lost" "handlers=$handlers"
@@ -443,7 +446,7 @@ elif [ "$LOADED_OK" = 1 ]; then
     settings_of "$TMP/merged" "$name" >"$TMP/s-files"
     if ! cmp -s "$TMP/s-loaded" "$TMP/s-files"; then
       d=$(awk -F '=' -v n="$name" '
-        NR == FNR { l[$1] = substr($0, length($1) + 2); next }
+        FILENAME == ARGV[1] { l[$1] = substr($0, length($1) + 2); next }
         { f[$1] = substr($0, length($1) + 2) }
         END {
           for (k in l) if (!(k in f) || f[k] != l[k]) out[k] = 1
