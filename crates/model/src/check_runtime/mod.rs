@@ -282,7 +282,7 @@ pub fn evaluate(inp: &CheckInputs) -> CheckReport {
                     if binary.is_empty() {
                         binary = shim_binary(&tables.setting(&h, "@runtime_type"));
                     }
-                    let found = !binary.is_empty() && inp.existing_binaries.iter().any(|b| *b == binary);
+                    let found = !binary.is_empty() && inp.existing_binaries.contains(&binary);
                     if found {
                         f.push(Finding::new(3, Status::Pass, "loaded-handler-ok", &[("handler", h), ("binary", binary), ("source", source.clone())]));
                     } else {
