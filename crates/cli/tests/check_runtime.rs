@@ -107,6 +107,23 @@ impl Node {
         )
     }
 
+    /// The script's plain text output (no --json) and exit code.
+    fn run_text(&self, lang: &str) -> (i32, String) {
+        let (addr, config) = (self.address(), self.dir.0.join("config.toml"));
+        let path = format!("{}:{}", self.dir.0.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+        let out = std::process::Command::new("sh")
+            .arg(script())
+            .args(["--address", addr.to_str().unwrap(), "--config", config.to_str().unwrap()])
+            .env_remove("GPULAB")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", lang)
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// The model's inputs, gathered from the same fixture the stand-ins serve.
     fn inputs(&self, s: &Situation, daemon: Daemon) -> CheckInputs {
         let loaded = match &s.info {
@@ -262,8 +279,8 @@ fn every_recorded_version_script_equals_model() {
             let s = golden_situation(&case, &version);
             let node = Node::new(&s, true);
             let run = node.run("C.UTF-8");
-            let model = cr::evaluate(&node.inputs(&s, daemon_of(&s)));
-            assert_parity(&format!("{name} {version}"), &run, &model, "nvidia", Lang::En);
+            let inputs = node.inputs(&s, daemon_of(&s));
+            assert_parity(&format!("{name} {version}"), &run, &cr::evaluate(&inputs), &inputs, Lang::En);
             if s.info.is_some() {
                 assert!(codes(&run.json).contains(&"5:loaded-matches-files".to_string()), "{name} {version}: {}", run.json);
             }
@@ -276,7 +293,8 @@ fn every_recorded_version_script_equals_model() {
     assert!(runs >= 8 * 20, "only {runs} runs");
 }
 
-/// The same in Korean, one version per config line (1.6, 1.7, 2.0, 2.3): texts agree too.
+/// The same in Korean, one version per config line (1.6, 1.7, 2.0, 2.3): texts agree too,
+/// and the script's plain text output equals the model's `render_text` byte for byte.
 #[test]
 fn korean_texts_script_equals_model() {
     for case in cases() {
@@ -287,8 +305,14 @@ fn korean_texts_script_equals_model() {
             let s = golden_situation(&case, version);
             let node = Node::new(&s, true);
             let run = node.run("ko_KR.UTF-8");
-            let model = cr::evaluate(&node.inputs(&s, daemon_of(&s)));
-            assert_parity(&format!("{} {version} (ko)", case.display()), &run, &model, "nvidia", Lang::Ko);
+            let inputs = node.inputs(&s, daemon_of(&s));
+            let model = cr::evaluate(&inputs);
+            let label = format!("{} {version} (ko)", case.display());
+            assert_parity(&label, &run, &model, &inputs, Lang::Ko);
+            // And the plain text output, byte for byte.
+            let (exit, text) = node.run_text("ko_KR.UTF-8");
+            assert_eq!(exit, i32::from(model.verdict.exit_code()), "{label}");
+            assert_eq!(text, cr::render_text(&model, &inputs.address, &inputs.config, "nvidia", Lang::Ko), "{label}");
         }
     }
 }
@@ -367,8 +391,8 @@ fn bad_states_never_pass() {
         let finding = finding.unwrap_or_else(|| panic!("{name}: no {code} in {}", run.json));
         assert!(finding["message"].as_str().unwrap().contains(text), "{name}: {finding}");
         let daemon = if socket { daemon_of(&s) } else { Daemon::NotRunning { detail: format!("no socket at {}", node.address().display()) } };
-        let model = cr::evaluate(&node.inputs(&s, daemon));
-        assert_parity(name, &run, &model, "nvidia", Lang::En);
+        let inputs = node.inputs(&s, daemon);
+        assert_parity(name, &run, &cr::evaluate(&inputs), &inputs, Lang::En);
     }
 }
 

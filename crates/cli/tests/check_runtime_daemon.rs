@@ -102,8 +102,8 @@ impl Containerd {
     fn check(&self, label: &str) -> Run {
         let (addr, config) = (self.address(), self.config());
         let run = run_script(&["--address", addr.to_str().unwrap(), "--config", config.to_str().unwrap()], None, &[("GPULAB", GPULAB)]);
-        let model = cr::evaluate(&self.inputs());
-        assert_parity(label, &run, &model, "nvidia", Lang::En);
+        let inputs = self.inputs();
+        assert_parity(label, &run, &cr::evaluate(&inputs), &inputs, Lang::En);
         run
     }
 

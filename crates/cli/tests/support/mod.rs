@@ -136,8 +136,8 @@ pub fn existing_binaries(loaded: &Loaded, path_env: &str) -> Vec<String> {
     out
 }
 
-/// The comparable form of one finding: check, status, code, sorted args, message.
-type Row = (u64, String, String, Vec<(String, String)>, String);
+/// The comparable form of one finding: check, status, code, sorted args, message, looked at.
+type Row = (u64, String, String, Vec<(String, String)>, String, String);
 
 fn script_rows(json: &Value) -> Vec<Row> {
     json["findings"]
@@ -148,29 +148,37 @@ fn script_rows(json: &Value) -> Vec<Row> {
             let mut args: Vec<(String, String)> =
                 f["args"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect();
             args.sort();
-            (f["check"].as_u64().unwrap(), f["status"].as_str().unwrap().into(), f["code"].as_str().unwrap().into(), args, f["message"].as_str().unwrap().into())
+            (
+                f["check"].as_u64().unwrap(),
+                f["status"].as_str().unwrap().into(),
+                f["code"].as_str().unwrap().into(),
+                args,
+                f["message"].as_str().unwrap().into(),
+                f["looked_at"].as_str().unwrap().into(),
+            )
         })
         .collect()
 }
 
-fn model_rows(r: &CheckReport, lang: Lang) -> Vec<Row> {
+fn model_rows(r: &CheckReport, lang: Lang, address: &str, config: &str) -> Vec<Row> {
     r.findings
         .iter()
         .map(|f| {
             let mut args = f.args.clone();
             args.sort();
             let status = serde_json::to_value(f.status).unwrap().as_str().unwrap().to_string();
-            (u64::from(f.check), status, f.code.clone(), args, cr::message(f, lang))
+            (u64::from(f.check), status, f.code.clone(), args, cr::message(f, lang), cr::looked_at(f.check, address, config))
         })
         .collect()
 }
 
 /// Script and model agree: verdict, exit status, every finding with its arguments and text.
-pub fn assert_parity(label: &str, run: &Run, model: &CheckReport, handler: &str, lang: Lang) {
+pub fn assert_parity(label: &str, run: &Run, model: &CheckReport, inputs: &cr::CheckInputs, lang: Lang) {
+    let handler = inputs.handler.as_str();
     let expect = (model.verdict.as_str().to_string(), i32::from(model.verdict.exit_code()), cr::verdict_text(model.verdict, handler, lang));
     let got = (run.json["verdict"].as_str().unwrap().to_string(), run.exit, run.json["message"].as_str().unwrap().to_string());
     assert_eq!(got, expect, "{label}: verdict (script vs model)\n{}", run.json);
-    let (s, m) = (script_rows(&run.json), model_rows(model, lang));
+    let (s, m) = (script_rows(&run.json), model_rows(model, lang, &inputs.address, &inputs.config));
     if s != m {
         let mut text = format!("{label}: findings differ (script vs model)\n");
         for i in 0..s.len().max(m.len()) {

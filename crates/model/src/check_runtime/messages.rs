@@ -96,3 +96,45 @@ pub fn verdict_text(verdict: Verdict, handler: &str, lang: Lang) -> String {
         },
     }
 }
+
+/// What a check looked at, as the script prints it under each finding.
+pub fn looked_at(check: u8, address: &str, config: &str) -> String {
+    match check {
+        1 | 2 => format!("ctr --address {address} plugins ls"),
+        3 => format!("crictl info / gpulab cri info ({address})"),
+        4 => format!("containerd --config {config} config dump"),
+        5 => format!("containerd --config {config} config dump vs live CRI status"),
+        _ => String::new(),
+    }
+}
+
+/// The check's short name (`daemon`, `cri-plugins`, `loaded`, `files`, `restart`).
+pub fn check_name(check: u8) -> &'static str {
+    match check {
+        1 => "daemon",
+        2 => "cri-plugins",
+        3 => "loaded",
+        4 => "files",
+        5 => "restart",
+        _ => "",
+    }
+}
+
+/// The script's whole text output (without `--json`/`--quiet`), byte for byte.
+pub fn render_text(report: &super::CheckReport, address: &str, config: &str, handler: &str, lang: Lang) -> String {
+    use super::Status;
+    let mut out = String::new();
+    for f in &report.findings {
+        let mark = match f.status {
+            Status::Pass => "ok",
+            Status::Fail => "FAIL",
+            Status::Restart => "RESTART",
+            Status::Skip => "skip",
+        };
+        out += &format!("[{mark}] {} {}: {}\n", f.check, check_name(f.check), message(f, lang));
+        out += &format!("      {}\n", looked_at(f.check, address, config));
+    }
+    out += &verdict_text(report.verdict, handler, lang);
+    out.push('\n');
+    out
+}
