@@ -203,7 +203,9 @@ mod tests {
     /// Both quoting styles, comments, dotted option keys and other plugins' tables.
     #[test]
     fn reads_runtime_tables_in_both_dump_styles() {
-        let cases: [(&str, Option<&str>, &[&str], &str, &[&str]); 3] = [
+        /// text, plugin id, runtime names, default runtime, runc settings
+        type Case<'a> = (&'a str, Option<&'a str>, &'a [&'a str], &'a str, &'a [&'a str]);
+        let cases: [Case; 3] = [
             (
                 "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"runc\" # c\n\
                  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n\
