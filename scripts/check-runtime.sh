@@ -96,11 +96,17 @@ LC_ALL=C
 export LC_ALL
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/check-runtime.XXXXXX") || { echo "check-runtime.sh: cannot create a temp dir" >&2; exit 3; }
-trap 'rm -rf "$TMP"' EXIT HUP INT TERM
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 FINDINGS=$TMP/findings
 : >"$FINDINGS"
 
 US=$(printf '\037')
+
+# first_bytes N FILE — at most N bytes (POSIX has no head -c).
+first_bytes() { dd if="$2" bs="$1" count=1 2>/dev/null; }
 
 # one-line: newlines and tabs to spaces, so every value is one field of one record.
 one_line() { tr '\n\t\037' '   ' | sed 's/  */ /g; s/^ //; s/ $//'; }
@@ -277,7 +283,7 @@ else
       DAEMON_OK=1
       finding 1 pass daemon-answers "address=$ADDRESS"
     else
-      finding 1 fail daemon-not-containerd "address=$ADDRESS" "detail=$(head -c 300 "$TMP/plugins" | one_line)"
+      finding 1 fail daemon-not-containerd "address=$ADDRESS" "detail=$(first_bytes 300 "$TMP/plugins" | one_line)"
     fi
   else
     err=$(one_line <"$TMP/plugins.err")
@@ -321,7 +327,7 @@ if [ "$DAEMON_OK" = 1 ]; then
     else
       # shellcheck disable=SC2086
       $CTR plugins ls -d "type==$first_type,id==$first_id" >"$TMP/detail" 2>/dev/null
-      CRI_REASON=$(sed -n 's/^[ \t]*Message:[ \t]*//p' "$TMP/detail" | head -n 1)
+      CRI_REASON=$(sed -n 's/^[[:blank:]]*Message:[[:blank:]]*//p' "$TMP/detail" | head -n 1)
       [ -n "$CRI_REASON" ] || CRI_REASON="(containerd gave no reason)"
     fi
     finding 2 fail cri-plugin-error "plugins=$bad" "reason=$CRI_REASON"
@@ -343,7 +349,7 @@ if [ "$DAEMON_OK" = 1 ]; then
     source="crictl / gpulab"; rc=127; echo "neither crictl nor gpulab is installed" >"$TMP/info.err"
   fi
   if [ "$rc" != 0 ]; then
-    finding 3 fail loaded-unavailable "source=$source" "detail=$(head -c 400 "$TMP/info.err" | one_line)"
+    finding 3 fail loaded-unavailable "source=$source" "detail=$(first_bytes 400 "$TMP/info.err" | one_line)"
   else
     json_runtimes <"$TMP/info" >"$TMP/loaded"
     if grep -q '^json-error' "$TMP/loaded" || ! grep -q '^default' "$TMP/loaded"; then
@@ -427,7 +433,7 @@ if containerd --config "$CONFIG" config dump >"$TMP/dump" 2>"$TMP/dump.err"; the
     fi
   fi
 else
-  finding 4 fail dump-failed "config=$CONFIG" "detail=$(head -c 400 "$TMP/dump.err" | one_line)"
+  finding 4 fail dump-failed "config=$CONFIG" "detail=$(first_bytes 400 "$TMP/dump.err" | one_line)"
 fi
 
 # Check 5: dump vs loaded — files changed since containerd started?
