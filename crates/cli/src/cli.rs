@@ -76,6 +76,19 @@ mod tests {
         assert!(Cli::try_parse_from(["gpulab", "goldens"]).is_err());
     }
 
+    /// `cri info` defaults to containerd's socket and takes --address / --timeout.
+    #[test]
+    fn cri_info_arguments() {
+        for (args, address, timeout) in [
+            (&["gpulab", "cri", "info"][..], "/run/containerd/containerd.sock", 10),
+            (&["gpulab", "cri", "info", "--address", "/tmp/c.sock", "--timeout", "3"][..], "/tmp/c.sock", 3),
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap();
+            let Command::Cri(CriCommand::Info(a)) = cli.command else { panic!("not cri info") };
+            assert_eq!((a.address, a.timeout), (PathBuf::from(address), timeout));
+        }
+    }
+
     /// clap's own consistency checks on the whole definition.
     #[test]
     fn definition_is_consistent() {
