@@ -6,10 +6,12 @@
 //! - [`cli`]: the clap types — what was typed, testable without I/O.
 //! - [`exit`]: the documented exit codes.
 //! - [`output`]: text or `--output json`.
+//! - [`cri`]: `gpulab cri info`, a minimal CRI client (the live CRI status).
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 
 mod cli;
+mod cri;
 mod exit;
 mod goldens;
 mod output;
@@ -20,6 +22,9 @@ fn main() {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
+        cli::Command::Cri(cli::CriCommand::Info(args)) => {
+            cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
+        }
     };
     std::process::exit(code.into());
 }
