@@ -26,6 +26,8 @@ need_apt() {
   command -v chromedriver >/dev/null || missing+=(chromium-driver)
   command -v containerd >/dev/null || missing+=(containerd)
   command -v shellcheck >/dev/null || missing+=(shellcheck)
+  # a Korean font, so the browser tests' screenshots show Hangul instead of boxes
+  [ -d /usr/share/fonts/truetype/nanum ] || missing+=(fonts-nanum)
   if [ ${#missing[@]} -gt 0 ]; then
     local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
     step "apt-get install ${missing[*]}"

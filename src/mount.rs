@@ -126,7 +126,8 @@ impl LabHandle {
         state_object(self.latest.get())
     }
 
-    /// Unmounts the lab and empties its root. Calling it twice is harmless.
+    /// Unmounts the lab; its root is empty by the next task (Yew unmounts on its
+    /// scheduler). Calling it twice is harmless.
     pub fn destroy(&mut self) {
         if let Some(app) = self.app.take() {
             app.destroy();

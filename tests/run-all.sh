@@ -14,6 +14,9 @@ cargo fetch --locked
 tier "native: model + companion (cargo test), incl. the tidy test"
 cargo test --locked --workspace --exclude gpu-node-lab
 
+tier "real containerd: check-runtime.sh against a live daemon (private root/state/socket; needs root)"
+cargo test --locked -p gpulab --features real-containerd --test check_runtime_daemon
+
 tier "native: the app's pure parts (reducer, i18n, options)"
 cargo test --locked -p gpu-node-lab --lib
 

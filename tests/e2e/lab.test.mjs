@@ -4,7 +4,7 @@
 // Run: DIST=../../dist node --test   (dev.sh test does this after trunk build)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { serve, launch, newCheckedPage, stepTitles } from "./serve.mjs";
@@ -20,6 +20,11 @@ before(async () => {
   const root = mkdtempSync(path.join(tmpdir(), "gpulab-e2e-"));
   mkdirSync(path.join(root, "course"));
   symlinkSync(DIST, path.join(root, "course", "lab"));
+  // A course page of the same site that embeds the lab by its loader.
+  writeFileSync(path.join(root, "course", "host.html"), `<!DOCTYPE html>
+<html lang="ko"><head><meta charset="utf-8"><title>course page</title><link rel="icon" href="data:,"></head>
+<body><h1>Week 3</h1><gpu-lab id="el" lang="en" step="7"></gpu-lab><div id="api"></div>
+<script type="module" src="lab/gpu-lab.js"></script></body></html>`);
   server = await serve(root);
   browser = await launch();
 });
@@ -43,7 +48,7 @@ test("index.html: eight steps in Korean, then English; screenshots", async () =>
   await page.waitForFunction(() => document.querySelector(".gpu-lab")?.lang === "en");
   assert.deepEqual(await titlesOn(page), await stepTitles("en"));
 
-  // Keyboard: Tab to step 5 and press Enter.
+  // Keyboard: focus step 5 and press Enter.
   await page.locator("[data-step='5']").focus();
   await page.keyboard.press("Enter");
   assert.equal(await page.locator("[data-step='5']").getAttribute("aria-current"), "step");
@@ -65,11 +70,7 @@ test("embed.html: options from the query string; resize messages", async () => {
 
 test("a host page: <gpu-lab> element and GpuLab.mount, events, destroy", async () => {
   const { page, errors } = await newCheckedPage(browser);
-  // A blank same-origin page plays the course page.
-  await page.goto(`${server.url}course/lab/icon.svg`);
-  await page.setContent(`<!DOCTYPE html><html><body>
-      <gpu-lab id="el" lang="en" step="7"></gpu-lab><div id="api"></div>
-      <script type="module" src="${server.url}course/lab/gpu-lab.js"></script></body></html>`);
+  await page.goto(`${server.url}course/host.html`);
   await page.locator("#el .step-title").nth(7).waitFor({ timeout: 20000 });
   assert.equal(await page.locator("#el [data-step='7']").getAttribute("aria-current"), "step");
   const result = await page.evaluate(async () => {
@@ -84,6 +85,8 @@ test("a host page: <gpu-lab> element and GpuLab.mount, events, destroy", async (
     let bad = null;
     try { handle.update({ step: 12 }); } catch (e) { bad = e.message; }
     handle.destroy();
+    // Yew unmounts on its scheduler: the root is empty by the next task.
+    await new Promise((r) => setTimeout(r, 0));
     return { state, events, bad, emptied: root.childElementCount === 0, version: window.GpuLab.version };
   });
   assert.deepEqual(result.state, { lang: "en", step: 4 });

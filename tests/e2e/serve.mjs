@@ -11,25 +11,32 @@ export async function serve(dir) {
   const server = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", dir], {
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let buf = "";
-  for await (const chunk of server.stdout) {
-    buf += chunk;
-    const m = buf.match(/port (\d+)/);
-    if (m) {
-      server.stdout.resume();
-      server.stderr.resume();
-      return {
-        url: `http://127.0.0.1:${m[1]}/`,
-        async stop() {
-          if (server.exitCode === null) {
-            server.kill("SIGTERM");
-            await once(server, "exit");
-          }
-        },
-      };
-    }
-  }
-  throw new Error(`http.server did not start: ${buf}`);
+  // Read the port from python's first line without closing its stdout: a closed pipe
+  // would kill the server on its next log line.
+  server.stderr.resume();
+  const port = await new Promise((resolve, reject) => {
+    let buf = "";
+    const onData = (chunk) => {
+      buf += chunk;
+      const m = buf.match(/port (\d+)/);
+      if (m) {
+        server.stdout.off("data", onData);
+        server.stdout.resume();
+        resolve(m[1]);
+      }
+    };
+    server.stdout.on("data", onData);
+    server.once("exit", (code) => reject(new Error(`http.server exited (${code}): ${buf}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    async stop() {
+      if (server.exitCode === null) {
+        server.kill("SIGTERM");
+        await once(server, "exit");
+      }
+    },
+  };
 }
 
 export function launch() {
