@@ -8,11 +8,13 @@
 //! - [`output`]: text or `--output json`.
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
+//! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 
 mod cli;
 mod exit;
 mod goldens;
 mod output;
+mod slots;
 
 use clap::Parser;
 
@@ -20,6 +22,8 @@ fn main() {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
+        cli::Command::Slots(args) => slots::run(&args, cli.output),
+        cli::Command::Mig(args) => slots::run_mig(&args, cli.output),
     };
     std::process::exit(code.into());
 }

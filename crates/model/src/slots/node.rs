@@ -163,7 +163,7 @@ impl NodeAdvertisement {
     pub fn seats_per_physical_gpu(&self) -> Option<u64> {
         let gpus = self.physical_gpus;
         let seats = self.seats();
-        (gpus > 0 && seats % gpus == 0).then(|| seats / gpus)
+        (gpus > 0 && seats.is_multiple_of(gpus)).then(|| seats / gpus)
     }
 
     /// The served resource by name.

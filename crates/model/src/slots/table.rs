@@ -148,10 +148,7 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
     };
     for mode in &req.modes {
         let built = match mode {
-            Mode::Config => match &req.config {
-                Some((file, text)) => Some((file.clone(), text.clone(), req.mig.clone(), req.deployment.clone())),
-                None => None,
-            },
+            Mode::Config => req.config.as_ref().map(|(file, text)| (file.clone(), text.clone(), req.mig.clone(), req.deployment.clone())),
             Mode::None => Some(("none.yaml".into(), "version: v1\n".into(), None, req.deployment.clone())),
             Mode::TimeSlicing { replicas } => Some(("time-slicing.yaml".into(), sharing_yaml("timeSlicing", "nvidia.com/gpu", *replicas), None, req.deployment.clone())),
             Mode::Mps { replicas } => Some(("mps.yaml".into(), sharing_yaml("mps", "nvidia.com/gpu", *replicas), None, req.deployment.clone())),
@@ -161,7 +158,7 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
                 let Some((_, geometry)) = gpu.named_layouts().into_iter().find(|(n, _)| n == layout) else { continue };
                 let text = match (time_slicing, strategy) {
                     (Some(r), MigStrategy::Mixed) => {
-                        let mut t = format!("version: v1\nflags:\n  migStrategy: mixed\nsharing:\n  timeSlicing:\n    resources:\n");
+                        let mut t = "version: v1\nflags:\n  migStrategy: mixed\nsharing:\n  timeSlicing:\n    resources:\n".to_string();
                         for p in geometry.0.keys() {
                             t.push_str(&format!("    - name: {}\n      replicas: {r}\n", super::mig::mixed_resource_name(p)));
                         }
@@ -189,8 +186,8 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
                 seats_per_node: 0,
                 seats_cluster: 0,
                 guaranteed_memory_mib: Vec::new(),
-                compute: ("none".into(), String::new()),
-                isolation: "none".into(),
+                compute: ("n/a".into(), String::new()),
+                isolation: "n/a".into(),
                 request_two: "rejected".into(),
                 error: loaded.error.as_ref().map(|e| format!("{} ({})", e.startup_error(), e.span)),
             },
@@ -359,11 +356,19 @@ fn memory_cell(row: &SlotRow, lang: Lang) -> String {
     cells.join(", ")
 }
 
+/// A label, or `-` for a code without one (e.g. `n/a` on a row whose plugin does not serve).
+fn label_or_dash(key: &str, lang: Lang) -> String {
+    match text(key, lang) {
+        "" => "-".into(),
+        t => t.into(),
+    }
+}
+
 fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
     let resources: Vec<String> = row.resources.iter().map(|(k, v)| format!("{k}: {v}")).collect();
     let compute = match row.compute.1.as_str() {
-        "" => text(&row.compute.0, lang).to_string(),
-        v => format!("{} {v}", text(&row.compute.0, lang)),
+        "" => label_or_dash(&row.compute.0, lang),
+        v => format!("{} {v}", label_or_dash(&row.compute.0, lang)),
     };
     let request_two = match &row.error {
         Some(e) => format!("{}: {e}", text("error", lang)),
@@ -377,7 +382,7 @@ fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
         row.seats_cluster.to_string(),
         memory_cell(row, lang),
         compute,
-        text(&row.isolation, lang).to_string(),
+        label_or_dash(&row.isolation, lang),
         request_two,
     ]
 }
