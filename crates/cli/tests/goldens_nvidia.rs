@@ -21,3 +21,12 @@ fn nvidia_goldens_all_pass() {
     assert!(last.ends_with("passed, 0 failed") && !last.starts_with("0 passed"), "{last}");
     assert!(stdout.contains("[nvidia_sharing]") && stdout.contains("[nvidia_mig_profiles]"), "{stdout}");
 }
+
+/// The repository's own extra cases (same schema, rules the shared cases do not pin).
+#[test]
+fn extra_nvidia_cases_pass() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/goldens-extra");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpulab")).arg("goldens").arg(&dir).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "gpulab goldens failed:\n{stdout}");
+}

@@ -173,7 +173,7 @@ proptest! {
         let deployment = Deployment { mig_strategy: env.map(str::to_string), ..Deployment::default() };
         let scen = Scenario { file: "cm.yaml".into(), text: text.clone(), version, deployment, nodes };
         let eval = slots::evaluate(&scen, &catalog);
-        let lines = u32::try_from(text.lines().count()).unwrap() + 1;
+        let lines = u32::try_from(slots::yaml::yaml_lines(&text).len()).unwrap() + 1;
         prop_assert!(eval.loaded.config.is_some() != eval.loaded.error.is_some());
         if let Some(err) = &eval.loaded.error {
             prop_assert!(err.span.line >= 1 && err.span.line <= lines, "{err:?} in {lines} lines");

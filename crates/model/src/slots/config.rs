@@ -239,8 +239,18 @@ pub struct LoadedConfig {
 pub fn load(file: &str, text: &str, version: PluginVersion) -> LoadedConfig {
     let locator = Locator::new(text);
     let mut out = LoadedConfig { config: None, error: None, warnings: Vec::new(), diagnostics: Vec::new() };
-    let json = match yaml::load(text) {
-        Ok(json) => json,
+    let json = match yaml::load_with_duplicates(text) {
+        Ok((json, duplicates)) => {
+            // go-yaml keeps the last value silently; the model says which key was repeated.
+            for path in duplicates {
+                let key = path.iter().map(|p| match p { PathSeg::Key(k) => k.clone(), PathSeg::Index(i) => i.to_string() }).collect::<Vec<_>>().join(".");
+                let (line, col) = locator.locate(&path);
+                out.diagnostics.push(
+                    Diagnostic::new("nvidia-config-duplicate-key", Severity::Warning).arg("key", key).at(Span::new(file, line, col)),
+                );
+            }
+            json
+        }
         Err(e) => {
             let err = ConfigError {
                 inner: format!("unmarshal error: error converting YAML to JSON: {}", e.go_text),

@@ -26,13 +26,12 @@ use super::mig::{mixed_resource_name, Geometry, MigCatalog};
 use super::version::PluginVersion;
 use crate::diagnostic::{Diagnostic, Severity};
 
-/// The plugin's log line when a replicated MPS resource sits on MIG devices (wrapping derived
-/// from `main.go` → plugin manager → `getMPSOptions`).
+/// The plugin's log line when a replicated MPS resource sits on MIG devices (wrapping read in
+/// `main.go` → `GetPlugins` → `plugin.New` → `getMPSOptions`).
 pub const MPS_MIG_ERROR: &str =
-    "error starting plugins: error getting plugins: failed to create plugin: sharing using MPS is not supported for MIG devices";
-/// Prefix of a device-map error (wrapping derived from `main.go` → `rm.NewNVMLResourceManagers`).
-pub const DEVICE_MAP_ERROR_PREFIX: &str =
-    "error starting plugins: error getting plugins: failed to construct NVML resource managers: error building device map: ";
+    "error starting plugins: error getting plugins: unable to create plugins: failed to create plugin: sharing using MPS is not supported for MIG devices";
+/// Prefix of a device-map error (`plugin.New` → `rm.NewNVMLResourceManagers` → `deviceMapBuilder.build`).
+pub const DEVICE_MAP_ERROR_PREFIX: &str = "error starting plugins: error getting plugins: unable to create plugins: failed to construct resource managers: error building device map: error building device map from config.resources: ";
 /// What the plugin logs while the MPS daemon is not healthy.
 pub const RETRY_MESSAGE: &str = "Failed to start one or more plugins. Retrying in 30s...";
 /// What GFD logs when the MPS labeler meets a MIG-enabled GPU.
@@ -240,7 +239,7 @@ pub fn advertise(
     let strategy = strategy.unwrap_or(MigStrategy::None);
 
     // The device map.
-    let entries = match device_map(node, strategy, mig_gpu) {
+    let entries = match device_map(node, strategy, mig_gpu, &mut out.diagnostics) {
         Ok(e) => e,
         Err(msg) => {
             out.plugin = PluginState::Exited { error: format!("{DEVICE_MAP_ERROR_PREFIX}{msg}") };
@@ -354,7 +353,12 @@ fn operator_labels(node: &NodeSpec, labels: &mut BTreeMap<String, String>) {
 }
 
 /// The plugin's device map under a MIG strategy, before replicas.
-fn device_map(node: &NodeSpec, strategy: MigStrategy, mig_gpu: Option<&super::mig::MigGpu>) -> Result<Vec<MapEntry>, String> {
+fn device_map(
+    node: &NodeSpec,
+    strategy: MigStrategy,
+    mig_gpu: Option<&super::mig::MigGpu>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Vec<MapEntry>, String> {
     let n = node.physical();
     let full = |count: u64| MapEntry {
         name: "nvidia.com/gpu".into(),
@@ -370,8 +374,18 @@ fn device_map(node: &NodeSpec, strategy: MigStrategy, mig_gpu: Option<&super::mi
     let mut per_profile: BTreeMap<String, (u64, u64)> = BTreeMap::new(); // profile -> (devices, per gpu)
     for (i, g) in node.gpus.iter().enumerate() {
         let Some(g) = g else { continue };
+        // `single` refuses a MIG-enabled GPU without instances; `mixed` only logs a warning
+        // (and the GPU serves nothing).
+        if g.instances() == 0 && strategy == MigStrategy::Single {
+            return Err(format!(
+                "invalid MIG configuration: at least one device with migEnabled=true was not configured correctly: error visiting device: device {i} has no MIG devices configured"
+            ));
+        }
         if g.instances() == 0 {
-            return Err(format!("invalid MIG configuration: device {i} has no MIG devices configured"));
+            diagnostics.push(
+                Diagnostic::new("nvidia-mig-device-empty", Severity::Warning)
+                    .arg("message", format!("device {i} has no MIG devices configured")),
+            );
         }
         for (p, c) in g.0.iter().filter(|(_, c)| **c > 0) {
             let e = per_profile.entry(p.clone()).or_insert((0, 0));
@@ -381,7 +395,10 @@ fn device_map(node: &NodeSpec, strategy: MigStrategy, mig_gpu: Option<&super::mi
     }
     if strategy == MigStrategy::Single {
         if per_profile.len() > 1 {
-            return Err("invalid MIG configuration: more than one MIG device type present on node".into());
+            // go-nvlib's visitors wrap the callback's error (derived, not observed).
+            return Err(
+                "invalid MIG configuration: error visiting device: error visiting MIG device: more than one MIG device type present on node".into(),
+            );
         }
         if non_mig > 0 && !per_profile.is_empty() {
             return Err("all devices on the node must be configured with the same migEnabled value".into());

@@ -11,8 +11,6 @@
 //! uses). Inside flow collections (`{…}`, `[…]`) it stops at the deepest key it can see, so a
 //! location is never wrong by more than "the enclosing key".
 
-use serde_norway::Value;
-
 /// A JSON value as `sigs.k8s.io/yaml` hands it to `encoding/json`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
@@ -105,47 +103,163 @@ pub struct YamlError {
 
 /// Loads `text` into the JSON value the plugin decodes. An empty document is `null`.
 pub fn load(text: &str) -> Result<Json, YamlError> {
+    load_with_duplicates(text).map(|(json, _)| json)
+}
+
+/// Like [`load`], and also the mapping keys that appeared twice (go-yaml v2 keeps the last
+/// one silently; serde's own `Value` would refuse the document).
+pub fn load_with_duplicates(text: &str) -> Result<(Json, Vec<Vec<PathSeg>>), YamlError> {
     if text.trim().is_empty() {
-        return Ok(Json::Null);
+        return Ok((Json::Null, Vec::new()));
     }
-    match serde_norway::from_str::<Value>(text) {
-        Ok(value) => Ok(to_json(&value)),
+    match serde_norway::from_str::<Raw>(text) {
+        Ok(raw) => {
+            let mut dups = Vec::new();
+            let json = raw_to_json(&raw, &[], &mut dups);
+            Ok((json, dups))
+        }
         Err(err) => Err(go_yaml_error(&err)),
     }
 }
 
-/// Converts a loaded YAML value as `sigs.k8s.io/yaml` does: non-string keys become their
-/// text, maps are key-sorted, tags are dropped.
-fn to_json(value: &Value) -> Json {
-    match value {
-        Value::Null => Json::Null,
-        Value::Bool(b) => Json::Bool(*b),
-        Value::Number(n) => Json::Number(number(n)),
-        Value::String(s) => Json::String(s.clone()),
-        Value::Sequence(items) => Json::Array(items.iter().map(to_json).collect()),
-        Value::Mapping(map) => {
+/// A YAML tree that keeps every mapping entry, duplicates included.
+#[derive(Debug, Clone, PartialEq)]
+enum Raw {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Raw>),
+    Map(Vec<(Raw, Raw)>),
+}
+
+impl<'de> serde::Deserialize<'de> for Raw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RawVisitor {
+    type Value = Raw;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<Raw, E> {
+        Ok(Raw::Null)
+    }
+    fn visit_none<E>(self) -> Result<Raw, E> {
+        Ok(Raw::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Raw, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Raw, E> {
+        Ok(Raw::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Raw, E> {
+        Ok(Raw::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Raw, E> {
+        Ok(i64::try_from(v).map(Raw::Int).unwrap_or(Raw::UInt(v)))
+    }
+    fn visit_i128<E>(self, v: i128) -> Result<Raw, E> {
+        #[allow(clippy::cast_precision_loss)]
+        Ok(i64::try_from(v).map(Raw::Int).unwrap_or(Raw::Float(v as f64)))
+    }
+    fn visit_u128<E>(self, v: u128) -> Result<Raw, E> {
+        #[allow(clippy::cast_precision_loss)]
+        Ok(i64::try_from(v).map(Raw::Int).unwrap_or(Raw::Float(v as f64)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Raw, E> {
+        Ok(Raw::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Raw, E> {
+        Ok(Raw::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Raw, E> {
+        Ok(Raw::Str(v))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Raw, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Raw>()? {
+            items.push(item);
+        }
+        Ok(Raw::Seq(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((k, v)) = map.next_entry::<Raw, Raw>()? {
+            entries.push((k, v));
+        }
+        Ok(Raw::Map(entries))
+    }
+    /// A value with a custom tag (`!foo bar`): the tag is dropped, as go-yaml does for JSON.
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Raw, A::Error> {
+        use serde::de::VariantAccess;
+        let (_tag, variant): (serde::de::IgnoredAny, _) = data.variant()?;
+        variant.newtype_variant::<Raw>()
+    }
+}
+
+fn raw_key(raw: &Raw) -> String {
+    match raw {
+        Raw::Null => "null".into(),
+        Raw::Bool(b) => b.to_string(),
+        Raw::Str(s) => s.clone(),
+        Raw::Int(_) | Raw::UInt(_) | Raw::Float(_) => match raw_to_json(raw, &[], &mut Vec::new()) {
+            Json::Number(n) => n.text,
+            other => other.to_json_text(),
+        },
+        other => raw_to_json(other, &[], &mut Vec::new()).to_json_text(),
+    }
+}
+
+/// Converts the tree as `sigs.k8s.io/yaml` does: non-string keys become their text, maps are
+/// key-sorted, a later duplicate key wins.
+fn raw_to_json(raw: &Raw, path: &[PathSeg], dups: &mut Vec<Vec<PathSeg>>) -> Json {
+    match raw {
+        Raw::Null => Json::Null,
+        Raw::Bool(b) => Json::Bool(*b),
+        Raw::Int(i) => Json::Number(JsonNumber { int: Some(*i), text: i.to_string() }),
+        Raw::UInt(u) => Json::Number(JsonNumber { int: None, text: u.to_string() }),
+        Raw::Float(f) => Json::Number(float_number(*f)),
+        Raw::Str(s) => Json::String(s.clone()),
+        Raw::Seq(items) => Json::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(n, i)| {
+                    let mut p = path.to_vec();
+                    p.push(PathSeg::Index(n));
+                    raw_to_json(i, &p, dups)
+                })
+                .collect(),
+        ),
+        Raw::Map(map) => {
             let mut entries: Vec<(String, Json)> = Vec::with_capacity(map.len());
             for (k, v) in map {
-                let key = scalar_text(k);
-                // A later duplicate wins, as in Go's map.
-                entries.retain(|(existing, _)| existing != &key);
-                entries.push((key, to_json(v)));
+                let key = raw_key(k);
+                let mut p = path.to_vec();
+                p.push(PathSeg::Key(key.clone()));
+                if entries.iter().any(|(existing, _)| existing == &key) {
+                    dups.push(p.clone());
+                    entries.retain(|(existing, _)| existing != &key);
+                }
+                let value = raw_to_json(v, &p, dups);
+                entries.push((key, value));
             }
             entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             Json::Object(entries)
         }
-        Value::Tagged(tagged) => to_json(&tagged.value),
     }
 }
 
-fn number(n: &serde_norway::Number) -> JsonNumber {
-    if let Some(i) = n.as_i64() {
-        return JsonNumber { int: Some(i), text: i.to_string() };
-    }
-    if let Some(u) = n.as_u64() {
-        return JsonNumber { int: None, text: u.to_string() };
-    }
-    let f = n.as_f64().unwrap_or(f64::NAN);
+fn float_number(f: f64) -> JsonNumber {
     // Go's JSON encoder writes integral floats without a fraction, so `2.0` decodes into an int.
     if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18 {
         #[allow(clippy::cast_possible_truncation)]
@@ -154,18 +268,6 @@ fn number(n: &serde_norway::Number) -> JsonNumber {
     }
     let text = if f.is_finite() && f.fract() == 0.0 { format!("{f:.0}") } else { format!("{f}") };
     JsonNumber { int: None, text }
-}
-
-/// The text of a scalar when it must become a string (a map key, a string-typed field).
-pub fn scalar_text(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number(n).text,
-        Value::String(s) => s.clone(),
-        Value::Tagged(t) => scalar_text(&t.value),
-        other => to_json(other).to_json_text(),
-    }
 }
 
 /// libyaml scanner problems (go-yaml counts their line differently from parser problems).
@@ -256,7 +358,7 @@ pub struct Locator {
 impl Locator {
     pub fn new(text: &str) -> Self {
         let mut lines = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
+        for (i, raw) in yaml_lines(text).into_iter().enumerate() {
             let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
             let trimmed = raw.trim_start_matches(' ');
             let mut indent = raw.chars().count() - trimmed.chars().count();
@@ -336,6 +438,34 @@ impl Locator {
     }
 }
 
+/// Lines as libyaml counts them: `\r\n`, `\r`, `\n`, NEL, LS and PS all end a line.
+pub fn yaml_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = match c {
+            '\r' => {
+                if let Some((_, '\n')) = chars.peek() {
+                    chars.next();
+                    i + 2
+                } else {
+                    i + 1
+                }
+            }
+            '\n' => i + 1,
+            '\u{85}' | '\u{2028}' | '\u{2029}' => i + c.len_utf8(),
+            _ => continue,
+        };
+        out.push(text.get(start..i).unwrap_or(""));
+        start = end;
+    }
+    if start < text.len() {
+        out.push(text.get(start..).unwrap_or(""));
+    }
+    out
+}
+
 /// The key of a `key: value` line (quotes removed), if the line is one.
 fn key_of(content: &str) -> Option<String> {
     let (key, _) = if let Some(rest) = content.strip_prefix('"') {
@@ -408,6 +538,8 @@ mod tests {
     #[test]
     fn converts_like_sigs_k8s_io_yaml() {
         let json = load("b: 2.0\na: [1, x]\n").unwrap();
+        let (dup, keys) = load_with_duplicates("a: 1\nb: 2\na: 3\n").unwrap();
+        assert_eq!((dup.to_json_text(), keys), (r#"{"a":3,"b":2}"#.to_string(), vec![vec![PathSeg::key("a")]]));
         assert_eq!(json.to_json_text(), r#"{"a":[1,"x"],"b":2}"#);
         assert_eq!(load("").unwrap(), Json::Null);
     }
