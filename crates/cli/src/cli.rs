@@ -41,9 +41,16 @@ pub enum Command {
 /// `gpulab slots`: what was typed.
 #[derive(Debug, Args)]
 pub struct SlotsArgs {
-    /// The device-plugin config (the value of one key of the plugin's ConfigMap).
+    /// The device-plugin config (the value of one key of the plugin's ConfigMap), or the
+    /// ConfigMap manifest itself (then --node-label / --default-config pick the key).
     #[arg(long, value_name = "FILE.yaml")]
     pub config: Option<PathBuf>,
+    /// The node's nvidia.com/device-plugin.config label (selects a ConfigMap key).
+    #[arg(long, value_name = "KEY")]
+    pub node_label: Option<String>,
+    /// The deployment's default config key (GPU Operator devicePlugin.config.default).
+    #[arg(long, value_name = "KEY")]
+    pub default_config: Option<String>,
     /// NVML device name, e.g. "NVIDIA H100 80GB HBM3".
     #[arg(long, value_name = "NAME")]
     pub gpu_model: String,

@@ -3,7 +3,7 @@
 //! from `gpulab_model::slots`.
 
 use gpulab_model::slots::{
-    self,
+    self, config_map,
     mig::{check_geometry, Geometry, MigCatalog, MigGpu},
     table::{self, default_modes, headline_lines, Lang, TableRequest},
     ComputeCapability, Deployment, GpuModel, NodeSpec, PluginVersion, Scenario,
@@ -71,10 +71,32 @@ fn build(args: &SlotsArgs) -> Result<SlotsReport, String> {
     if model.memory_mib.is_none() {
         notes.push(format!("the memory of {:?} is not in the built-in table: pass --gpu-memory-mib for whole-GPU and MPS figures", model.name));
     }
+    let mut selected_from = None;
     let config = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Some((path.display().to_string(), text))
+            let file = path.display().to_string();
+            if is_config_map(&text) {
+                let cm = config_map::parse_config_map(&file, &text).map_err(|d| diagnostic_line(&d))?;
+                let selection = config_map::Selection::gpu_operator(args.default_config.clone());
+                match config_map::select(&cm, args.node_label.as_deref(), &selection) {
+                    config_map::Selected::Key { key, by } => {
+                        notes.push(format!("ConfigMap key {key:?} selected by {by}"));
+                        let text = cm.data.get(&key).cloned().unwrap_or_default();
+                        selected_from = Some((cm, key.clone()));
+                        Some((format!("{file}#{key}"), text))
+                    }
+                    config_map::Selected::Empty => {
+                        notes.push("no label and no default: the GPU Operator's `empty` fallback (no sharing)".into());
+                        Some((format!("{file}#<empty>"), String::new()))
+                    }
+                    config_map::Selected::Unknown { error, .. } | config_map::Selected::NoneApplies { error } => {
+                        return Err(format!("config-manager: {error} (the plugin keeps the config it had)"));
+                    }
+                }
+            } else {
+                Some((file, text))
+            }
         }
         None => None,
     };
@@ -117,7 +139,13 @@ fn build(args: &SlotsArgs) -> Result<SlotsReport, String> {
         version,
         deployment: deployment.clone(),
     };
-    let table = slots::slot_table(&req, &catalog, lang);
+    let mut table = slots::slot_table(&req, &catalog, lang);
+    // Spans inside a ConfigMap key point at the ConfigMap file's own lines.
+    if let Some((cm, key)) = &selected_from {
+        if let Some(mapped) = config_map::load_key(cm, key, version) {
+            table.diagnostics = mapped.diagnostics;
+        }
+    }
     let evaluation = config.map(|(file, text)| {
         let nodes = (0..args.nodes)
             .map(|i| NodeSpec::uniform(format!("node-{i}"), model.clone(), args.gpus_per_node, mig.clone()))
@@ -136,6 +164,11 @@ fn build(args: &SlotsArgs) -> Result<SlotsReport, String> {
         _ => None,
     };
     Ok(SlotsReport { table, evaluation, allocate, notes })
+}
+
+/// Whether a file is a ConfigMap manifest rather than a bare device-plugin config.
+fn is_config_map(text: &str) -> bool {
+    text.lines().any(|l| l.trim_start().starts_with("kind:") && l.contains("ConfigMap"))
 }
 
 /// A diagnostic as one line: `file:line:col: severity: message [code]`.

@@ -7,6 +7,8 @@
 //! - [`config`]: the config file (`version: v1`, YAML) decoded as the plugin decodes it, with
 //!   its error texts and a file:line:column for each, the ignored fields' warnings, the
 //!   precedence rules (MPS over time-slicing, `MIG_STRATEGY` over the file), flag validation.
+//! - [`config_map`]: the plugin ConfigMap and per-node selection by the
+//!   `nvidia.com/device-plugin.config` label (default, fallbacks, unknown label).
 //! - [`node`]: what a node advertises — extended resources and counts, GFD labels, MPS limits,
 //!   whether the plugin serves — and the seats and guaranteed memory that follow.
 //! - [`allocate`]: what a request for 2 does (Allocate error and kubelet event, or two
@@ -22,6 +24,7 @@
 
 pub mod allocate;
 pub mod config;
+pub mod config_map;
 pub mod gpu;
 pub mod mig;
 pub mod node;
