@@ -484,11 +484,17 @@ fn gfd_labels(node: &NodeSpec, config: &DevicePluginConfig, strategy: MigStrateg
     };
     let mig_product = |profile: &str| super::gpu::sanitise_product(&format!("{} MIG {}", model.name, profile));
 
+    // The full-GPU labeler runs under every strategy (`newGPULabelers`): MIG-enabled GPUs are
+    // labelled without sharing (replicas 0), and a GPU without MIG overrides that with sharing.
+    // The count is every GPU of the model.
+    let any_full = node.gpus.iter().any(Option::is_none);
+    full_gpu(labels, any_full);
+
     match strategy {
-        MigStrategy::None => full_gpu(labels, true),
+        MigStrategy::None => {}
         MigStrategy::Single => {
             if !any_mig {
-                full_gpu(labels, true);
+                // No MIG-enabled GPU: the same as `none` (plus the strategy label).
                 return;
             }
             let profiles: Vec<&String> = {
@@ -498,12 +504,15 @@ fn gfd_labels(node: &NodeSpec, config: &DevicePluginConfig, strategy: MigStrateg
                 v.dedup();
                 v
             };
-            let invalid = node.gpus.iter().any(Option::is_none)
-                || node.gpus.iter().flatten().any(|g| g.instances() == 0)
-                || profiles.len() != 1;
+            // GFD checks in this order: an empty MIG-enabled GPU, a mix of MIG and full GPUs,
+            // more than one profile; each gives the `-MIG-INVALID` labels.
+            let invalid = node.gpus.iter().flatten().any(|g| g.instances() == 0) || any_full || profiles.len() != 1;
             match profiles.first() {
                 Some(profile) if !invalid => {
                     let count: u64 = node.gpus.iter().flatten().map(Geometry::instances).sum();
+                    // The MIG labeler overrides the full-GPU keys it writes; a MIG memory we do
+                    // not know must not leave the whole GPU's memory behind.
+                    labels.remove("nvidia.com/gpu.memory");
                     base(labels, "nvidia.com/gpu", &mig_product(profile), count, true);
                     mig_attrs(labels, "nvidia.com/gpu", profile);
                 }
@@ -516,8 +525,7 @@ fn gfd_labels(node: &NodeSpec, config: &DevicePluginConfig, strategy: MigStrateg
             }
         }
         MigStrategy::Mixed => {
-            // MIG-enabled GPUs are labelled as full GPUs without sharing (replicas 0).
-            full_gpu(labels, !any_mig);
+            // MIG-enabled GPUs with no instances are ignored here.
             let mut per_profile: BTreeMap<&String, u64> = BTreeMap::new();
             for g in node.gpus.iter().flatten() {
                 for (p, c) in g.0.iter().filter(|(_, c)| **c > 0) {
