@@ -41,7 +41,9 @@ fn catalog() -> Result<MigCatalog, String> {
 fn resolve_model(args: &SlotsArgs, catalog: &MigCatalog) -> Result<GpuModel, String> {
     let known = GpuModel::known(&args.gpu_model)?;
     let cc = match &args.compute_capability {
-        Some(s) => Some(ComputeCapability::parse(s).ok_or_else(|| format!("--compute-capability {s:?}: expected X.Y"))?),
+        Some(s) => {
+            Some(ComputeCapability::parse(s).ok_or_else(|| format!("--compute-capability {s:?}: expected X.Y"))?)
+        }
         None => known.as_ref().and_then(|k| k.compute_capability),
     };
     Ok(GpuModel {
@@ -65,11 +67,15 @@ fn resolve_geometry(text: &str, gpu: Option<&MigGpu>) -> Result<Geometry, String
 fn build(args: &SlotsArgs) -> Result<SlotsReport, String> {
     let catalog = catalog()?;
     let lang = Lang::parse(&args.lang).ok_or_else(|| format!("--lang {:?}: expected en or ko", args.lang))?;
-    let version = PluginVersion::parse(&args.plugin_version).ok_or_else(|| format!("--plugin-version {:?} is not a version", args.plugin_version))?;
+    let version = PluginVersion::parse(&args.plugin_version)
+        .ok_or_else(|| format!("--plugin-version {:?} is not a version", args.plugin_version))?;
     let model = resolve_model(args, &catalog)?;
     let mut notes = Vec::new();
     if model.memory_mib.is_none() {
-        notes.push(format!("the memory of {:?} is not in the built-in table: pass --gpu-memory-mib for whole-GPU and MPS figures", model.name));
+        notes.push(format!(
+            "the memory of {:?} is not in the built-in table: pass --gpu-memory-mib for whole-GPU and MPS figures",
+            model.name
+        ));
     }
     let mut selected_from = None;
     let config = match &args.config {
@@ -267,8 +273,16 @@ impl SlotsReport {
                 println!("  scheduled on {}, then Allocate fails:", o.node.as_deref().unwrap_or("?"));
                 println!("  {} {} kubelet {}", e.kind, e.reason, e.message);
             } else {
-                let extra = if o.extra_compute_guaranteed == Some(false) { ", no more compute than one (equal time share per process)" } else { "" };
-                println!("  admitted on {}: {} devices{extra}", o.node.as_deref().unwrap_or("?"), o.replicas_allocated.unwrap_or(0));
+                let extra = if o.extra_compute_guaranteed == Some(false) {
+                    ", no more compute than one (equal time share per process)"
+                } else {
+                    ""
+                };
+                println!(
+                    "  admitted on {}: {} devices{extra}",
+                    o.node.as_deref().unwrap_or("?"),
+                    o.replicas_allocated.unwrap_or(0)
+                );
             }
         }
         for n in &self.notes {
@@ -309,13 +323,27 @@ pub fn run_mig(args: &MigArgs, output: OutputFormat) -> ExitCode {
         });
         println!("{doc:#}");
     } else {
-        println!("{} ({} compute slices, {} memory slices, at most {} instances)", gpu.model, gpu.compute_slices, gpu.memory_slices, gpu.max_instances);
+        println!(
+            "{} ({} compute slices, {} memory slices, at most {} instances)",
+            gpu.model, gpu.compute_slices, gpu.memory_slices, gpu.max_instances
+        );
         println!("| profile | mixed resource | memory | compute slices | max per GPU | placements |");
         println!("|---|---|---|---|---|---|");
         for p in &gpu.profiles {
-            let memory = p.memory_mib.map(|m| format!("{m} MiB")).unwrap_or_else(|| format!("{} GB nominal", p.memory_gib));
-            let placements = p.placements.as_ref().map(|pl| format!("starts {:?}, size {}", pl.starts, pl.size)).unwrap_or_else(|| "not read".into());
-            println!("| {} | {} | {memory} | {} | {} | {placements} |", p.name, p.mixed_resource(), p.compute_slices, p.max_count);
+            let memory =
+                p.memory_mib.map(|m| format!("{m} MiB")).unwrap_or_else(|| format!("{} GB nominal", p.memory_gib));
+            let placements = p
+                .placements
+                .as_ref()
+                .map(|pl| format!("starts {:?}, size {}", pl.starts, pl.size))
+                .unwrap_or_else(|| "not read".into());
+            println!(
+                "| {} | {} | {memory} | {} | {} | {placements} |",
+                p.name,
+                p.mixed_resource(),
+                p.compute_slices,
+                p.max_count
+            );
         }
         println!();
         for (name, g) in gpu.named_layouts() {

@@ -14,15 +14,60 @@ use gpulab_model::slots::{
 use proptest::prelude::*;
 
 const KEYS: &[&str] = &[
-    "version", "flags", "migStrategy", "mpsRoot", "plugin", "deviceIDStrategy", "deviceListStrategy",
-    "sharedDevicesAllocationPolicy", "sharing", "timeSlicing", "mps", "resources", "name", "rename", "replicas",
-    "devices", "renameByDefault", "failRequestsGreaterThanOne", "gpus", "mig", "pattern", "TimeSlicing", "x",
+    "version",
+    "flags",
+    "migStrategy",
+    "mpsRoot",
+    "plugin",
+    "deviceIDStrategy",
+    "deviceListStrategy",
+    "sharedDevicesAllocationPolicy",
+    "sharing",
+    "timeSlicing",
+    "mps",
+    "resources",
+    "name",
+    "rename",
+    "replicas",
+    "devices",
+    "renameByDefault",
+    "failRequestsGreaterThanOne",
+    "gpus",
+    "mig",
+    "pattern",
+    "TimeSlicing",
+    "x",
 ];
 
 const WORDS: &[&str] = &[
-    "v1", "v2", "", "none", "single", "mixed", "all", "some", "nvidia.com/gpu", "gpu", "mig-1g.10gb", "nvidia.com/mig-1g.5gb",
-    "GPU-b1028956-cfa2-0990-bf4a-5da9abb51763", "0:1", "uuid", "index", "packed", "envvar", "Nvidia.com/GPU", "a/b/c",
-    "true", "yes", "~", "[", "{", "-", ": ", "'quoted'",
+    "v1",
+    "v2",
+    "",
+    "none",
+    "single",
+    "mixed",
+    "all",
+    "some",
+    "nvidia.com/gpu",
+    "gpu",
+    "mig-1g.10gb",
+    "nvidia.com/mig-1g.5gb",
+    "GPU-b1028956-cfa2-0990-bf4a-5da9abb51763",
+    "0:1",
+    "uuid",
+    "index",
+    "packed",
+    "envvar",
+    "Nvidia.com/GPU",
+    "a/b/c",
+    "true",
+    "yes",
+    "~",
+    "[",
+    "{",
+    "-",
+    ": ",
+    "'quoted'",
 ];
 
 /// A YAML value rendered in block style at `indent`, from the config's vocabulary.
@@ -38,7 +83,8 @@ fn scalar() -> impl Strategy<Value = String> {
         prop::sample::select(WORDS).prop_map(str::to_string),
         any::<i64>().prop_map(|i| i.to_string()),
         (-3i64..70).prop_map(|i| i.to_string()),
-        prop::sample::select(&["2.5", "1e3", "99999999999999999999", "-0", "0x10", ".inf", "null", "false"][..]).prop_map(str::to_string),
+        prop::sample::select(&["2.5", "1e3", "99999999999999999999", "-0", "0x10", ".inf", "null", "false"][..])
+            .prop_map(str::to_string),
         "[a-z0-9./-]{0,70}",
     ]
 }
@@ -46,7 +92,8 @@ fn scalar() -> impl Strategy<Value = String> {
 fn node() -> impl Strategy<Value = Node> {
     scalar().prop_map(Node::Scalar).prop_recursive(4, 40, 6, |inner| {
         prop_oneof![
-            prop::collection::vec((prop::sample::select(KEYS).prop_map(str::to_string), inner.clone()), 0..6).prop_map(Node::Map),
+            prop::collection::vec((prop::sample::select(KEYS).prop_map(str::to_string), inner.clone()), 0..6)
+                .prop_map(Node::Map),
             prop::collection::vec(inner, 0..4).prop_map(Node::List),
         ]
     })
@@ -92,7 +139,9 @@ fn document(entries: Vec<(String, Node)>) -> String {
 fn plausible_config() -> impl Strategy<Value = String> {
     (
         prop::sample::select(&["timeSlicing", "mps"][..]),
-        prop::sample::select(&["nvidia.com/gpu", "gpu", "nvidia.com/mig-1g.10gb", "nvidia.com/mig-1g.5gb", "nvidia.com/not-gpu"][..]),
+        prop::sample::select(
+            &["nvidia.com/gpu", "gpu", "nvidia.com/mig-1g.10gb", "nvidia.com/mig-1g.5gb", "nvidia.com/not-gpu"][..],
+        ),
         scalar(),
         prop::option::of(prop::sample::select(&["none", "single", "mixed", "weird"][..])),
         any::<bool>(),
@@ -118,27 +167,34 @@ fn config_text() -> impl Strategy<Value = String> {
         prop::collection::vec((prop::sample::select(KEYS).prop_map(str::to_string), node()), 0..5).prop_map(document),
         plausible_config(),
         // A valid config with one byte replaced or removed.
-        (plausible_config(), any::<prop::sample::Index>(), any::<char>(), any::<bool>()).prop_map(|(t, at, c, remove)| {
-            let mut chars: Vec<char> = t.chars().collect();
-            let i = at.index(chars.len().max(1)).min(chars.len().saturating_sub(1));
-            if remove {
-                chars.remove(i);
-            } else if let Some(slot) = chars.get_mut(i) {
-                *slot = c;
+        (plausible_config(), any::<prop::sample::Index>(), any::<char>(), any::<bool>()).prop_map(
+            |(t, at, c, remove)| {
+                let mut chars: Vec<char> = t.chars().collect();
+                let i = at.index(chars.len().max(1)).min(chars.len().saturating_sub(1));
+                if remove {
+                    chars.remove(i);
+                } else if let Some(slot) = chars.get_mut(i) {
+                    *slot = c;
+                }
+                chars.into_iter().collect()
             }
-            chars.into_iter().collect()
-        }),
+        ),
     ]
 }
 
 fn geometry() -> impl Strategy<Value = Option<Geometry>> {
     let profiles = &["1g.10gb", "1g.5gb", "1g.10gb+me", "2g.20gb", "3g.40gb", "7g.80gb", "1g.20gb", "bogus"][..];
-    prop::option::of(prop::collection::btree_map(prop::sample::select(profiles).prop_map(str::to_string), 0u32..9, 0..4).prop_map(Geometry))
+    prop::option::of(
+        prop::collection::btree_map(prop::sample::select(profiles).prop_map(str::to_string), 0u32..9, 0..4)
+            .prop_map(Geometry),
+    )
 }
 
 fn model() -> impl Strategy<Value = GpuModel> {
     (
-        prop::sample::select(&["NVIDIA H100 80GB HBM3", "Tesla T4", "NVIDIA A100-SXM4-40GB", "NVIDIA A30", "Some GPU"][..]),
+        prop::sample::select(
+            &["NVIDIA H100 80GB HBM3", "Tesla T4", "NVIDIA A100-SXM4-40GB", "NVIDIA A30", "Some GPU"][..],
+        ),
         prop::option::of(0u64..200_000),
         prop::option::of(prop::sample::select(&["7.0", "7.5", "8.0", "9.0", "10.0"][..])),
         any::<bool>(),
@@ -152,7 +208,8 @@ fn model() -> impl Strategy<Value = GpuModel> {
 }
 
 fn version() -> impl Strategy<Value = PluginVersion> {
-    prop::sample::select(&[(0u32, 14u32, 5u32), (0, 15, 0), (0, 19, 3), (0, 20, 0)][..]).prop_map(|(a, b, c)| PluginVersion::new(a, b, c))
+    prop::sample::select(&[(0u32, 14u32, 5u32), (0, 15, 0), (0, 19, 3), (0, 20, 0)][..])
+        .prop_map(|(a, b, c)| PluginVersion::new(a, b, c))
 }
 
 proptest! {

@@ -40,7 +40,11 @@ pub fn run(path: &Path, doc: &Value) -> Vec<CaseResult> {
 }
 
 fn check_gpu(g: &Value, model: &str, catalog: &MigCatalog) -> Result<(), Vec<String>> {
-    let gpu = catalog.gpus.iter().find(|c| c.model == model).ok_or_else(|| vec![format!("model {model:?} not in the catalogue")])?;
+    let gpu = catalog
+        .gpus
+        .iter()
+        .find(|c| c.model == model)
+        .ok_or_else(|| vec![format!("model {model:?} not in the catalogue")])?;
     let mut errs = Vec::new();
     let mut same = |what: &str, want: Option<u64>, actual: u64| {
         if want != Some(actual) {
@@ -61,7 +65,8 @@ fn check_gpu(g: &Value, model: &str, catalog: &MigCatalog) -> Result<(), Vec<Str
     }
 
     if let Some(ab) = g.get("all_balanced").and_then(Value::as_object) {
-        let want: BTreeMap<String, u32> = ab.iter().filter_map(|(k, v)| Some((k.clone(), u32::try_from(v.as_u64()?).ok()?))).collect();
+        let want: BTreeMap<String, u32> =
+            ab.iter().filter_map(|(k, v)| Some((k.clone(), u32::try_from(v.as_u64()?).ok()?))).collect();
         if want != gpu.all_balanced {
             errs.push(format!("all_balanced: expected {want:?}, actual {:?}", gpu.all_balanced));
         }
@@ -89,7 +94,8 @@ fn check_gpu(g: &Value, model: &str, catalog: &MigCatalog) -> Result<(), Vec<Str
 
 fn check_profile(p: &Value, gpu: &MigGpu) -> Result<(), Vec<String>> {
     let name = p.get("name").and_then(Value::as_str).unwrap_or("?");
-    let prof = gpu.profile(name).filter(|pr| pr.name == name).ok_or_else(|| vec![format!("profile {name}: missing")])?;
+    let prof =
+        gpu.profile(name).filter(|pr| pr.name == name).ok_or_else(|| vec![format!("profile {name}: missing")])?;
     let mut errs = Vec::new();
     let mut check = |what: &str, want: Option<Value>, actual: Value| {
         if let Some(w) = want {
@@ -115,8 +121,16 @@ fn check_profile(p: &Value, gpu: &MigGpu) -> Result<(), Vec<String>> {
         prof.placements.as_ref().map(|pl| Value::from(pl.size)).unwrap_or(Value::Null),
     );
     if let Some(obs) = p.get("observed").filter(|v| !v.is_null()) {
-        check("observed.memory_mib", obs.get("memory_mib").cloned(), prof.memory_mib.map(Value::from).unwrap_or(Value::Null));
-        check("observed.multiprocessors", obs.get("multiprocessors").cloned(), prof.multiprocessors.map(Value::from).unwrap_or(Value::Null));
+        check(
+            "observed.memory_mib",
+            obs.get("memory_mib").cloned(),
+            prof.memory_mib.map(Value::from).unwrap_or(Value::Null),
+        );
+        check(
+            "observed.multiprocessors",
+            obs.get("multiprocessors").cloned(),
+            prof.multiprocessors.map(Value::from).unwrap_or(Value::Null),
+        );
     }
     // The planner: the profile's maximum fits, one more does not.
     let at_max = check_geometry(gpu, &Geometry::from_pairs([(name, prof.max_count)]));

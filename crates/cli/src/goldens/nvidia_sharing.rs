@@ -39,7 +39,8 @@ pub fn run(path: &Path, doc: &Value) -> Vec<CaseResult> {
         .iter()
         .enumerate()
         .map(|(i, case)| {
-            let name = case.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("case #{i}"));
+            let name =
+                case.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("case #{i}"));
             let label = format!("{file} :: {name}");
             match run_case(case, &catalog) {
                 Ok(()) => CaseResult::passed(AREA, label),
@@ -86,7 +87,10 @@ pub fn scenario(input: &Value, version: Option<PluginVersion>, catalog: &MigCata
             let mut g = BTreeMap::new();
             if let Some(devices) = mig.get("devices_per_gpu").and_then(Value::as_object) {
                 for (p, c) in devices {
-                    let c = c.as_u64().and_then(|c| u32::try_from(c).ok()).ok_or_else(|| format!("mig.devices_per_gpu.{p} is not a count"))?;
+                    let c = c
+                        .as_u64()
+                        .and_then(|c| u32::try_from(c).ok())
+                        .ok_or_else(|| format!("mig.devices_per_gpu.{p} is not a count"))?;
                     g.insert(p.clone(), c);
                 }
             }
@@ -109,7 +113,8 @@ pub fn scenario(input: &Value, version: Option<PluginVersion>, catalog: &MigCata
 /// Compares one case; `Err` lists every mismatch.
 fn run_case(case: &Value, catalog: &MigCatalog) -> Result<(), Vec<String>> {
     let input = case.get("input").ok_or_else(|| vec!["no input".to_string()])?;
-    let expected = case.get("expected").and_then(Value::as_object).ok_or_else(|| vec!["no expected object".to_string()])?;
+    let expected =
+        case.get("expected").and_then(Value::as_object).ok_or_else(|| vec!["no expected object".to_string()])?;
     let scen = scenario(input, None, catalog).map_err(|e| vec![e])?;
     let eval = slots::evaluate(&scen, catalog);
     let request = pod_request(input).map_err(|e| vec![e])?;
@@ -184,11 +189,17 @@ fn check_field(
             let actual = if eval.nodes.len() == 1 { first.resources.clone() } else { eval.cluster_total() };
             eq(want, resources_json(&actual))
         }
-        "resources_per_node" => eq(want, Value::Array(eval.nodes.iter().map(|n| resources_json(&n.resources)).collect())),
+        "resources_per_node" => {
+            eq(want, Value::Array(eval.nodes.iter().map(|n| resources_json(&n.resources)).collect()))
+        }
         "resources_cluster_total" => eq(want, resources_json(&eval.cluster_total())),
         "resources_absent" => {
             let names: Vec<&str> = want.as_array().ok_or("not a list")?.iter().filter_map(Value::as_str).collect();
-            let present: Vec<&str> = names.iter().copied().filter(|n| eval.nodes.iter().any(|node| node.resources.contains_key(*n))).collect();
+            let present: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| eval.nodes.iter().any(|node| node.resources.contains_key(*n)))
+                .collect();
             if present.is_empty() {
                 Ok(())
             } else {
@@ -214,7 +225,8 @@ fn check_field(
         }
         "labels_absent" => {
             let names: Vec<&str> = want.as_array().ok_or("not a list")?.iter().filter_map(Value::as_str).collect();
-            let present: Vec<&str> = names.iter().copied().filter(|n| eval.nodes.iter().any(|node| node.labels.contains_key(*n))).collect();
+            let present: Vec<&str> =
+                names.iter().copied().filter(|n| eval.nodes.iter().any(|node| node.labels.contains_key(*n))).collect();
             if present.is_empty() {
                 Ok(())
             } else {
@@ -228,11 +240,17 @@ fn check_field(
                 Value::Object(_) => eq(
                     want,
                     Value::Object(
-                        served.iter().map(|p| (p.name.clone(), p.guaranteed_memory_mib.map(Value::from).unwrap_or(Value::Null))).collect(),
+                        served
+                            .iter()
+                            .map(|p| (p.name.clone(), p.guaranteed_memory_mib.map(Value::from).unwrap_or(Value::Null)))
+                            .collect(),
                     ),
                 ),
                 _ => {
-                    let values: Vec<Value> = served.iter().map(|p| p.guaranteed_memory_mib.map(Value::from).unwrap_or(Value::Null)).collect();
+                    let values: Vec<Value> = served
+                        .iter()
+                        .map(|p| p.guaranteed_memory_mib.map(Value::from).unwrap_or(Value::Null))
+                        .collect();
                     match values.as_slice() {
                         [one] => eq(want, one.clone()),
                         _ => Err(format!("expected {want} for one served resource, actual {values:?}")),
@@ -240,7 +258,9 @@ fn check_field(
                 }
             }
         }
-        "mps_pinned_mem_limit_mib" => eq(want, first.mps.as_ref().and_then(|m| m.pinned_mem_limit_mib).map(Value::from).unwrap_or(Value::Null)),
+        "mps_pinned_mem_limit_mib" => {
+            eq(want, first.mps.as_ref().and_then(|m| m.pinned_mem_limit_mib).map(Value::from).unwrap_or(Value::Null))
+        }
         "mps" => {
             let mps = first.mps.as_ref().ok_or("no MPS settings")?;
             let actual = serde_json::json!({
@@ -348,7 +368,10 @@ mod tests {
     /// A version range is checked at both ends.
     #[test]
     fn ranges_check_both_ends() {
-        assert_eq!(versions_in("v0.15.0..v0.19.3").unwrap(), vec![PluginVersion::new(0, 15, 0), PluginVersion::new(0, 19, 3)]);
+        assert_eq!(
+            versions_in("v0.15.0..v0.19.3").unwrap(),
+            vec![PluginVersion::new(0, 15, 0), PluginVersion::new(0, 19, 3)]
+        );
         assert!(versions_in("soon").is_err());
     }
 

@@ -13,7 +13,8 @@ use super::node::NodeAdvertisement;
 use super::version::PluginVersion;
 
 /// What the pod's outcome text says when Allocate fails (README wording).
-pub const FAILED_POD_OUTCOME: &str = "Pod fails with UnexpectedAdmissionError and must be deleted, updated and redeployed manually";
+pub const FAILED_POD_OUTCOME: &str =
+    "Pod fails with UnexpectedAdmissionError and must be deleted, updated and redeployed manually";
 
 /// A container's request for one extended resource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +82,8 @@ pub fn allocate(nodes: &[NodeAdvertisement], request: &PodRequest, version: Plug
         extra_compute_guaranteed: None,
         distinct_gpus_preferred: None,
     };
-    let Some(node) = nodes.iter().find(|n| n.resources.get(&request.resource).is_some_and(|c| *c >= request.count)) else {
+    let Some(node) = nodes.iter().find(|n| n.resources.get(&request.resource).is_some_and(|c| *c >= request.count))
+    else {
         return out;
     };
     out.scheduled = true;

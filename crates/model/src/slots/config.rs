@@ -243,10 +243,19 @@ pub fn load(file: &str, text: &str, version: PluginVersion) -> LoadedConfig {
         Ok((json, duplicates)) => {
             // go-yaml keeps the last value silently; the model says which key was repeated.
             for path in duplicates {
-                let key = path.iter().map(|p| match p { PathSeg::Key(k) => k.clone(), PathSeg::Index(i) => i.to_string() }).collect::<Vec<_>>().join(".");
+                let key = path
+                    .iter()
+                    .map(|p| match p {
+                        PathSeg::Key(k) => k.clone(),
+                        PathSeg::Index(i) => i.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(".");
                 let (line, col) = locator.locate(&path);
                 out.diagnostics.push(
-                    Diagnostic::new("nvidia-config-duplicate-key", Severity::Warning).arg("key", key).at(Span::new(file, line, col)),
+                    Diagnostic::new("nvidia-config-duplicate-key", Severity::Warning)
+                        .arg("key", key)
+                        .at(Span::new(file, line, col)),
                 );
             }
             json
@@ -269,9 +278,7 @@ pub fn load(file: &str, text: &str, version: PluginVersion) -> LoadedConfig {
     for (path, key) in &decoder.unknown {
         let (line, col) = locator.locate(path);
         out.diagnostics.push(
-            Diagnostic::new("nvidia-config-unknown-key", Severity::Info)
-                .arg("key", key)
-                .at(Span::new(file, line, col)),
+            Diagnostic::new("nvidia-config-unknown-key", Severity::Info).arg("key", key).at(Span::new(file, line, col)),
         );
     }
     let mut config = match decoded {
@@ -292,7 +299,8 @@ pub fn load(file: &str, text: &str, version: PluginVersion) -> LoadedConfig {
     }
     if config.version != "v1" {
         let (line, col) = locator.locate(&[PathSeg::key("version")]);
-        let err = ConfigError { inner: format!("unknown version: {}", config.version), span: Span::new(file, line, col) };
+        let err =
+            ConfigError { inner: format!("unknown version: {}", config.version), span: Span::new(file, line, col) };
         out.diagnostics.push(error_diagnostic("nvidia-config-invalid", &err));
         out.error = Some(err);
         return out;
@@ -310,7 +318,13 @@ fn error_diagnostic(code: &str, err: &ConfigError) -> Diagnostic {
 }
 
 /// `NewConfig` + `DisableResourceNamingInConfig`: MPS defaults and the ignored fields.
-fn finalize(config: &mut DevicePluginConfig, version: PluginVersion, file: &str, locator: &Locator, out: &mut LoadedConfig) {
+fn finalize(
+    config: &mut DevicePluginConfig,
+    version: PluginVersion,
+    file: &str,
+    locator: &Locator,
+    out: &mut LoadedConfig,
+) {
     if let Some(mps) = config.sharing.mps.as_mut() {
         if version < PluginVersion::MPS_HONOURS_FAIL_REQUESTS {
             // v0.15.0 … v0.19.x: "Explicitly set sharing.mps.failRequestsGreaterThanOne = true".
@@ -346,12 +360,20 @@ fn finalize(config: &mut DevicePluginConfig, version: PluginVersion, file: &str,
             }
         }
         let at = |i: usize, key: &str| {
-            let path = [PathSeg::key("sharing"), PathSeg::key(id), PathSeg::key("resources"), PathSeg::Index(i), PathSeg::key(key)];
+            let path = [
+                PathSeg::key("sharing"),
+                PathSeg::key(id),
+                PathSeg::key("resources"),
+                PathSeg::Index(i),
+                PathSeg::key(key),
+            ];
             let (line, col) = locator.locate(&path);
             Span::new(file, line, col)
         };
         if let Some(i) = renamed_at {
-            let text = format!("Setting the 'rename' field in sharing.{id}.resources is not yet supported in the config. Ignoring...");
+            let text = format!(
+                "Setting the 'rename' field in sharing.{id}.resources is not yet supported in the config. Ignoring..."
+            );
             out.diagnostics.push(ignored("rename", &text, at(i, "rename")));
             out.warnings.push(text);
         }
@@ -381,11 +403,18 @@ pub struct EffectiveFlags {
 pub fn effective_flags(config: &DevicePluginConfig, deployment: &Deployment) -> EffectiveFlags {
     let f = &config.flags;
     EffectiveFlags {
-        mig_strategy: deployment.mig_strategy.clone().or_else(|| f.mig_strategy.clone()).unwrap_or_else(|| "none".into()),
+        mig_strategy: deployment
+            .mig_strategy
+            .clone()
+            .or_else(|| f.mig_strategy.clone())
+            .unwrap_or_else(|| "none".into()),
         mps_root: deployment.mps_root.clone().filter(|r| !r.is_empty()).or_else(|| f.mps_root.clone()),
         device_list_strategy: f.device_list_strategy.clone().unwrap_or_else(|| vec!["envvar".into()]),
         device_id_strategy: f.device_id_strategy.clone().unwrap_or_else(|| "uuid".into()),
-        shared_devices_allocation_policy: f.shared_devices_allocation_policy.clone().unwrap_or_else(|| "distributed".into()),
+        shared_devices_allocation_policy: f
+            .shared_devices_allocation_policy
+            .clone()
+            .unwrap_or_else(|| "distributed".into()),
     }
 }
 
@@ -414,16 +443,22 @@ pub fn validate_flags(config: &DevicePluginConfig, flags: &EffectiveFlags, versi
     if version >= PluginVersion::REFERENCE
         && !matches!(flags.shared_devices_allocation_policy.as_str(), "distributed" | "packed")
     {
-        return Some(format!("invalid --shared-devices-allocation-policy option: {}", flags.shared_devices_allocation_policy));
+        return Some(format!(
+            "invalid --shared-devices-allocation-policy option: {}",
+            flags.shared_devices_allocation_policy
+        ));
     }
     None
 }
 
 /// `NewResourceName`: prefix, length, DNS-subdomain check, with the plugin's texts.
 pub fn new_resource_name(n: &str) -> Result<String, String> {
-    let full = if n.starts_with(&format!("{RESOURCE_PREFIX}/")) { n.to_string() } else { format!("{RESOURCE_PREFIX}/{n}") };
+    let full =
+        if n.starts_with(&format!("{RESOURCE_PREFIX}/")) { n.to_string() } else { format!("{RESOURCE_PREFIX}/{n}") };
     if full.len() > MAX_RESOURCE_NAME_LENGTH {
-        return Err(format!("fully-qualified resource name must be {MAX_RESOURCE_NAME_LENGTH} characters or less: {full}"));
+        return Err(format!(
+            "fully-qualified resource name must be {MAX_RESOURCE_NAME_LENGTH} characters or less: {full}"
+        ));
     }
     let name = full.split_once('/').map(|(_, n)| n).unwrap_or(&full);
     if !is_dns1123_subdomain(name) {
@@ -492,7 +527,10 @@ impl Decoder {
             Json::Number(n) => format!("number {}", n.text),
             other => other.kind().to_string(),
         };
-        self.save(format!("json: cannot unmarshal {value} into Go struct field {strukt}.{field_path} of type {go_type}"), path);
+        self.save(
+            format!("json: cannot unmarshal {value} into Go struct field {strukt}.{field_path} of type {go_type}"),
+            path,
+        );
     }
 
     /// A string-typed struct field: sigs.k8s.io/yaml turns YAML scalars into strings first.
@@ -526,7 +564,10 @@ impl Decoder {
             Json::Null => return Ok(config),
             Json::Object(entries) => entries,
             other => {
-                self.save(format!("json: cannot unmarshal {} into Go value of type v1.Config", other.kind()), Vec::new());
+                self.save(
+                    format!("json: cannot unmarshal {} into Go value of type v1.Config", other.kind()),
+                    Vec::new(),
+                );
                 return Ok(config);
             }
         };
@@ -558,8 +599,18 @@ impl Decoder {
             }
         };
         const KNOWN: &[&str] = &[
-            "migStrategy", "failOnInitError", "mpsRoot", "plugin", "nvidiaDriverRoot", "nvidiaDevRoot", "gdsEnabled",
-            "mofedEnabled", "useNodeFeatureAPI", "deviceDiscoveryStrategy", "gfd", "kubeletSocket",
+            "migStrategy",
+            "failOnInitError",
+            "mpsRoot",
+            "plugin",
+            "nvidiaDriverRoot",
+            "nvidiaDevRoot",
+            "gdsEnabled",
+            "mofedEnabled",
+            "useNodeFeatureAPI",
+            "deviceDiscoveryStrategy",
+            "gfd",
+            "kubeletSocket",
         ];
         for (key, value) in entries {
             let p = push(path, PathSeg::key(key));
@@ -586,8 +637,13 @@ impl Decoder {
             }
         };
         const KNOWN: &[&str] = &[
-            "deviceListStrategy", "deviceIDStrategy", "sharedDevicesAllocationPolicy", "passDeviceSpecs",
-            "cdiAnnotationPrefix", "nvidiaCTKPath", "containerDriverRoot",
+            "deviceListStrategy",
+            "deviceIDStrategy",
+            "sharedDevicesAllocationPolicy",
+            "passDeviceSpecs",
+            "cdiAnnotationPrefix",
+            "nvidiaCTKPath",
+            "containerDriverRoot",
         ];
         for (key, value) in entries {
             let p = push(path, PathSeg::key(key));
@@ -605,7 +661,10 @@ impl Decoder {
                     Json::String(s) => flags.device_list_strategy = Some(vec![s.clone()]),
                     Json::Array(items) if items.iter().all(|i| matches!(i, Json::String(_))) => {
                         flags.device_list_strategy = Some(
-                            items.iter().filter_map(|i| if let Json::String(s) = i { Some(s.clone()) } else { None }).collect(),
+                            items
+                                .iter()
+                                .filter_map(|i| if let Json::String(s) = i { Some(s.clone()) } else { None })
+                                .collect(),
                         )
                     }
                     other => self.type_error(other, strukt, "flags.plugin.deviceListStrategy", "[]string", p),
@@ -651,7 +710,10 @@ impl Decoder {
                     return abort("resources must have a 'name' field set", ip);
                 };
                 if !matches!(pattern, Json::String(_) | Json::Null) {
-                    return abort(format!("json: cannot unmarshal {} into Go value of type v1.ResourcePattern", pattern.kind()), push(&ip, PathSeg::key("pattern")));
+                    return abort(
+                        format!("json: cannot unmarshal {} into Go value of type v1.ResourcePattern", pattern.kind()),
+                        push(&ip, PathSeg::key("pattern")),
+                    );
                 }
                 resource_name(name, push(&ip, PathSeg::key("name")))?;
                 any = true;
@@ -692,7 +754,10 @@ fn raw_map<'a>(json: &'a Json, path: &[PathSeg]) -> Result<Option<&'a Json>, Dec
     match json {
         Json::Null => Ok(None),
         Json::Object(_) => Ok(Some(json)),
-        other => abort(format!("json: cannot unmarshal {} into Go value of type map[string]json.RawMessage", other.kind()), path.to_vec()),
+        other => abort(
+            format!("json: cannot unmarshal {} into Go value of type map[string]json.RawMessage", other.kind()),
+            path.to_vec(),
+        ),
     }
 }
 
@@ -719,7 +784,10 @@ fn replicated_resources(json: &Json, path: &[PathSeg]) -> Result<ReplicatedResou
             }
         }
         other => {
-            return abort(format!("json: cannot unmarshal {} into Go value of type []v1.ReplicatedResource", other.kind()), rp)
+            return abort(
+                format!("json: cannot unmarshal {} into Go value of type []v1.ReplicatedResource", other.kind()),
+                rp,
+            )
         }
     }
     if out.resources.is_empty() {
@@ -807,9 +875,17 @@ fn replicated_devices(json: &Json, path: Vec<PathSeg>) -> Result<ReplicatedDevic
                     Json::Number(n) if n.int.is_some_and(|v| v >= 0) => list.push(n.text.clone()),
                     Json::String(s) if is_device_ref(s) => list.push(s.clone()),
                     Json::String(s) => {
-                        return abort(format!("unsupported type for device in devices list: {s}, string"), push(&path, PathSeg::Index(i)))
+                        return abort(
+                            format!("unsupported type for device in devices list: {s}, string"),
+                            push(&path, PathSeg::Index(i)),
+                        )
                     }
-                    _ => return abort("unsupported type for device in devices list: , string", push(&path, PathSeg::Index(i))),
+                    _ => {
+                        return abort(
+                            "unsupported type for device in devices list: , string",
+                            push(&path, PathSeg::Index(i)),
+                        )
+                    }
                 }
             }
             Ok(ReplicatedDevices::List(list))
@@ -849,7 +925,10 @@ fn is_uuid(s: &str) -> bool {
     let b = s.as_bytes();
     match b.len() {
         32 => b.iter().all(u8::is_ascii_hexdigit),
-        36 => b.iter().enumerate().all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() }),
+        36 => b
+            .iter()
+            .enumerate()
+            .all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() }),
         _ => false,
     }
 }
@@ -879,14 +958,32 @@ mod tests {
             (ts("name: nvidia.com/gpu\n      replicas: -4"), format!("{p}number of replicas must be >= 2")),
             (ts("name: nvidia.com/gpu"), format!("{p}no replicas specified")),
             (ts("replicas: 4"), format!("{p}no resource name specified")),
-            (ts("name: gpu\n      devices: some\n      replicas: 2"), format!("{p}devices set as 'some' but the only valid string input is 'all'")),
-            (ts("name: gpu\n      devices: 0\n      replicas: 2"), format!("{p}devices set as '0' but a count of devices must be > 0")),
+            (
+                ts("name: gpu\n      devices: some\n      replicas: 2"),
+                format!("{p}devices set as 'some' but the only valid string input is 'all'"),
+            ),
+            (
+                ts("name: gpu\n      devices: 0\n      replicas: 2"),
+                format!("{p}devices set as '0' but a count of devices must be > 0"),
+            ),
             ("version: v1\nsharing:\n  timeSlicing:\n".into(), format!("{p}no resources specified")),
             ("version: v1\nsharing:\n  timeSlicing:\n    resources: []\n".into(), format!("{p}no resources specified")),
-            (ts(&format!("name: {}\n      replicas: 2", "a".repeat(60))), format!("{p}fully-qualified resource name must be 63 characters or less: nvidia.com/{}", "a".repeat(60))),
+            (
+                ts(&format!("name: {}\n      replicas: 2", "a".repeat(60))),
+                format!(
+                    "{p}fully-qualified resource name must be 63 characters or less: nvidia.com/{}",
+                    "a".repeat(60)
+                ),
+            ),
             ("version: v2\n".into(), "unknown version: v2".into()),
-            (ts("name: gpu\n      replicas: four"), format!("{p}json: cannot unmarshal string into Go value of type int")),
-            (ts("name: gpu\n      replicas: 2.5"), format!("{p}json: cannot unmarshal number 2.5 into Go value of type int")),
+            (
+                ts("name: gpu\n      replicas: four"),
+                format!("{p}json: cannot unmarshal string into Go value of type int"),
+            ),
+            (
+                ts("name: gpu\n      replicas: 2.5"),
+                format!("{p}json: cannot unmarshal number 2.5 into Go value of type int"),
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(inner(&text), expected, "config:\n{text}");
@@ -915,7 +1012,11 @@ mod tests {
     /// `rename` is parsed (and prefixed) but ignored with the plugin's warning; renameByDefault is kept.
     #[test]
     fn rename_and_devices_are_ignored_with_warnings() {
-        let loaded = load("c.yaml", &ts("name: nvidia.com/gpu\n      replicas: 4\n      rename: gpu-shared\n      devices: [0, 1]"), V);
+        let loaded = load(
+            "c.yaml",
+            &ts("name: nvidia.com/gpu\n      replicas: 4\n      rename: gpu-shared\n      devices: [0, 1]"),
+            V,
+        );
         assert_eq!(
             loaded.warnings,
             vec![
@@ -926,7 +1027,11 @@ mod tests {
         let r = &loaded.config.unwrap().sharing.time_slicing.unwrap().resources[0];
         assert_eq!((r.rename.as_deref(), &r.devices), (None, &ReplicatedDevices::All));
 
-        let loaded = load("c.yaml", "sharing:\n  timeSlicing:\n    renameByDefault: true\n    resources:\n    - name: gpu\n      replicas: 2\n", V);
+        let loaded = load(
+            "c.yaml",
+            "sharing:\n  timeSlicing:\n    renameByDefault: true\n    resources:\n    - name: gpu\n      replicas: 2\n",
+            V,
+        );
         assert!(loaded.warnings.is_empty());
         let r = &loaded.config.unwrap().sharing.time_slicing.unwrap().resources[0];
         assert_eq!(r.advertised_name(), "nvidia.com/gpu.shared");
@@ -950,19 +1055,26 @@ mod tests {
     /// The operator's MIG_STRATEGY beats the file; MPS refuses `mixed` and needs an MPS root.
     #[test]
     fn flags_precedence_and_validation() {
-        let text = "flags:\n  migStrategy: single\nsharing:\n  mps:\n    resources:\n    - name: gpu\n      replicas: 2\n";
+        let text =
+            "flags:\n  migStrategy: single\nsharing:\n  mps:\n    resources:\n    - name: gpu\n      replicas: 2\n";
         let c = load("c.yaml", text, V).config.unwrap();
         let env = Deployment { mig_strategy: Some("mixed".into()), ..Deployment::default() };
         let flags = effective_flags(&c, &env);
         assert_eq!(flags.mig_strategy, "mixed");
-        assert_eq!(validate_flags(&c, &flags, V).as_deref(), Some("using --mig-strategy=mixed is not supported with MPS"));
+        assert_eq!(
+            validate_flags(&c, &flags, V).as_deref(),
+            Some("using --mig-strategy=mixed is not supported with MPS")
+        );
         let no_root = Deployment { mig_strategy: None, mps_root: None };
         assert_eq!(
             validate_flags(&c, &effective_flags(&c, &no_root), V).as_deref(),
             Some("using MPS requires --mps-root to be specified")
         );
         let bad = load("c.yaml", "flags:\n  migStrategy: mixd\n", V).config.unwrap();
-        assert_eq!(validate_flags(&bad, &effective_flags(&bad, &Deployment::default()), V).as_deref(), Some("unknown MIG strategy: mixd"));
+        assert_eq!(
+            validate_flags(&bad, &effective_flags(&bad, &Deployment::default()), V).as_deref(),
+            Some("unknown MIG strategy: mixd")
+        );
     }
 
     /// YAML syntax errors come back as the plugin's `error converting YAML to JSON` text.
@@ -990,7 +1102,9 @@ mod tests {
     fn resource_names() {
         assert_eq!(new_resource_name("gpu").unwrap(), "nvidia.com/gpu");
         assert_eq!(new_resource_name("nvidia.com/mig-1g.5gb").unwrap(), "nvidia.com/mig-1g.5gb");
-        assert!(new_resource_name("GPU").unwrap_err().starts_with("incorrect format for resource name 'nvidia.com/GPU'"));
+        assert!(new_resource_name("GPU")
+            .unwrap_err()
+            .starts_with("incorrect format for resource name 'nvidia.com/GPU'"));
         assert!(is_device_ref("GPU-b1028956-cfa2-0990-bf4a-5da9abb51763"));
         assert!(is_device_ref("MIG-GPU-b1028956-cfa2-0990-bf4a-5da9abb51763/3/0"));
         assert!(is_device_ref("0:1"));

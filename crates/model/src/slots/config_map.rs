@@ -85,9 +85,11 @@ struct RawMeta {
 pub fn parse_config_map(file: &str, text: &str) -> Result<PluginConfigMap, Diagnostic> {
     let raw: RawConfigMap = serde_norway::from_str(text).map_err(|e| {
         let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-        Diagnostic::new("nvidia-configmap-invalid", Severity::Error)
-            .arg("message", e.to_string())
-            .at(Span::new(file, u32::try_from(line).unwrap_or(1), u32::try_from(col).unwrap_or(1)))
+        Diagnostic::new("nvidia-configmap-invalid", Severity::Error).arg("message", e.to_string()).at(Span::new(
+            file,
+            u32::try_from(line).unwrap_or(1),
+            u32::try_from(col).unwrap_or(1),
+        ))
     })?;
     if raw.kind.as_deref().is_some_and(|k| k != "ConfigMap") {
         return Err(Diagnostic::new("nvidia-configmap-invalid", Severity::Error)
@@ -100,7 +102,8 @@ pub fn parse_config_map(file: &str, text: &str) -> Result<PluginConfigMap, Diagn
     for key in raw.data.keys() {
         let (line, _) = locator.locate(&[PathSeg::key("data"), PathSeg::key(key)]);
         let header = lines.get((line as usize).saturating_sub(1)).copied().unwrap_or("");
-        let block = header.trim_end().ends_with('|') || header.trim_end().ends_with("|-") || header.trim_end().ends_with("|+");
+        let block =
+            header.trim_end().ends_with('|') || header.trim_end().ends_with("|-") || header.trim_end().ends_with("|+");
         if block {
             let indent = lines
                 .iter()
@@ -144,7 +147,9 @@ pub fn select(cm: &PluginConfigMap, node_label: Option<&str>, selection: &Select
     }
     for f in &selection.fallbacks {
         match f {
-            Fallback::Named if cm.data.contains_key("default") => return Selected::Key { key: "default".into(), by: "named".into() },
+            Fallback::Named if cm.data.contains_key("default") => {
+                return Selected::Key { key: "default".into(), by: "named".into() }
+            }
             Fallback::Single if cm.data.len() == 1 => {
                 if let Some(k) = cm.data.keys().next() {
                     return Selected::Key { key: k.clone(), by: "single".into() };
@@ -198,7 +203,10 @@ mod tests {
             Selected::Unknown { label: "a100-80gb".into(), error: "specified config a100-80gb does not exist".into() }
         );
         assert_eq!(select(&cm, None, &sel), Selected::Empty);
-        assert_eq!(select(&cm, None, &Selection::gpu_operator(Some("a100-40gb".into()))), Selected::Key { key: "a100-40gb".into(), by: "default".into() });
+        assert_eq!(
+            select(&cm, None, &Selection::gpu_operator(Some("a100-40gb".into()))),
+            Selected::Key { key: "a100-40gb".into(), by: "default".into() }
+        );
         assert!(matches!(select(&cm, None, &Selection::helm()), Selected::NoneApplies { .. }));
     }
 

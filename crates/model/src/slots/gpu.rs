@@ -113,10 +113,8 @@ pub fn normalise_name(name: &str) -> String {
 /// GFD's product label: characters outside `[A-Za-z0-9-_. ]` dropped, whitespace runs as
 /// `-` (`Tesla T4` → `Tesla-T4`, `NVIDIA H100 80GB HBM3` → `NVIDIA-H100-80GB-HBM3`).
 pub fn sanitise_product(name: &str) -> String {
-    let kept: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '\t'))
-        .collect();
+    let kept: String =
+        name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '\t')).collect();
     let mut out = String::with_capacity(kept.len());
     let mut in_space = false;
     for c in kept.trim().chars() {

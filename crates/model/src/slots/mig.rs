@@ -155,7 +155,10 @@ impl Geometry {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut map = BTreeMap::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (profile, count) = if let Some((c, p)) = part.split_once(['x', '×', '*']).filter(|(c, _)| c.chars().all(|ch| ch.is_ascii_digit()) && !c.is_empty()) {
+            let (profile, count) = if let Some((c, p)) = part
+                .split_once(['x', '×', '*'])
+                .filter(|(c, _)| c.chars().all(|ch| ch.is_ascii_digit()) && !c.is_empty())
+            {
                 (p, c.parse::<u32>().map_err(|e| format!("{part}: {e}"))?)
             } else if let Some((p, c)) = part.split_once(':') {
                 (p, c.trim().parse::<u32>().map_err(|e| format!("{part}: {e}"))?)
@@ -212,13 +215,19 @@ impl GeometryError {
 impl std::fmt::Display for GeometryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            GeometryError::Empty => write!(f, "no MIG instances: a MIG-enabled GPU with no instances is refused by the device plugin"),
+            GeometryError::Empty => {
+                write!(f, "no MIG instances: a MIG-enabled GPU with no instances is refused by the device plugin")
+            }
             GeometryError::UnknownProfile { profile } => write!(f, "profile {profile} does not exist on this GPU"),
-            GeometryError::OverMaxCount { profile, count, max } => write!(f, "{count} x {profile}: at most {max} per GPU"),
+            GeometryError::OverMaxCount { profile, count, max } => {
+                write!(f, "{count} x {profile}: at most {max} per GPU")
+            }
             GeometryError::TooManyInstances { count, max } => write!(f, "{count} instances: at most {max} per GPU"),
             GeometryError::ComputeSlices { used, total } => write!(f, "{used} compute slices: the GPU has {total}"),
             GeometryError::MemorySlices { used, total } => write!(f, "{used} memory slices: the GPU has {total}"),
-            GeometryError::NoPlacement => write!(f, "no placement fits: the instances overlap on the GPU's memory slices"),
+            GeometryError::NoPlacement => {
+                write!(f, "no placement fits: the instances overlap on the GPU's memory slices")
+            }
         }
     }
 }
@@ -246,7 +255,11 @@ pub fn check_geometry(gpu: &MigGpu, geometry: &Geometry) -> GeometryCheck {
             None => errors.push(GeometryError::UnknownProfile { profile: name.clone() }),
             Some(p) => {
                 if *count > p.max_count {
-                    errors.push(GeometryError::OverMaxCount { profile: p.name.clone(), count: *count, max: p.max_count });
+                    errors.push(GeometryError::OverMaxCount {
+                        profile: p.name.clone(),
+                        count: *count,
+                        max: p.max_count,
+                    });
                 }
                 // Bounded: counts beyond the model's instance limit are already an error.
                 for _ in 0..(*count).min(gpu.max_instances.saturating_add(1)) {
@@ -335,7 +348,8 @@ fn fill(order: &[&MigProfile], used: u64, slices: u32, chosen: &mut Vec<(String,
 /// profile. `Err` carries the plugin's text for a non-uniform `single` node.
 pub fn resources_for(geometry: &Geometry, strategy: super::config::MigStrategy) -> Result<Vec<(String, u64)>, String> {
     use super::config::MigStrategy;
-    let present: Vec<(&String, u64)> = geometry.0.iter().filter(|(_, c)| **c > 0).map(|(p, c)| (p, u64::from(*c))).collect();
+    let present: Vec<(&String, u64)> =
+        geometry.0.iter().filter(|(_, c)| **c > 0).map(|(p, c)| (p, u64::from(*c))).collect();
     match strategy {
         MigStrategy::None => Ok(vec![("nvidia.com/gpu".into(), 1)]),
         MigStrategy::Single => match present.as_slice() {
@@ -357,8 +371,10 @@ pub fn reconfiguration_steps(node: &str, from: &str, to: &str) -> Vec<Diagnostic
             .arg("from", from)
             .arg("to", to)
             .arg("quote", "MIG Manager requires that no user workloads are running on the GPUs being configured."),
-        step("mig-reconfigure-cordon-drain").arg("command", format!("kubectl drain {node} --ignore-daemonsets --pod-selector=<gpu workloads>")),
-        step("mig-reconfigure-label").arg("command", format!("kubectl label node {node} nvidia.com/mig.config={to} --overwrite")),
+        step("mig-reconfigure-cordon-drain")
+            .arg("command", format!("kubectl drain {node} --ignore-daemonsets --pod-selector=<gpu workloads>")),
+        step("mig-reconfigure-label")
+            .arg("command", format!("kubectl label node {node} nvidia.com/mig.config={to} --overwrite")),
         step("mig-reconfigure-paused").arg("label", "nvidia.com/gpu.deploy.device-plugin=paused-for-mig-change"),
         step("mig-reconfigure-state").arg("label", "nvidia.com/mig.config.state=pending → success | failed"),
         step("mig-reconfigure-uncordon").arg("command", format!("kubectl uncordon {node}")),
@@ -393,7 +409,16 @@ mod tests {
     /// Classic A100 geometries fit with a real placement.
     #[test]
     fn valid_a100_geometries() {
-        for g in ["2x1g.5gb,1x2g.10gb,1x3g.20gb", "4g.20gb,3g.20gb", "2x3g.20gb", "3g.20gb,2x2g.10gb", "7x1g.5gb", "4x1g.10gb", "7g.40gb", "4g.20gb,3x1g.5gb"] {
+        for g in [
+            "2x1g.5gb,1x2g.10gb,1x3g.20gb",
+            "4g.20gb,3g.20gb",
+            "2x3g.20gb",
+            "3g.20gb,2x2g.10gb",
+            "7x1g.5gb",
+            "4x1g.10gb",
+            "7g.40gb",
+            "4g.20gb,3x1g.5gb",
+        ] {
             let r = check("A100-SXM4-40GB", g);
             assert!(r.valid && r.placements_checked && r.placement.is_some(), "{g}: {r:?}");
         }
@@ -402,12 +427,25 @@ mod tests {
     /// Invalid geometries say why.
     #[test]
     fn invalid_geometries() {
-        assert_eq!(check("A100-SXM4-40GB", "8x1g.5gb").errors.first(), Some(&GeometryError::OverMaxCount { profile: "1g.5gb".into(), count: 8, max: 7 }));
-        assert!(check("A100-SXM4-40GB", "2x4g.20gb").errors.contains(&GeometryError::ComputeSlices { used: 8, total: 7 }));
-        assert!(check("A100-SXM4-40GB", "3g.20gb,4g.20gb,1g.5gb").errors.iter().any(|e| matches!(e, GeometryError::ComputeSlices { .. })));
-        assert!(check("A100-SXM4-40GB", "3x1g.10gb,3g.20gb").errors.iter().any(|e| matches!(e, GeometryError::MemorySlices { .. })));
+        assert_eq!(
+            check("A100-SXM4-40GB", "8x1g.5gb").errors.first(),
+            Some(&GeometryError::OverMaxCount { profile: "1g.5gb".into(), count: 8, max: 7 })
+        );
+        assert!(check("A100-SXM4-40GB", "2x4g.20gb")
+            .errors
+            .contains(&GeometryError::ComputeSlices { used: 8, total: 7 }));
+        assert!(check("A100-SXM4-40GB", "3g.20gb,4g.20gb,1g.5gb")
+            .errors
+            .iter()
+            .any(|e| matches!(e, GeometryError::ComputeSlices { .. })));
+        assert!(check("A100-SXM4-40GB", "3x1g.10gb,3g.20gb")
+            .errors
+            .iter()
+            .any(|e| matches!(e, GeometryError::MemorySlices { .. })));
         assert!(check("A100-SXM4-40GB", "1g.5gb+me,1g.5gb").warnings.len() == 1);
-        assert!(check("A100-SXM4-40GB", "9g.99gb").errors.contains(&GeometryError::UnknownProfile { profile: "9g.99gb".into() }));
+        assert!(check("A100-SXM4-40GB", "9g.99gb")
+            .errors
+            .contains(&GeometryError::UnknownProfile { profile: "9g.99gb".into() }));
         assert!(check("A100-SXM4-40GB", "").errors.contains(&GeometryError::Empty));
         // Models without read placements are checked on counts and sums only.
         let h = check("NVIDIA H100 80GB HBM3", "4x1g.20gb");

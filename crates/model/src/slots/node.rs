@@ -69,9 +69,14 @@ impl NodeSpec {
 pub enum PluginState {
     Serving,
     /// The process exits (the container restarts: CrashLoopBackOff).
-    Exited { error: String },
+    Exited {
+        error: String,
+    },
     /// The process keeps running and retries, serving nothing (e.g. MPS daemon unhealthy).
-    Waiting { error: String, retry: String },
+    Waiting {
+        error: String,
+        retry: String,
+    },
     /// No GPU on the node: "No devices found. Waiting indefinitely."
     NoDevices,
 }
@@ -254,7 +259,9 @@ pub fn advertise(
     for e in entries {
         let replication = config.sharing.replication_for(&e.name);
         let (advertised, replicas, share) = match replication {
-            Some(r) if r.replicas > 1 => (r.advertised_name().to_string(), u64::try_from(r.replicas).unwrap_or(u64::MAX), sharing),
+            Some(r) if r.replicas > 1 => {
+                (r.advertised_name().to_string(), u64::try_from(r.replicas).unwrap_or(u64::MAX), sharing)
+            }
             _ => (e.name.clone(), 1, SharingStrategy::None),
         };
         let Some(count) = e.devices.checked_mul(replicas) else {
@@ -268,7 +275,9 @@ pub fn advertise(
         };
         if count > HUGE_DEVICE_COUNT {
             out.diagnostics.push(
-                Diagnostic::new("nvidia-replicas-huge", Severity::Warning).arg("resource", &advertised).arg("count", count),
+                Diagnostic::new("nvidia-replicas-huge", Severity::Warning)
+                    .arg("resource", &advertised)
+                    .arg("count", count),
             );
         }
         out.planned.push(AdvertisedResource {
@@ -286,7 +295,8 @@ pub fn advertise(
     }
     for name in &config.sharing.replicated().map(|r| r.resources.clone()).unwrap_or_default() {
         if !out.planned.iter().any(|p| p.base_name == name.name) {
-            out.diagnostics.push(Diagnostic::new("nvidia-replicated-resource-absent", Severity::Info).arg("resource", &name.name));
+            out.diagnostics
+                .push(Diagnostic::new("nvidia-replicated-resource-absent", Severity::Info).arg("resource", &name.name));
         }
     }
 
@@ -301,7 +311,8 @@ pub fn advertise(
             out.diagnostics.push(Diagnostic::new("nvidia-mps-mig", Severity::Fatal));
             return out;
         }
-        let shared: Vec<&AdvertisedResource> = out.planned.iter().filter(|p| p.sharing == SharingStrategy::Mps).collect();
+        let shared: Vec<&AdvertisedResource> =
+            out.planned.iter().filter(|p| p.sharing == SharingStrategy::Mps).collect();
         if let Some(first) = shared.first() {
             let cc = node.model.compute_capability;
             let max = cc.map(|c| c.mps_max_clients());
@@ -327,7 +338,9 @@ pub fn advertise(
                         return out;
                     }
                 }
-                None => out.diagnostics.push(Diagnostic::new("nvidia-mps-limit-unknown", Severity::Info).arg("model", &node.model.name)),
+                None => out
+                    .diagnostics
+                    .push(Diagnostic::new("nvidia-mps-limit-unknown", Severity::Info).arg("model", &node.model.name)),
             }
         }
     }
@@ -417,7 +430,13 @@ fn device_map(
 }
 
 /// GFD's labels (`internal/lm`): the full-GPU labeler, the MIG labelers, the strategy labels.
-fn gfd_labels(node: &NodeSpec, config: &DevicePluginConfig, strategy: MigStrategy, catalog: &MigCatalog, out: &mut NodeAdvertisement) {
+fn gfd_labels(
+    node: &NodeSpec,
+    config: &DevicePluginConfig,
+    strategy: MigStrategy,
+    catalog: &MigCatalog,
+    out: &mut NodeAdvertisement,
+) {
     if node.gpus.is_empty() {
         return;
     }
@@ -498,8 +517,12 @@ fn gfd_labels(node: &NodeSpec, config: &DevicePluginConfig, strategy: MigStrateg
                 return;
             }
             let profiles: Vec<&String> = {
-                let mut v: Vec<&String> =
-                    node.gpus.iter().flatten().flat_map(|g| g.0.iter().filter(|(_, c)| **c > 0).map(|(p, _)| p)).collect();
+                let mut v: Vec<&String> = node
+                    .gpus
+                    .iter()
+                    .flatten()
+                    .flat_map(|g| g.0.iter().filter(|(_, c)| **c > 0).map(|(p, _)| p))
+                    .collect();
                 v.sort();
                 v.dedup();
                 v
@@ -565,7 +588,10 @@ mod tests {
     /// README: 8 GPUs × replicas 10 → `nvidia.com/gpu: 80`, product `-SHARED`, 0 MiB per seat.
     #[test]
     fn time_slicing_multiplies_seats_not_memory() {
-        let ad = run("sharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n", &NodeSpec::uniform("n", h100(), 8, None));
+        let ad = run(
+            "sharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n",
+            &NodeSpec::uniform("n", h100(), 8, None),
+        );
         assert_eq!(ad.resources.get("nvidia.com/gpu"), Some(&80));
         assert_eq!(ad.labels.get("nvidia.com/gpu.product").map(String::as_str), Some("NVIDIA-H100-80GB-HBM3-SHARED"));
         assert_eq!(ad.seats_per_physical_gpu(), Some(10));
@@ -575,7 +601,10 @@ mod tests {
     /// MPS caps each client at ⌊81559 / 10⌋ = 8155 MiB and 10 % of the threads.
     #[test]
     fn mps_caps_memory_per_client() {
-        let ad = run("sharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n", &NodeSpec::uniform("n", h100(), 8, None));
+        let ad = run(
+            "sharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n",
+            &NodeSpec::uniform("n", h100(), 8, None),
+        );
         let mps = ad.mps.unwrap();
         assert_eq!(mps.pinned_mem_limit_arg().as_deref(), Some("8155M"));
         assert_eq!(mps.active_thread_percentage, 10);
@@ -596,8 +625,13 @@ mod tests {
     fn single_needs_uniform_profiles() {
         let g = Geometry::parse("2x1g.10gb,1x2g.20gb").unwrap();
         let ad = run("flags:\n  migStrategy: single\n", &NodeSpec::uniform("n", h100(), 1, Some(g)));
-        assert!(matches!(&ad.plugin, PluginState::Exited { error } if error.ends_with("more than one MIG device type present on node")));
-        assert_eq!(ad.labels.get("nvidia.com/gpu.product").map(String::as_str), Some("NVIDIA-H100-80GB-HBM3-MIG-INVALID"));
+        assert!(
+            matches!(&ad.plugin, PluginState::Exited { error } if error.ends_with("more than one MIG device type present on node"))
+        );
+        assert_eq!(
+            ad.labels.get("nvidia.com/gpu.product").map(String::as_str),
+            Some("NVIDIA-H100-80GB-HBM3-MIG-INVALID")
+        );
         assert!(ad.resources.is_empty());
     }
 }

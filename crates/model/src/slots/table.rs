@@ -40,10 +40,18 @@ pub enum Mode {
     /// The user's config file as it is.
     Config,
     None,
-    TimeSlicing { replicas: u32 },
-    Mps { replicas: u32 },
+    TimeSlicing {
+        replicas: u32,
+    },
+    Mps {
+        replicas: u32,
+    },
     /// A MIG layout under a strategy, optionally time-sliced.
-    Mig { layout: String, strategy: MigStrategy, time_slicing: Option<u32> },
+    Mig {
+        layout: String,
+        strategy: MigStrategy,
+        time_slicing: Option<u32>,
+    },
 }
 
 /// What the table is about.
@@ -124,7 +132,12 @@ pub fn default_modes(model: &GpuModel, catalog: &MigCatalog, replicas: u32, comp
     if want("mig") {
         if let Some(gpu) = catalog.find(&model.name) {
             modes.push(Mode::Mig { layout: "all-balanced".into(), strategy: MigStrategy::Mixed, time_slicing: None });
-            if let Some(small) = gpu.profiles.iter().filter(|p| !p.media_extensions).max_by_key(|p| (p.max_count, std::cmp::Reverse(p.memory_gib))) {
+            if let Some(small) = gpu
+                .profiles
+                .iter()
+                .filter(|p| !p.media_extensions)
+                .max_by_key(|p| (p.max_count, std::cmp::Reverse(p.memory_gib)))
+            {
                 let layout = format!("all-{}", small.name);
                 modes.push(Mode::Mig { layout: layout.clone(), strategy: MigStrategy::Single, time_slicing: None });
                 modes.push(Mode::Mig { layout, strategy: MigStrategy::Single, time_slicing: Some(replicas) });
@@ -148,23 +161,45 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
     };
     for mode in &req.modes {
         let built = match mode {
-            Mode::Config => req.config.as_ref().map(|(file, text)| (file.clone(), text.clone(), req.mig.clone(), req.deployment.clone())),
+            Mode::Config => req
+                .config
+                .as_ref()
+                .map(|(file, text)| (file.clone(), text.clone(), req.mig.clone(), req.deployment.clone())),
             Mode::None => Some(("none.yaml".into(), "version: v1\n".into(), None, req.deployment.clone())),
-            Mode::TimeSlicing { replicas } => Some(("time-slicing.yaml".into(), sharing_yaml("timeSlicing", "nvidia.com/gpu", *replicas), None, req.deployment.clone())),
-            Mode::Mps { replicas } => Some(("mps.yaml".into(), sharing_yaml("mps", "nvidia.com/gpu", *replicas), None, req.deployment.clone())),
+            Mode::TimeSlicing { replicas } => Some((
+                "time-slicing.yaml".into(),
+                sharing_yaml("timeSlicing", "nvidia.com/gpu", *replicas),
+                None,
+                req.deployment.clone(),
+            )),
+            Mode::Mps { replicas } => Some((
+                "mps.yaml".into(),
+                sharing_yaml("mps", "nvidia.com/gpu", *replicas),
+                None,
+                req.deployment.clone(),
+            )),
             Mode::Mig { layout, strategy, time_slicing } => {
                 table.mig_reconfiguration_requires_drain = true;
                 let Some(gpu) = catalog.find(&req.model.name) else { continue };
                 let Some((_, geometry)) = gpu.named_layouts().into_iter().find(|(n, _)| n == layout) else { continue };
                 let text = match (time_slicing, strategy) {
                     (Some(r), MigStrategy::Mixed) => {
-                        let mut t = "version: v1\nflags:\n  migStrategy: mixed\nsharing:\n  timeSlicing:\n    resources:\n".to_string();
+                        let mut t =
+                            "version: v1\nflags:\n  migStrategy: mixed\nsharing:\n  timeSlicing:\n    resources:\n"
+                                .to_string();
                         for p in geometry.0.keys() {
-                            t.push_str(&format!("    - name: {}\n      replicas: {r}\n", super::mig::mixed_resource_name(p)));
+                            t.push_str(&format!(
+                                "    - name: {}\n      replicas: {r}\n",
+                                super::mig::mixed_resource_name(p)
+                            ));
                         }
                         t
                     }
-                    (Some(r), _) => format!("version: v1\nflags:\n  migStrategy: {}\n{}", strategy.as_str(), sharing_yaml("timeSlicing", "nvidia.com/gpu", *r).trim_start_matches("version: v1\n")),
+                    (Some(r), _) => format!(
+                        "version: v1\nflags:\n  migStrategy: {}\n{}",
+                        strategy.as_str(),
+                        sharing_yaml("timeSlicing", "nvidia.com/gpu", *r).trim_start_matches("version: v1\n")
+                    ),
                     (None, _) => format!("version: v1\nflags:\n  migStrategy: {}\n", strategy.as_str()),
                 };
                 let deployment = Deployment { mig_strategy: Some(strategy.as_str().into()), ..req.deployment.clone() };
@@ -199,14 +234,18 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
                 let sharing = first.map(|p| p.sharing).unwrap_or(SharingStrategy::None);
                 let mig = first.is_some_and(|p| matches!(p.backing, Backing::Mig { .. }));
                 let compute = match (sharing, mig, first) {
-                    (SharingStrategy::Mps, _, Some(p)) => ("mps-threads".to_string(), format!("{}%", 100 / p.replicas.max(1))),
+                    (SharingStrategy::Mps, _, Some(p)) => {
+                        ("mps-threads".to_string(), format!("{}%", 100 / p.replicas.max(1)))
+                    }
                     (SharingStrategy::TimeSlicing, _, _) => ("time-share".into(), String::new()),
                     (SharingStrategy::None, true, _) => {
                         let gpu = catalog.find(&req.model.name);
                         let parts: Vec<String> = served
                             .iter()
                             .filter_map(|p| match &p.backing {
-                                Backing::Mig { profile } => gpu.and_then(|g| g.profile(profile).map(|pr| format!("{}/{}", pr.compute_slices, g.compute_slices))),
+                                Backing::Mig { profile } => gpu.and_then(|g| {
+                                    g.profile(profile).map(|pr| format!("{}/{}", pr.compute_slices, g.compute_slices))
+                                }),
                                 Backing::FullGpu => None,
                             })
                             .collect();
@@ -249,7 +288,10 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
         };
         if *mode == Mode::Config {
             let mem = row.guaranteed_memory_mib.iter().filter_map(|(_, m)| *m).min();
-            table.headline = Some(Headline { seats: row.seats_cluster, guaranteed_memory_per_seat_mib: if row.seats_cluster == 0 { None } else { mem } });
+            table.headline = Some(Headline {
+                seats: row.seats_cluster,
+                guaranteed_memory_per_seat_mib: if row.seats_cluster == 0 { None } else { mem },
+            });
         }
         table.rows.push(row);
     }
@@ -387,13 +429,17 @@ fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
     ]
 }
 
-const COLUMNS: [&str; 9] = ["mode", "resources", "seats-gpu", "seats-node", "seats-cluster", "memory", "compute", "isolation", "request-two"];
+const COLUMNS: [&str; 9] =
+    ["mode", "resources", "seats-gpu", "seats-node", "seats-cluster", "memory", "compute", "isolation", "request-two"];
 
 /// The headline lines, e.g. `seats: 20` and `guaranteed memory per seat: 0`.
 pub fn headline_lines(table: &SlotTable) -> Vec<String> {
     let lang = table.lang;
     let Some(h) = &table.headline else { return Vec::new() };
-    let mem = h.guaranteed_memory_per_seat_mib.map(|m| if m == 0 { "0".to_string() } else { format!("{m} MiB") }).unwrap_or_else(|| text("unknown", lang).into());
+    let mem = h
+        .guaranteed_memory_per_seat_mib
+        .map(|m| if m == 0 { "0".to_string() } else { format!("{m} MiB") })
+        .unwrap_or_else(|| text("unknown", lang).into());
     vec![format!("{}: {}", text("headline-seats", lang), h.seats), format!("{}: {mem}", text("headline-memory", lang))]
 }
 
@@ -403,7 +449,9 @@ pub fn to_markdown(table: &SlotTable) -> String {
     let mut out = String::new();
     let title = match lang {
         Lang::En => format!("## Slots: {} × {} GPUs × {} nodes\n\n", table.gpu_model, table.gpus_per_node, table.nodes),
-        Lang::Ko => format!("## 좌석 계산: {} × GPU {}개 × 노드 {}대\n\n", table.gpu_model, table.gpus_per_node, table.nodes),
+        Lang::Ko => {
+            format!("## 좌석 계산: {} × GPU {}개 × 노드 {}대\n\n", table.gpu_model, table.gpus_per_node, table.nodes)
+        }
     };
     out.push_str(&title);
     for line in headline_lines(table) {
@@ -428,7 +476,8 @@ pub fn to_markdown(table: &SlotTable) -> String {
 /// The table as CSV (RFC 4180 quoting), header row first.
 pub fn to_csv(table: &SlotTable) -> String {
     let lang = table.lang;
-    let quote = |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+    let quote =
+        |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
     let mut out = String::new();
     let header: Vec<String> = COLUMNS.iter().map(|c| quote(text(c, lang))).collect();
     out.push_str(&header.join(","));
@@ -468,7 +517,8 @@ mod tests {
         (req, catalog)
     }
 
-    const TS10: &str = "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n";
+    const TS10: &str =
+        "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n";
 
     /// Two GPUs × replicas 10 on one node: "seats: 20", "guaranteed memory per seat: 0".
     #[test]
@@ -503,7 +553,8 @@ mod tests {
     /// A broken config still gives a table, with the plugin's error and its location.
     #[test]
     fn broken_config_row_shows_the_error() {
-        let (req, catalog) = request("sharing:\n  timeSlicing:\n    resources:\n    - name: gpu\n      replicas: 1\n", 8, 1, &["none"]);
+        let (req, catalog) =
+            request("sharing:\n  timeSlicing:\n    resources:\n    - name: gpu\n      replicas: 1\n", 8, 1, &["none"]);
         let t = slot_table(&req, &catalog, Lang::En);
         let row = t.rows.first().unwrap();
         assert!(row.error.as_deref().unwrap().contains("number of replicas must be >= 2 (ts.yaml:5:7)"), "{row:?}");

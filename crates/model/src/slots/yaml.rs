@@ -425,9 +425,8 @@ impl Locator {
                 if !first.dash {
                     return None;
                 }
-                let dashes: Vec<usize> = (lo..hi)
-                    .filter(|&i| self.lines.get(i).is_some_and(|l| l.dash && l.indent == block))
-                    .collect();
+                let dashes: Vec<usize> =
+                    (lo..hi).filter(|&i| self.lines.get(i).is_some_and(|l| l.dash && l.indent == block)).collect();
                 let start = *dashes.get(*index)?;
                 let end = dashes.get(index + 1).copied().unwrap_or(hi);
                 let l = self.lines.get(start)?;
