@@ -551,6 +551,7 @@ impl Decoder {
         match v {
             Json::Null => None,
             Json::Bool(b) => Some(*b),
+            Json::String(s) if yaml11_bool(s).is_some() => yaml11_bool(s),
             other => {
                 self.type_error(other, strukt, field_path, "bool", path);
                 None
@@ -734,6 +735,9 @@ impl Decoder {
         let known: &[&str] = if self.version.has_mps() { &["timeSlicing", "mps"] } else { &["timeSlicing"] };
         for (key, value) in entries {
             let p = push(path, PathSeg::key(key));
+            if field(key, known).is_some() {
+                self.unknown_in_replicated(value, &p);
+            }
             match field(key, known) {
                 Some("timeSlicing") => sharing.time_slicing = Some(replicated_resources(value, &p)?),
                 Some("mps") => {
@@ -746,6 +750,31 @@ impl Decoder {
             }
         }
         Ok(())
+    }
+}
+
+impl Decoder {
+    /// Keys the hand-written decoders never look at (`renameBydefault`, `replica`): the plugin
+    /// ignores them silently, which usually means a typo.
+    fn unknown_in_replicated(&mut self, json: &Json, path: &[PathSeg]) {
+        const SECTION: &[&str] = &["renameByDefault", "failRequestsGreaterThanOne", "resources", "strategy"];
+        const RESOURCE: &[&str] = &["name", "rename", "devices", "replicas"];
+        let Json::Object(entries) = json else { return };
+        for (key, value) in entries {
+            let p = push(path, PathSeg::key(key));
+            if !SECTION.contains(&key.as_str()) {
+                self.unknown.push((p, key.clone()));
+            } else if key == "resources" {
+                if let Json::Array(items) = value {
+                    for (i, item) in items.iter().enumerate() {
+                        let Json::Object(fields) = item else { continue };
+                        for (k, _) in fields.iter().filter(|(k, _)| !RESOURCE.contains(&k.as_str())) {
+                            self.unknown.push((push(&push(&p, PathSeg::Index(i)), PathSeg::key(k)), k.clone()));
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -803,10 +832,22 @@ fn replicated_resources(json: &Json, path: &[PathSeg]) -> Result<ReplicatedResou
     Ok(out)
 }
 
+/// go-yaml v2 reads YAML 1.1 booleans (`yes`, `on`, `off` …) where serde_norway (YAML 1.2)
+/// sees strings; for bool fields the model reads them as the plugin does. (A quoted `"yes"`
+/// would stay a string for the plugin; the loaded tree cannot tell the two apart.)
+fn yaml11_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "True" | "TRUE" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
 fn go_bool(v: &Json, path: Vec<PathSeg>) -> Result<Option<bool>, DecodeError> {
     match v {
         Json::Null => Ok(None),
         Json::Bool(b) => Ok(Some(*b)),
+        Json::String(s) if yaml11_bool(s).is_some() => Ok(yaml11_bool(s)),
         other => abort(format!("json: cannot unmarshal {} into Go value of type bool", other.kind()), path),
     }
 }
@@ -1095,6 +1136,18 @@ mod tests {
         let d = loaded.diagnostics.iter().find(|d| d.code == "nvidia-config-unknown-key").unwrap();
         assert_eq!(d.get("key"), Some("sharng"));
         assert_eq!(d.primary.as_ref().unwrap().line, 2);
+        let loaded = load("c.yaml", &ts("name: gpu\n      replicas: 2\n      renam: x"), V);
+        let d = loaded.diagnostics.iter().find(|d| d.code == "nvidia-config-unknown-key").unwrap();
+        assert_eq!((d.get("key"), d.primary.as_ref().unwrap().line), (Some("renam"), 7));
+    }
+
+    /// YAML 1.1 booleans (`yes`, `on`) read as go-yaml reads them.
+    #[test]
+    fn yaml11_booleans() {
+        let loaded = load("c.yaml", &ts("name: gpu\n      replicas: 2").replace("  timeSlicing:\n", "  timeSlicing:\n    renameByDefault: yes\n    failRequestsGreaterThanOne: on\n"), V);
+        let rr = loaded.config.unwrap().sharing.time_slicing.unwrap();
+        assert!(rr.rename_by_default);
+        assert_eq!(rr.fail_requests_greater_than_one, Some(true));
     }
 
     /// Resource names get the prefix and the DNS-subdomain check.
