@@ -82,19 +82,19 @@ struct RawMeta {
 }
 
 /// Reads a ConfigMap manifest (`kind: ConfigMap`, `data: {key: config}`).
-pub fn parse_config_map(file: &str, text: &str) -> Result<PluginConfigMap, Diagnostic> {
+pub fn parse_config_map(file: &str, text: &str) -> Result<PluginConfigMap, Box<Diagnostic>> {
     let raw: RawConfigMap = serde_norway::from_str(text).map_err(|e| {
         let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
-        Diagnostic::new("nvidia-configmap-invalid", Severity::Error).arg("message", e.to_string()).at(Span::new(
+        Box::new(Diagnostic::new("nvidia-configmap-invalid", Severity::Error).arg("message", e.to_string()).at(Span::new(
             file,
             u32::try_from(line).unwrap_or(1),
             u32::try_from(col).unwrap_or(1),
-        ))
+        )))
     })?;
     if raw.kind.as_deref().is_some_and(|k| k != "ConfigMap") {
-        return Err(Diagnostic::new("nvidia-configmap-invalid", Severity::Error)
+        return Err(Box::new(Diagnostic::new("nvidia-configmap-invalid", Severity::Error)
             .arg("message", format!("kind is {:?}, not ConfigMap", raw.kind.unwrap_or_default()))
-            .at(Span::new(file, 1, 1)));
+            .at(Span::new(file, 1, 1))));
     }
     let locator = Locator::new(text);
     let lines: Vec<&str> = super::yaml::yaml_lines(text);
