@@ -258,9 +258,16 @@ pub fn advertise(
     }
     for e in entries {
         let replication = config.sharing.replication_for(&e.name);
+        // A resource listed twice gets replica IDs `<id>::0…` from each entry; they coincide,
+        // so the device ends up with the larger count.
+        let most = config
+            .sharing
+            .replicated()
+            .map(|rr| rr.resources.iter().filter(|r| r.name == e.name).map(|r| r.replicas).max().unwrap_or(0))
+            .unwrap_or(0);
         let (advertised, replicas, share) = match replication {
             Some(r) if r.replicas > 1 => {
-                (r.advertised_name().to_string(), u64::try_from(r.replicas).unwrap_or(u64::MAX), sharing)
+                (r.advertised_name().to_string(), u64::try_from(most.max(r.replicas)).unwrap_or(u64::MAX), sharing)
             }
             _ => (e.name.clone(), 1, SharingStrategy::None),
         };
