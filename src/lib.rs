@@ -1,1 +1,20 @@
-//! The GPU Node Lab web app (Yew). Filled in below.
+//! The GPU Node Lab web app (Yew → wasm). It renders what `gpulab-model` computes;
+//! it never re-implements a rule of the model.
+//!
+//! # Layout
+//!
+//! - [`mount`]: the exported JS API (`mount(root, options) -> LabHandle`).
+//! - [`app`]: the shell component; [`state`]: its pure reducer.
+//! - [`steps`]: one module per lab step; [`components`]: shared pieces.
+//! - [`i18n`]: Korean (default) and English, ids checked at compile time.
+//! - [`panic_hook`]: reports a panic inside the mounted labs.
+
+pub mod app;
+pub mod components;
+pub mod i18n;
+pub mod mount;
+pub mod panic_hook;
+pub mod state;
+pub mod steps;
+
+pub use mount::{mount, LabHandle};

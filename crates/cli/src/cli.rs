@@ -38,6 +38,26 @@ pub enum Command {
     /// The MIG planner: a GPU model's profiles and shipped layouts, and whether a geometry
     /// (e.g. `2x1g.10gb,1x2g.20gb,1x3g.40gb`) fits; exits 1 when it does not.
     Mig(MigArgs),
+    /// Talk to a container runtime over CRI (the live, loaded state).
+    #[command(subcommand)]
+    Cri(CriCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CriCommand {
+    /// Print the runtime's verbose CRI status as `crictl info` does (the loaded CRI config
+    /// with its runtime handlers). Exit 3 when the socket does not answer CRI.
+    Info(CriInfoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CriInfoArgs {
+    /// The runtime's CRI socket (containerd's own socket serves CRI).
+    #[arg(long, value_name = "PATH", default_value = "/run/containerd/containerd.sock")]
+    pub address: PathBuf,
+    /// Seconds to wait for the answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub timeout: u64,
 }
 
 /// `gpulab slots`: what was typed.
@@ -138,6 +158,19 @@ mod tests {
     #[test]
     fn goldens_needs_a_path() {
         assert!(Cli::try_parse_from(["gpulab", "goldens"]).is_err());
+    }
+
+    /// `cri info` defaults to containerd's socket and takes --address / --timeout.
+    #[test]
+    fn cri_info_arguments() {
+        for (args, address, timeout) in [
+            (&["gpulab", "cri", "info"][..], "/run/containerd/containerd.sock", 10),
+            (&["gpulab", "cri", "info", "--address", "/tmp/c.sock", "--timeout", "3"][..], "/tmp/c.sock", 3),
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap();
+            let Command::Cri(CriCommand::Info(a)) = cli.command else { panic!("not cri info") };
+            assert_eq!((a.address, a.timeout), (PathBuf::from(address), timeout));
+        }
     }
 
     /// clap's own consistency checks on the whole definition.

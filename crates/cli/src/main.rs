@@ -6,11 +6,13 @@
 //! - [`cli`]: the clap types — what was typed, testable without I/O.
 //! - [`exit`]: the documented exit codes.
 //! - [`output`]: text or `--output json`.
+//! - [`cri`]: `gpulab cri info`, a minimal CRI client (the live CRI status).
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 
 mod cli;
+mod cri;
 mod exit;
 mod goldens;
 mod output;
@@ -24,6 +26,9 @@ fn main() {
         cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
         cli::Command::Slots(args) => slots::run(&args, cli.output),
         cli::Command::Mig(args) => slots::run_mig(&args, cli.output),
+        cli::Command::Cri(cli::CriCommand::Info(args)) => {
+            cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
+        }
     };
     std::process::exit(code.into());
 }

@@ -4,6 +4,8 @@
 //!
 //! - [`diagnostic`]: the one diagnostic type every area reports with — a stable
 //!   code, arguments, a primary span (file, line, column), related spans, a severity.
+//! - [`check_runtime`]: the rules of `scripts/check-runtime.sh` as a pure function (same
+//!   checks, codes, texts and exit statuses as the script).
 //! - [`containerd`]: config loading, merge and decode per containerd version; the daemon.
 //! - [`kubernetes`]: advertisement, scheduling verdicts, RuntimeClass, kubelet sandbox.
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
@@ -21,6 +23,7 @@
     allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
 )]
 
+pub mod check_runtime;
 pub mod containerd;
 pub mod daemonset;
 pub mod diagnostic;

@@ -1,0 +1,19 @@
+# GPU Node Lab — English messages. Every id here must exist in ko.ftl too
+# (the build fails otherwise). Syntax: a Fluent subset, `id = text` with `{ $arg }`.
+app-title = GPU Node Lab
+app-subtitle = A Kubernetes GPU node incident, step by step
+lang-switch = Language
+lang-ko = 한국어
+lang-en = English
+steps-nav = Lab steps
+step-1-title = Main containerd config
+step-2-title = The NVIDIA drop-in and the table collision
+step-3-title = check-runtime.sh: judge what was loaded
+step-4-title = Restart, not SIGHUP
+step-5-title = RuntimeClass
+step-6-title = GPU advertisement and the scheduler's verdict
+step-7-title = Time-slicing seats
+step-8-title = The rollout stall and the incident report
+step-position = Step { $n } of 8
+not-built-yet = Not built yet. This step arrives with issue #{ $issue }; nothing here is simulated until then.
+panic-report = The lab hit an internal error and stopped. Reload the page; your saved work is kept. Details: { $details }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every test tier, in order; the first failure stops the run. Called by
+# `./dev.sh test` (after setup) and by .ci/run. Each tier prints its wall time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARED=${GPULAB_SHARED:-../shared}
+
+t0=$(date +%s)
+tier() { echo; echo "== $(date +%T) [$(( $(date +%s) - t0 ))s] $*"; }
+
+tier "fetch (trunk builds --offline)"
+cargo fetch --locked
+
+tier "native: model + companion (cargo test), incl. the tidy test"
+cargo test --locked --workspace --exclude gpu-node-lab
+
+tier "native: the app's pure parts (reducer, i18n, options)"
+cargo test --locked -p gpu-node-lab --lib
+
+tier "lint: clippy denies unwrap/expect/panic/indexing in the model"
+cargo clippy --locked -p gpulab-model --lib -- -D warnings
+
+tier "lint: no native-only dependency reaches the wasm build"
+leaks=$(cargo tree --locked -p gpu-node-lab --target wasm32-unknown-unknown -e normal --prefix none \
+  | grep -E '^(tokio|mio|clap|kube|kube-client|hyper) ' | sort -u || true)
+[ -z "$leaks" ] || { echo "native-only crates in the wasm graph: $leaks" >&2; exit 1; }
+
+tier "lint: shellcheck"
+mapfile -t shells < <(find . -name '*.sh' -not -path './target/*' -not -path '*/node_modules/*' | sort)
+shellcheck .ci/run "${shells[@]}"
+
+tier "goldens: gpulab goldens $SHARED/goldens (every area, every case)"
+[ -d "$SHARED/goldens" ] || { echo "missing $SHARED/goldens: tests read the goldens from ../shared" >&2; exit 1; }
+cargo run --locked -q -p gpulab -- goldens "$SHARED/goldens" > target/goldens.txt || { grep -A3 '^FAIL' target/goldens.txt | head -n 60; tail -n 1 target/goldens.txt; exit 1; }
+tail -n 1 target/goldens.txt
+
+tier "wasm: browser tests in headless Chromium (wasm-bindgen-test)"
+cargo test --locked -p gpu-node-lab --target wasm32-unknown-unknown
+
+tier "release build: trunk build --release (wasm-opt from npm binaryen)"
+trunk build --release --locked
+
+tier "end to end + size budget: node --test (playwright-core, Debian chromium)"
+(cd tests/e2e && DIST=../../dist node --test)
+
+tier "all tiers passed"
