@@ -83,7 +83,7 @@ fn build(args: &SlotsArgs) -> Result<SlotsReport, String> {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let file = path.display().to_string();
             if is_config_map(&text) {
-                let cm = config_map::parse_config_map(&file, &text).map_err(|d| diagnostic_line(&d))?;
+                let cm = config_map::parse_config_map(&file, &text).map_err(|d| diagnostic_line(&d, lang))?;
                 let selection = config_map::Selection::gpu_operator(args.default_config.clone());
                 match config_map::select(&cm, args.node_label.as_deref(), &selection) {
                     config_map::Selected::Key { key, by } => {
@@ -178,20 +178,14 @@ fn is_config_map(text: &str) -> bool {
 }
 
 /// A diagnostic as one line: `file:line:col: severity: message [code]`.
-pub fn diagnostic_line(d: &Diagnostic) -> String {
+pub fn diagnostic_line(d: &Diagnostic, lang: Lang) -> String {
     let severity = match d.severity {
         Severity::Info => "info",
         Severity::Warning => "warning",
         Severity::Error => "error",
         Severity::Fatal => "fatal",
     };
-    let message = match d.get("message") {
-        Some(m) => m.to_string(),
-        None => {
-            let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            args.join(", ")
-        }
-    };
+    let message = slots::messages::message(d, lang);
     let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
     format!("{at}{severity}: {message} [{}]", d.code)
 }
@@ -227,7 +221,7 @@ impl SlotsReport {
     fn print_text(&self) {
         print!("{}", table::to_markdown(&self.table));
         for d in &self.table.diagnostics {
-            println!("{}", diagnostic_line(d));
+            println!("{}", diagnostic_line(d, self.table.lang));
         }
         if let Some(eval) = &self.evaluation {
             for w in &eval.loaded.warnings {
@@ -260,7 +254,7 @@ impl SlotsReport {
                     );
                 }
                 for d in &node.diagnostics {
-                    println!("  {}", diagnostic_line(d));
+                    println!("  {}", diagnostic_line(d, self.table.lang));
                 }
             }
         }

@@ -13,6 +13,7 @@
 //!   whether the plugin serves — and the seats and guaranteed memory that follow.
 //! - [`allocate`]: what a request for 2 does (Allocate error and kubelet event, or two
 //!   replicas that give no more compute).
+//! - [`messages`]: the diagnostic codes' texts in Korean and English.
 //! - [`mig`]: MIG profiles per GPU model (embedded `data/mig-profiles.yaml`) and the geometry
 //!   planner; changing geometry needs a drain.
 //! - [`table`]: the slot table, mode by mode, per node and cluster; Markdown and CSV, English
@@ -26,6 +27,7 @@ pub mod allocate;
 pub mod config;
 pub mod config_map;
 pub mod gpu;
+pub mod messages;
 pub mod mig;
 pub mod node;
 pub mod table;
