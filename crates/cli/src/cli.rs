@@ -23,12 +23,21 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run; boxing the big variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run golden cases: each PATH is a goldens directory (a whole tree such as
     /// ../shared/goldens, one area, one case directory) or one golden JSON file.
     /// Prints one line per case and `N passed, N failed`; exits 1 if any failed.
     Goldens(GoldensArgs),
+    /// The slot table: seats per GPU, node and cluster and the memory each seat is
+    /// guaranteed, from a real device-plugin config file, side by side with MPS and MIG.
+    /// `--output md|csv` exports the table; exits 1 when the plugin would refuse the config.
+    Slots(SlotsArgs),
+    /// The MIG planner: a GPU model's profiles and shipped layouts, and whether a geometry
+    /// (e.g. `2x1g.10gb,1x2g.20gb,1x3g.40gb`) fits; exits 1 when it does not.
+    Mig(MigArgs),
     /// Talk to a container runtime over CRI (the live, loaded state).
     #[command(subcommand)]
     Cri(CriCommand),
@@ -51,6 +60,66 @@ pub struct CriInfoArgs {
     pub timeout: u64,
 }
 
+/// `gpulab slots`: what was typed.
+#[derive(Debug, Args)]
+pub struct SlotsArgs {
+    /// The device-plugin config (the value of one key of the plugin's ConfigMap), or the
+    /// ConfigMap manifest itself (then --node-label / --default-config pick the key).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub config: Option<PathBuf>,
+    /// The node's nvidia.com/device-plugin.config label (selects a ConfigMap key).
+    #[arg(long, value_name = "KEY")]
+    pub node_label: Option<String>,
+    /// The deployment's default config key (GPU Operator devicePlugin.config.default).
+    #[arg(long, value_name = "KEY")]
+    pub default_config: Option<String>,
+    /// NVML device name, e.g. "NVIDIA H100 80GB HBM3".
+    #[arg(long, value_name = "NAME")]
+    pub gpu_model: String,
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub gpus_per_node: u32,
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub nodes: u32,
+    /// Modes to compare with the config: none, ts, mps, mig, all (default: all).
+    #[arg(long, value_delimiter = ',', value_name = "MODES")]
+    pub compare: Vec<String>,
+    /// Replicas for the compared time-slicing and MPS modes (default: the config's, else 4).
+    #[arg(long, value_name = "N")]
+    pub replicas: Option<u32>,
+    /// NVML total memory per GPU, when the model is not in the built-in table.
+    #[arg(long, value_name = "MIB")]
+    pub gpu_memory_mib: Option<u64>,
+    /// Compute capability, e.g. 9.0 (decides the MPS client limit).
+    #[arg(long, value_name = "X.Y")]
+    pub compute_capability: Option<String>,
+    /// MIG geometry of every GPU for the config row: a layout name (all-balanced,
+    /// all-1g.10gb) or profiles (2x1g.10gb,1x3g.40gb).
+    #[arg(long, value_name = "LAYOUT")]
+    pub mig: Option<String>,
+    /// The operator's MIG_STRATEGY (beats flags.migStrategy in the file).
+    #[arg(long, value_name = "none|single|mixed")]
+    pub mig_strategy: Option<String>,
+    #[arg(long, default_value = "v0.20.0", value_name = "VERSION")]
+    pub plugin_version: String,
+    /// Language of the table's labels: en or ko.
+    #[arg(long, default_value = "en", value_name = "en|ko")]
+    pub lang: String,
+    /// A pod request to run through Allocate, e.g. nvidia.com/gpu=2.
+    #[arg(long, value_name = "RESOURCE=N")]
+    pub request: Option<String>,
+}
+
+/// `gpulab mig`: what was typed.
+#[derive(Debug, Args)]
+pub struct MigArgs {
+    /// NVML device name or catalogue model, e.g. "NVIDIA A100-SXM4-40GB" or H100-80GB.
+    #[arg(long, value_name = "NAME")]
+    pub gpu_model: String,
+    /// A geometry to check: a layout name or profiles (2x1g.5gb,1x2g.10gb,1x3g.20gb).
+    #[arg(long, value_name = "GEOMETRY")]
+    pub geometry: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct GoldensArgs {
     #[arg(required = true, value_name = "PATH")]
@@ -68,6 +137,21 @@ mod tests {
         assert_eq!(cli.output, OutputFormat::Json);
         let Command::Goldens(args) = cli.command else { panic!("not goldens") };
         assert_eq!(args.paths, vec![PathBuf::from("a"), PathBuf::from("b")]);
+    }
+
+    /// The example command line parses, `--compare` split on commas.
+    #[test]
+    fn slots_example_parses() {
+        let cli = Cli::try_parse_from([
+            "gpulab", "slots", "--config", "ts.yaml", "--gpu-model", "NVIDIA H100 80GB HBM3", "--gpus-per-node", "8",
+            "--nodes", "3", "--compare", "mps,mig", "--output", "md",
+        ])
+        .unwrap();
+        assert_eq!(cli.output, OutputFormat::Md);
+        let Command::Slots(args) = cli.command else { panic!("not slots") };
+        assert_eq!((args.gpus_per_node, args.nodes), (8, 3));
+        assert_eq!(args.compare, vec!["mps", "mig"]);
+        assert_eq!(args.config, Some(PathBuf::from("ts.yaml")));
     }
 
     /// `goldens` without a path is a usage error, not an empty success.

@@ -9,12 +9,14 @@
 //! - [`cri`]: `gpulab cri info`, a minimal CRI client (the live CRI status).
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
+//! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 
 mod cli;
 mod cri;
 mod exit;
 mod goldens;
 mod output;
+mod slots;
 
 use clap::Parser;
 
@@ -22,6 +24,8 @@ fn main() {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
+        cli::Command::Slots(args) => slots::run(&args, cli.output),
+        cli::Command::Mig(args) => slots::run_mig(&args, cli.output),
         cli::Command::Cri(cli::CriCommand::Info(args)) => {
             cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
         }

@@ -12,6 +12,8 @@ use super::report::CaseResult;
 pub fn run_unit(unit: &Unit) -> Vec<CaseResult> {
     match unit {
         Unit::Json { path, area, doc } => match area.as_str() {
+            super::nvidia_sharing::AREA => super::nvidia_sharing::run(path, doc),
+            super::nvidia_mig_profiles::AREA => super::nvidia_mig_profiles::run(path, doc),
             _ => not_implemented_json(path, area, doc),
         },
         Unit::ContainerdCase { path } => not_implemented_dir(path, "containerd"),

@@ -75,7 +75,8 @@ impl Report {
 
     pub fn print(&self, output: OutputFormat) {
         match output {
-            OutputFormat::Text => {
+            // Markdown and CSV are table formats (`gpulab slots`); goldens print text for them.
+            OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => {
                 for c in &self.cases {
                     match &c.failure {
                         None => println!("ok    [{}] {}", c.area, c.case),
