@@ -14,7 +14,7 @@ pub fn run_unit(unit: &Unit) -> Vec<CaseResult> {
         Unit::Json { path, area, doc } => match area.as_str() {
             _ => not_implemented_json(path, area, doc),
         },
-        Unit::ContainerdCase { path } => not_implemented_dir(path, "containerd"),
+        Unit::ContainerdCase { path } => super::containerd::run_case(path),
     }
 }
 

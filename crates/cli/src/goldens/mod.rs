@@ -9,9 +9,11 @@
 //!
 //! - [`discover`]: which golden units a path holds (JSON files, case directories).
 //! - [`areas`]: the registry of area runners.
+//! - [`containerd`]: the containerd case-directory runner.
 //! - [`report`]: the per-case result type and how results are printed.
 
 pub mod areas;
+pub mod containerd;
 pub mod discover;
 pub mod report;
 

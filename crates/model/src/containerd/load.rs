@@ -228,12 +228,17 @@ fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
         ParseErrorKind::Other { message } => (message.clone(), true),
     };
     if positioned {
+        let log = LogLine::new("error", "Failure unmarshaling TOML")
+            .field("column", e.column.to_string())
+            .field("error", format!("toml: {text}"))
+            .field("file", path)
+            .field("row", e.line.to_string());
         LoadError {
             message: format!("failed to unmarshal TOML at row {} column {}: toml: {text}", e.line, e.column),
             code,
             at,
             dump_ignores: false,
-            log: None,
+            log: Some(log),
         }
     } else {
         LoadError { message: format!("failed to unmarshal TOML: toml: {text}"), code, at, dump_ignores: false, log: None }
@@ -528,110 +533,81 @@ fn section_int(file: &Table, section: &str, field: &str) -> i64 {
     file.get_path(&[section, field]).and_then(Node::as_int).unwrap_or(0)
 }
 
-/// `serviceMigrate` (3 → 4): `[grpc]`, `[ttrpc]`, `[debug]`, `[metrics]` move into
-/// `io.containerd.server.v1.*` plugin tables.
+/// `serviceMigrate` (3 → 4): the deprecated `[grpc]`, `[ttrpc]`, `[debug]`, `[metrics]`
+/// fields move into `io.containerd.server.v1.*` plugin tables. Only the fields a file
+/// sets move (the goldens: a drop-in's `[grpc] max_recv_message_size` alone becomes
+/// `server.v1.grpc.max_recv_message_size`, the socket address keeps its default).
 fn service_migrate(file: &mut Table) {
-    let origin_of = |file: &Table, s: &str| file.get(s).and_then(|n| n.origin.clone());
+    // (plugin, [(section, field, plugin field)])
+    let moves: &[(&str, &[(&str, &str, &str)])] = &[
+        ("io.containerd.server.v1.debug", &[("debug", "address", "address"), ("debug", "uid", "uid"), ("debug", "gid", "gid")]),
+        (
+            "io.containerd.server.v1.grpc",
+            &[
+                ("grpc", "address", "address"),
+                ("grpc", "uid", "uid"),
+                ("grpc", "gid", "gid"),
+                ("grpc", "max_recv_message_size", "max_recv_message_size"),
+                ("grpc", "max_send_message_size", "max_send_message_size"),
+            ],
+        ),
+        (
+            "io.containerd.server.v1.grpc-tcp",
+            &[
+                ("grpc", "tcp_address", "address"),
+                ("grpc", "tcp_tls_ca", "tls_ca"),
+                ("grpc", "tcp_tls_cert", "tls_cert"),
+                ("grpc", "tcp_tls_key", "tls_key"),
+                ("grpc", "tcp_tls_common_name", "tls_common_name"),
+            ],
+        ),
+        ("io.containerd.server.v1.ttrpc", &[("ttrpc", "address", "address"), ("ttrpc", "uid", "uid"), ("ttrpc", "gid", "gid")]),
+        ("io.containerd.server.v1.metrics", &[("metrics", "address", "address")]),
+        ("io.containerd.metrics.v1.grpc-prometheus", &[("metrics", "grpc_histogram", "grpc_histogram")]),
+    ];
     let mut add: Vec<(String, Table, Option<Origin>)> = Vec::new();
-    let mut clear: Vec<(&str, &[&str])> = Vec::new();
-    let has = |file: &Table, id: &str| file.get_path(&["plugins", id]).is_some();
-    let s = |v: String| Node::builtin(Value::String(v));
-    let i = |v: i64| Node::builtin(Value::Integer(v));
-    let tbl = |items: Vec<(&str, Node)>| {
+    let mut clear: Vec<(&str, &str)> = Vec::new();
+    for (plugin, fields) in moves {
+        if file.get_path(&["plugins", plugin]).is_some() {
+            continue;
+        }
         let mut t = Table::new();
-        for (k, v) in items {
-            t.insert(k, v);
-        }
-        t
-    };
-    if !section_str(file, "debug", "address").is_empty() && !has(file, "io.containerd.server.v1.debug") {
-        add.push((
-            "io.containerd.server.v1.debug".into(),
-            tbl(vec![("address", s(section_str(file, "debug", "address"))), ("uid", i(section_int(file, "debug", "uid"))), ("gid", i(section_int(file, "debug", "gid")))]),
-            origin_of(file, "debug"),
-        ));
-        clear.push(("debug", &["address", "uid", "gid"]));
-    }
-    let grpc_address = section_str(file, "grpc", "address");
-    let recv = section_int(file, "grpc", "max_recv_message_size");
-    let send = section_int(file, "grpc", "max_send_message_size");
-    if !grpc_address.is_empty() && !has(file, "io.containerd.server.v1.grpc") {
-        add.push((
-            "io.containerd.server.v1.grpc".into(),
-            tbl(vec![
-                ("address", s(grpc_address.clone())),
-                ("uid", i(section_int(file, "grpc", "uid"))),
-                ("gid", i(section_int(file, "grpc", "gid"))),
-                ("max_recv_message_size", i(recv)),
-                ("max_send_message_size", i(send)),
-            ]),
-            origin_of(file, "grpc"),
-        ));
-        clear.push(("grpc", &["address", "uid", "gid", "max_recv_message_size", "max_send_message_size"]));
-    }
-    if !section_str(file, "grpc", "tcp_address").is_empty() && !has(file, "io.containerd.server.v1.grpc-tcp") {
-        add.push((
-            "io.containerd.server.v1.grpc-tcp".into(),
-            tbl(vec![
-                ("address", s(section_str(file, "grpc", "tcp_address"))),
-                ("tls_ca", s(section_str(file, "grpc", "tcp_tls_ca"))),
-                ("tls_cert", s(section_str(file, "grpc", "tcp_tls_cert"))),
-                ("tls_key", s(section_str(file, "grpc", "tcp_tls_key"))),
-                ("tls_common_name", s(section_str(file, "grpc", "tcp_tls_common_name"))),
-                ("max_recv_message_size", i(recv)),
-                ("max_send_message_size", i(send)),
-            ]),
-            origin_of(file, "grpc"),
-        ));
-        clear.push(("grpc", &["tcp_address", "tcp_tls_ca", "tcp_tls_cert", "tcp_tls_key", "tcp_tls_common_name", "max_recv_message_size", "max_send_message_size"]));
-    }
-    if !has(file, "io.containerd.server.v1.ttrpc") {
-        let mut address = section_str(file, "ttrpc", "address");
-        if address.is_empty() && !grpc_address.is_empty() {
-            address = format!("{grpc_address}.ttrpc");
-        }
-        let (uid, gid) = (section_int(file, "ttrpc", "uid"), section_int(file, "ttrpc", "gid"));
-        if !address.is_empty() || uid != 0 || gid != 0 {
-            add.push((
-                "io.containerd.server.v1.ttrpc".into(),
-                tbl(vec![("address", s(address)), ("uid", i(uid)), ("gid", i(gid))]),
-                origin_of(file, "ttrpc").or_else(|| origin_of(file, "grpc")),
-            ));
-            clear.push(("ttrpc", &["address", "uid", "gid"]));
-        }
-    }
-    let histogram = matches!(file.get_path(&["metrics", "grpc_histogram"]).map(|n| &n.value), Some(Value::Boolean(true)));
-    if histogram && !has(file, "io.containerd.metrics.v1.grpc-prometheus") {
-        add.push((
-            "io.containerd.metrics.v1.grpc-prometheus".into(),
-            tbl(vec![("grpc_histogram", Node::builtin(Value::Boolean(true)))]),
-            origin_of(file, "metrics"),
-        ));
-        clear.push(("metrics", &["grpc_histogram"]));
-    }
-    if !section_str(file, "metrics", "address").is_empty() && !has(file, "io.containerd.server.v1.metrics") {
-        add.push((
-            "io.containerd.server.v1.metrics".into(),
-            tbl(vec![("address", s(section_str(file, "metrics", "address")))]),
-            origin_of(file, "metrics"),
-        ));
-        clear.push(("metrics", &["address"]));
-    }
-    for (section, fields) in clear {
-        if let Some(t) = file.get_mut(section).and_then(Node::as_table_mut) {
-            for f in fields {
-                t.remove(f);
+        let mut origin = None;
+        for (section, field, target) in *fields {
+            if let Some(v) = file.get_path(&[section, field]).filter(|v| !v.is_zero()) {
+                origin = origin.or_else(|| v.origin.clone());
+                t.insert(*target, v.clone());
+                clear.push((section, field));
             }
+        }
+        if *plugin == "io.containerd.server.v1.grpc-tcp" && !t.entries.is_empty() {
+            for f in ["max_recv_message_size", "max_send_message_size"] {
+                if let Some(v) = file.get_path(&["grpc", f]).filter(|v| !v.is_zero()) {
+                    t.insert(f, v.clone());
+                }
+            }
+        }
+        if *plugin == "io.containerd.server.v1.ttrpc" && !t.contains("address") {
+            let grpc = file.get_path(&["grpc", "address"]).filter(|v| !v.is_zero()).cloned();
+            if let Some(Node { value: Value::String(a), origin: o }) = grpc {
+                origin = origin.or_else(|| o.clone());
+                t.insert("address", Node::new(Value::String(format!("{a}.ttrpc")), o));
+            }
+        }
+        if !t.entries.is_empty() {
+            add.push(((*plugin).to_string(), t, origin));
+        }
+    }
+    for (section, field) in clear {
+        if let Some(t) = file.get_mut(section).and_then(Node::as_table_mut) {
+            t.remove(field);
         }
     }
     if add.is_empty() {
         return;
     }
     if let Some(plugins) = file.table_mut("plugins", None) {
-        for (id, mut t, origin) in add {
-            for (_, n) in &mut t.entries {
-                n.origin.clone_from(&origin);
-            }
+        for (id, t, origin) in add {
             plugins.insert(id, Node::new(Value::Table(t), origin));
         }
     }
@@ -639,7 +615,9 @@ fn service_migrate(file: &mut Table) {
 
 /// The CRI plugins' `ConfigMigration` functions (v2 → v3), in plugin-graph order:
 /// images, runtime, then the gRPC CRI plugin trims what the others took.
-pub fn migrate_cri_plugins(plugins: &mut Table, config_version: i64) {
+pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_version: i64) {
+    // `cni.bin_dirs` (and the bin_dir → bin_dirs move) arrived in 2.1.
+    let has_bin_dirs = version.line >= Line::V2_1;
     if config_version >= 3 {
         return;
     }
@@ -689,7 +667,7 @@ pub fn migrate_cri_plugins(plugins: &mut Table, config_version: i64) {
         let (cni, origin) = cni;
         let mut new_cni = dst.get_table("cni").cloned().unwrap_or_default();
         for (k, v) in cni.entries {
-            if k == "bin_dir" {
+            if k == "bin_dir" && has_bin_dirs {
                 let has_dirs = matches!(new_cni.get("bin_dirs").map(|n| &n.value), Some(Value::Array(a)) if !a.is_empty());
                 if !has_dirs {
                     let origin = v.origin.clone();
@@ -776,7 +754,7 @@ fn migrate_file(version: &Version, path: &str, file: &mut Table, declared: i64, 
                 _ => {}
             }
             if let Some(plugins) = file.get_mut("plugins").and_then(Node::as_table_mut) {
-                migrate_cri_plugins(plugins, v);
+                migrate_cri_plugins(version, plugins, v);
             }
         }
         file.insert("version", Node::builtin(Value::Integer(current)));
@@ -1050,6 +1028,5 @@ fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, L
     if let Some(p) = required.iter().find(|p| !p.contains('.')) {
         return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
     }
-    let _ = Line::Main;
     Ok(())
 }

@@ -71,7 +71,8 @@ impl Defaults {
                 sp.map(|(_, n)| n.zeroed()).unwrap_or_else(|| t(""))
             }
             EntryType::ProxyPlugin => match version.line {
-                super::version::Line::V1_6 => t("type = ''\naddress = ''\n"),
+                super::version::Line::V1_6 if version.recorded() == "1.6.20" => t("type = ''\naddress = ''\n"),
+                super::version::Line::V1_6 => t("type = ''\naddress = ''\nplatform = ''\n[exports]\n"),
                 super::version::Line::V1_7 => t("type = ''\naddress = ''\nplatform = ''\ncapabilities = []\n[exports]\n"),
                 _ => t("type = ''\naddress = ''\nplatform = ''\ncapabilities = []\n"),
             },
