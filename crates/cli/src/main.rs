@@ -6,10 +6,12 @@
 //! - [`cli`]: the clap types — what was typed, testable without I/O.
 //! - [`exit`]: the documented exit codes.
 //! - [`output`]: text or `--output json`.
+//! - [`containerd`]: `gpulab containerd dump|explain` over a node root.
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 
 mod cli;
+mod containerd;
 mod exit;
 mod goldens;
 mod output;
@@ -20,6 +22,7 @@ fn main() {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
+        cli::Command::Containerd(cmd) => containerd::run(&cmd, cli.output),
     };
     std::process::exit(code.into());
 }

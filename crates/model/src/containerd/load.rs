@@ -525,14 +525,6 @@ fn v1_migrate(file: &mut Table, st: &mut Loaded) {
     }
 }
 
-fn section_str(file: &Table, section: &str, field: &str) -> String {
-    file.get_path(&[section, field]).and_then(Node::as_str).unwrap_or("").to_string()
-}
-
-fn section_int(file: &Table, section: &str, field: &str) -> i64 {
-    file.get_path(&[section, field]).and_then(Node::as_int).unwrap_or(0)
-}
-
 /// `serviceMigrate` (3 → 4): the deprecated `[grpc]`, `[ttrpc]`, `[debug]`, `[metrics]`
 /// fields move into `io.containerd.server.v1.*` plugin tables. Only the fields a file
 /// sets move (the goldens: a drop-in's `[grpc] max_recv_message_size` alone becomes
