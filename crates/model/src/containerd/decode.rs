@@ -79,7 +79,7 @@ impl Ctx<'_> {
             let decoded = match self.kind(path) {
                 Some(Kind::Map(entry)) => Some(self.map(path, entry, None, v)?),
                 Some(Kind::Any) => Some(any_value(v, false)),
-                _ => match self.field(&path[..path.len() - 1], default, k) {
+                _ => match self.field(parent(path), default, k) {
                     Some((d, _, _)) => Some(self.field_value(path, &d, v)?),
                     None => None,
                 },
@@ -96,7 +96,7 @@ impl Ctx<'_> {
         let mut out = default.clone();
         for (k, v) in &raw.entries {
             path.push(k.clone());
-            let parent = &path[..path.len() - 1];
+            let parent = parent(path);
             let field = self.field(parent, default, k);
             let decoded = match self.kind(path) {
                 Some(Kind::Map(entry)) => Some(self.map(path, entry, out.get(k), v)?),
@@ -187,7 +187,7 @@ impl Ctx<'_> {
         for (k, n) in kvs {
             path.push(k.clone());
             if let Some(Scope::Struct(d)) = &scope {
-                if self.field(&path[..path.len() - 1], d, k).is_none() && self.kind(path).is_none() {
+                if self.field(parent(path), d, k).is_none() && self.kind(path).is_none() {
                     out.push(UnknownKey { path: path.clone(), at: n.origin.clone(), logged });
                 }
             }
@@ -206,7 +206,7 @@ impl Ctx<'_> {
                 Some(Scope::Struct(d)) => match self.kind(path) {
                     Some(Kind::Map(e)) => Some(Scope::Map(e)),
                     Some(Kind::Any) => Some(Scope::Any),
-                    _ => match self.field(&path[..path.len() - 1], d, k) {
+                    _ => match self.field(parent(path), d, k) {
                         Some((Node { value: Value::Table(dt), .. }, _, _)) => Some(Scope::Struct(dt)),
                         Some(_) => Some(Scope::Any),
                         None => None,
@@ -222,6 +222,11 @@ impl Ctx<'_> {
             path.pop();
         }
     }
+}
+
+/// `path` without its last element.
+fn parent(path: &[String]) -> &[String] {
+    path.split_last().map_or(&[], |(_, p)| p)
 }
 
 fn struct_name(entry: EntryType) -> String {

@@ -27,7 +27,7 @@ pub struct LoadError {
     /// `config dump` on 2.x swallows a missing file (`os.IsNotExist`); the daemon does not.
     pub dump_ignores: bool,
     /// A log line printed just before (go-toml v2 logs where a syntax error is).
-    pub log: Option<LogLine>,
+    pub log: Option<Box<LogLine>>,
 }
 
 /// The stable code of a load failure (for diagnostics).
@@ -238,7 +238,7 @@ fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
             code,
             at,
             dump_ignores: false,
-            log: Some(log),
+            log: Some(Box::new(log)),
         }
     } else {
         LoadError { message: format!("failed to unmarshal TOML: toml: {text}"), code, at, dump_ignores: false, log: None }
@@ -529,9 +529,12 @@ fn v1_migrate(file: &mut Table, st: &mut Loaded) {
 /// fields move into `io.containerd.server.v1.*` plugin tables. Only the fields a file
 /// sets move (the goldens: a drop-in's `[grpc] max_recv_message_size` alone becomes
 /// `server.v1.grpc.max_recv_message_size`, the socket address keeps its default).
+/// (section, field, plugin field)
+type Move = (&'static str, &'static str, &'static str);
+
 fn service_migrate(file: &mut Table) {
     // (plugin, [(section, field, plugin field)])
-    let moves: &[(&str, &[(&str, &str, &str)])] = &[
+    let moves: &[(&str, &[Move])] = &[
         ("io.containerd.server.v1.debug", &[("debug", "address", "address"), ("debug", "uid", "uid"), ("debug", "gid", "gid")]),
         (
             "io.containerd.server.v1.grpc",
