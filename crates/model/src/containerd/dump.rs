@@ -47,10 +47,11 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     let mut log = Vec::new();
     let mut used: Vec<String> = Vec::new();
     for (uri, default) in &defaults.plugins.entries {
-        if disabled.iter().any(|d| d == uri) {
+        // 1.x matches disabled plugins by short ID when the config is version 1.
+        let key = if by_short_id { short_id(uri).to_string() } else { uri.clone() };
+        if disabled.iter().any(|d| *d == key) {
             continue;
         }
-        let key = if by_short_id { short_id(uri).to_string() } else { uri.clone() };
         let node = match plugins.get(&key) {
             None => default.clone(),
             Some(raw) => {
