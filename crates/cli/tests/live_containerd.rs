@@ -316,6 +316,29 @@ fn random_file(rng: &mut Rng, is_main: bool, imports: &[String]) -> String {
     if rng.chance(8) {
         s.push_str("[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n");
     }
+    // Rarer shapes: zero values, floats, arrays in plugins, unknown keys and plugins,
+    // legacy runtime tables, required plugins, type and syntax errors.
+    match rng.below(40) {
+        0 => s.push_str("[plugins.\"io.containerd.gc.v1.scheduler\"]\n  pause_threshold = 0.05\n  schedule_delay = \"0s\"\n"),
+        1 => s.push_str("[plugins.\"io.containerd.runtime.v2.task\"]\n  platforms = [\"linux/amd64\", \"linux/arm64\"]\n"),
+        2 => s.push_str("unknown_top = 1\n[unknown_section]\n  a = 1\n"),
+        3 => s.push_str("[plugins.\"io.containerd.nonexistent.v1.foo\"]\n  a = \"b\"\n"),
+        4 => s.push_str(&format!("[{CRI}.containerd.default_runtime]\n  runtime_type = \"io.containerd.runc.v2\"\n")),
+        5 => s.push_str(&format!("[{CRI}.containerd.untrusted_workload_runtime]\n  runtime_type = \"io.containerd.runc.v2\"\n")),
+        6 => s.push_str("required_plugins = [\"io.containerd.grpc.v1.cri\"]\n"),
+        7 => s.push_str(&format!("[{CRI}]\n  max_concurrent_downloads = \"3\"\n")),
+        8 => s.push_str("root = \"unterminated\n"),
+        9 => s.push_str("[debug]\n  level = \"info\"\n[debug]\n  level = \"debug\"\n"),
+        10 => s.push_str("oom_score = 0\nroot = \"\"\n"),
+        11 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  SystemdCgroup = false\n  NoNewKeyring = true\n")),
+        12 => s.push_str(&format!("[{CRI}]\n  stream_idle_timeout = \"forever\"\n")),
+        13 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc]\n  runtime_engine = \"/usr/bin/runc\"\n")),
+        14 => s.push_str("[stream_processors.\"io.containerd.ocicrypt.decoder.v1.tar.gzip\"]\n  returns = \"x\"\n"),
+        15 => s.push_str("[plugins]\n"),
+        16 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  Root = \"/run/runc\"\n  IoUid = 0\n")),
+        17 => s.push_str("[cgroup]\n  path = \"/containerd\"\n[metrics]\n  address = \"127.0.0.1:1338\"\n  grpc_histogram = true\n"),
+        _ => {}
+    }
     s
 }
 
