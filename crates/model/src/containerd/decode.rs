@@ -8,6 +8,8 @@
 //!   strict mode finds them in the re-encoded table (keys, then sub-tables, sorted),
 //!   then dropped.
 
+use std::borrow::Cow;
+
 use super::load::{fits, go_value, type_error, LoadError};
 use super::schema::{hidden_fields, kind_at, Defaults, EntryType, HiddenKind, Kind};
 use super::value::{Node, Origin, Table, Value};
@@ -38,14 +40,14 @@ pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, defau
     let mut path = Vec::new();
     let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
     let mut unknown = Vec::new();
-    ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(d.clone())), &mut unknown);
+    ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
     Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
 }
 
 /// What a table in the re-encoded document maps to.
 #[derive(Clone)]
-enum Scope {
-    Struct(Table),
+enum Scope<'a> {
+    Struct(Cow<'a, Table>),
     Map(EntryType),
     Any,
 }
@@ -65,11 +67,11 @@ impl Ctx<'_> {
     }
 
     /// The default of field `key` of the struct at `path`, and where a hidden one goes.
-    fn field(&self, path: &[String], default: &Table, key: &str) -> Option<(Node, Option<&'static str>, bool)> {
+    fn field<'t>(&self, path: &[String], default: &'t Table, key: &str) -> Option<(Cow<'t, Node>, Option<&'static str>, bool)> {
         if let Some(d) = default.get(key) {
-            return Some((d.clone(), None, false));
+            return Some((Cow::Borrowed(d), None, false));
         }
-        self.hidden(path, key).map(|(n, after)| (n, after, true))
+        self.hidden(path, key).map(|(n, after)| (Cow::Owned(n), after, true))
     }
 
     fn v1_struct(&self, path: &mut Vec<String>, default: &Table, raw: &Table) -> Result<Table, LoadError> {
@@ -178,7 +180,7 @@ impl Ctx<'_> {
     /// go-toml v2 strict mode over the re-encoded table: in each table, its keys then
     /// its sub-tables, sorted; an unknown key is reported, and so is every table
     /// header below an unknown table (but not the keys inside it).
-    fn strict_walk(&self, path: &mut Vec<String>, t: &Table, scope: Option<Scope>, out: &mut Vec<UnknownKey>) {
+    fn strict_walk<'s>(&'s self, path: &mut Vec<String>, t: &Table, scope: Option<Scope<'s>>, out: &mut Vec<UnknownKey>) {
         let logged = !self.version.is_1x();
         let mut kvs: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| !n.is_table()).collect();
         let mut tables: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| n.is_table()).collect();
@@ -201,16 +203,29 @@ impl Ctx<'_> {
                 Some(Scope::Map(entry)) => match entry {
                     EntryType::Any => Some(Scope::Any),
                     EntryType::String | EntryType::StringArray => Some(Scope::Any),
-                    e => self.defaults.template(self.version, *e).as_table().cloned().map(Scope::Struct),
+                    e => self.defaults.template_ref(*e).and_then(Node::as_table).map(|t| Scope::Struct(Cow::Borrowed(t))),
                 },
                 Some(Scope::Struct(d)) => match self.kind(path) {
                     Some(Kind::Map(e)) => Some(Scope::Map(e)),
                     Some(Kind::Any) => Some(Scope::Any),
-                    _ => match self.field(parent(path), d, k) {
-                        Some((Node { value: Value::Table(dt), .. }, _, _)) => Some(Scope::Struct(dt)),
-                        Some(_) => Some(Scope::Any),
-                        None => None,
-                    },
+                    _ => {
+                        // Stay borrowed from the defaults where possible: no subtree copies.
+                        let borrowed = match d {
+                            Cow::Borrowed(t) => t.get(k),
+                            Cow::Owned(_) => None,
+                        };
+                        match borrowed {
+                            Some(Node { value: Value::Table(dt), .. }) => Some(Scope::Struct(Cow::Borrowed(dt))),
+                            Some(_) => Some(Scope::Any),
+                            None => match self.field(parent(path), d, k) {
+                                Some((f, _, _)) => match f.into_owned() {
+                                    Node { value: Value::Table(dt), .. } => Some(Scope::Struct(Cow::Owned(dt))),
+                                    _ => Some(Scope::Any),
+                                },
+                                None => None,
+                            },
+                        }
+                    }
                 },
             };
             if child.is_none() {

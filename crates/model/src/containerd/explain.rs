@@ -5,6 +5,8 @@
 //!
 //! Diagnostics carry stable codes and arguments; the UI and CLI word them.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 
 use super::dump::Effective;
@@ -21,7 +23,8 @@ pub struct Blame {
     pub key: String,
     /// The value as TOML.
     pub value: String,
-    /// `file:line`, or `None` for a built-in default.
+    /// `file:line` (the blame lists only values a file set; every other effective
+    /// value is the version's built-in default, shown by `config dump`).
     pub from: Option<String>,
 }
 
@@ -127,27 +130,44 @@ fn leaves(prefix: &mut Vec<String>, t: &Table, out: &mut Vec<(Vec<String>, Node)
     }
 }
 
+/// Collects the leaves of `t` that carry an origin, without copying the others.
+fn blame_walk(prefix: &mut Vec<String>, t: &Table, blame: &mut Vec<Blame>, surviving: &mut HashSet<Origin>) {
+    for (k, n) in &t.entries {
+        match &n.value {
+            Value::Table(sub) => {
+                prefix.push(k.clone());
+                blame_walk(prefix, sub, blame, surviving);
+                prefix.pop();
+            }
+            _ => {
+                if let Some(o) = &n.origin {
+                    prefix.push(k.clone());
+                    blame.push(Blame { key: dotted(prefix), value: show(n), from: Some(o.to_string()) });
+                    prefix.pop();
+                    surviving.insert(o.clone());
+                }
+            }
+        }
+    }
+}
+
 /// Builds the explanation of a load.
 pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>, start: &Start) -> Explanation {
     let mut diagnostics = Vec::new();
     let files: Vec<String> = loaded.files.iter().map(|f| f.path.clone()).collect();
 
+    // Blame: every effective value that a file set (the rest are built-in defaults).
     let mut blame = Vec::new();
-    let mut surviving: Vec<Origin> = Vec::new();
+    let mut surviving: HashSet<Origin> = HashSet::new();
     if let Some(eff) = effective {
-        let mut out = Vec::new();
-        leaves(&mut Vec::new(), &eff.root, &mut out);
-        for (path, node) in out {
-            if let Some(o) = &node.origin {
-                surviving.push(o.clone());
-            }
-            blame.push(Blame { key: dotted(&path), value: show(&node), from: node.origin.as_ref().map(ToString::to_string) });
-        }
+        blame_walk(&mut Vec::new(), &eff.root, &mut blame, &mut surviving);
     }
 
     let mut replaced = Vec::new();
     let mut changed = Vec::new();
-    let mut overridden: Vec<Origin> = Vec::new();
+    let mut overridden: HashSet<Origin> = HashSet::new();
+    // A lost leaf's origin → the location of the table that replaced it.
+    let mut replaced_at: HashMap<Origin, Option<String>> = HashMap::new();
     for ev in &loaded.events {
         match ev {
             MergeEvent::TableReplaced { table, by, earlier, lost } => {
@@ -176,6 +196,9 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
                 }
                 diagnostics.push(d);
                 for l in lost {
+                    if let Some(o) = &l.value.origin {
+                        replaced_at.insert(o.clone(), by.as_ref().map(ToString::to_string));
+                    }
                     let mut full = table.clone();
                     full.extend(l.path.iter().cloned());
                     let mut d = Diagnostic::new("containerd-key-lost", Severity::Warning)
@@ -199,7 +222,7 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
             }
             MergeEvent::ValueChanged { path, old, new } => {
                 if let Some(o) = &old.origin {
-                    overridden.push(o.clone());
+                    overridden.insert(o.clone());
                 }
                 let mut d = Diagnostic::new("containerd-value-changed", Severity::Info)
                     .arg("key", dotted(path))
@@ -278,12 +301,12 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
                 if surviving.contains(o) || overridden.contains(o) {
                     continue;
                 }
-                let replaced_by = replaced.iter().find(|r| r.lost.iter().any(|l| l.defined_at.as_deref() == Some(&o.to_string())));
+                let replaced_by = replaced_at.get(o);
                 lost.push(LostKey {
                     key: dotted(&path),
                     value: show(&node),
                     defined_at: Some(o.to_string()),
-                    lost_at: replaced_by.and_then(|r| r.by.clone()),
+                    lost_at: replaced_by.cloned().flatten(),
                     reason: if replaced_by.is_some() { "replaced".into() } else { "ignored".into() },
                 });
             }

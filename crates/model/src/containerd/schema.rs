@@ -30,7 +30,23 @@ pub struct Defaults {
     pub top: Table,
     /// Plugin URI → its decoded default config, for every plugin that has one.
     pub plugins: Table,
+    /// The zero value of each map entry type, computed once.
+    templates: Vec<(EntryType, Node)>,
 }
+
+const ENTRY_TYPES: [EntryType; 11] = [
+    EntryType::Runtime,
+    EntryType::StreamProcessor,
+    EntryType::ProxyPlugin,
+    EntryType::Mirror,
+    EntryType::AuthConfig,
+    EntryType::TlsConfig,
+    EntryType::RegistryConfig,
+    EntryType::ImagePlatform,
+    EntryType::String,
+    EntryType::StringArray,
+    EntryType::Any,
+];
 
 impl Defaults {
     pub fn of(version: &Version) -> Defaults {
@@ -42,11 +58,25 @@ impl Defaults {
         // (go-toml v2 prints struct fields in order).
         let plugins = top.get_table("plugins").cloned().unwrap_or_default();
         top.insert("plugins", Node::builtin(Value::Table(Table::new())));
-        Defaults { top, plugins }
+        let mut d = Defaults { top, plugins, templates: Vec::new() };
+        d.templates = ENTRY_TYPES.iter().map(|k| (*k, d.make_template(version, *k))).collect();
+        d
     }
 
     /// The zero value of a map entry's type.
     pub fn template(&self, version: &Version, kind: EntryType) -> Node {
+        match self.template_ref(kind) {
+            Some(n) => n.clone(),
+            None => self.make_template(version, kind),
+        }
+    }
+
+    /// The zero value of a map entry's type, borrowed.
+    pub fn template_ref(&self, kind: EntryType) -> Option<&Node> {
+        self.templates.iter().find(|(k, _)| *k == kind).map(|(_, n)| n)
+    }
+
+    fn make_template(&self, version: &Version, kind: EntryType) -> Node {
         let t = |s: &str| -> Node {
             let mut table = parse("<template>", s.as_bytes()).unwrap_or_default();
             clear_origins(&mut table);
