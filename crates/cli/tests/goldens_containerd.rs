@@ -21,6 +21,7 @@ fn all_containerd_goldens_pass() {
     assert!(out.status.success(), "goldens failed:\n{}", failures.join("\n"));
     let summary = stdout.lines().last().unwrap_or("");
     let passed: usize = summary.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or(0);
-    assert!(passed >= 22 * 8 + 8, "too few cases ran: {summary}");
+    // 21 config cases and restart-vs-SIGHUP, each on 8 binaries.
+    assert!(passed >= 22 * 8, "too few cases ran: {summary}");
     assert!(summary.ends_with(" 0 failed"), "{summary}");
 }
