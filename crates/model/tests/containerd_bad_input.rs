@@ -89,6 +89,7 @@ fn bad_inputs_are_refused_with_file_and_line() {
         ("unterminated string", b"version = 2\nroot = \"x\n", "2.0.11", "failed to unmarshal TOML at row 2 column 10: toml: basic strings cannot have new lines"),
         ("duplicate table", b"version = 2\n[a]\n[b]\n[a]\n", "1.6.20", "failed to load TOML: /etc/containerd/config.toml: (4, 2): duplicated tables"),
         ("duplicate table", b"version = 2\n[a.nvidia]\n[a.nvidia]\n", "2.2.7", "failed to unmarshal TOML: toml: table nvidia already exists"),
+        ("indented duplicate table", b"version = 2\n  [a.runc]\n  [a.runc]\n", "1.6.20", "failed to load TOML: /etc/containerd/config.toml: (3, 4): duplicated tables"),
         ("duplicate key", b"version = 2\na = 1\na = 2\n", "1.6.20", "failed to load TOML: /etc/containerd/config.toml: (3, 1): The following key was defined twice: a"),
         ("wrong type", b"version = \"2\"\n", "1.6.20", "failed to unmarshal TOML: (1, 1): Can't convert 2(string) to int"),
         ("wrong type in plugin", b"version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\nmax_concurrent_downloads = \"3\"\n", "1.6.20", "(3, 1): Can't convert 3(string) to int"),

@@ -213,7 +213,7 @@ fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
             ParseErrorKind::UnterminatedBasicString { content_column } => {
                 (e.line, *content_column, "unescaped control character U+000A".to_string())
             }
-            ParseErrorKind::DuplicateTable { .. } => (e.line, 2, "duplicated tables".to_string()),
+            ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
             ParseErrorKind::DuplicateKey { name } => (e.line, 1, format!("The following key was defined twice: {name}")),
             ParseErrorKind::InvalidUtf8 => (e.line, e.column, "invalid UTF-8".to_string()),
             ParseErrorKind::Other { message } => (e.line, e.column, message.clone()),
@@ -222,7 +222,7 @@ fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
     }
     let (text, positioned) = match &e.kind {
         ParseErrorKind::UnterminatedBasicString { .. } => ("basic strings cannot have new lines".to_string(), true),
-        ParseErrorKind::DuplicateTable { name } => (format!("table {name} already exists"), false),
+        ParseErrorKind::DuplicateTable { name, .. } => (format!("table {name} already exists"), false),
         ParseErrorKind::DuplicateKey { name } => (format!("key {name} is already defined"), false),
         ParseErrorKind::InvalidUtf8 => ("invalid UTF-8".to_string(), true),
         ParseErrorKind::Other { message } => (message.clone(), true),

@@ -22,8 +22,9 @@ pub enum ParseErrorKind {
     /// A basic string runs into the end of its line. `content_column` is where its
     /// text starts (go-toml v1 reports that); `line`/`column` is the newline (v2).
     UnterminatedBasicString { content_column: u32 },
-    /// A `[table]` header names a table that already exists.
-    DuplicateTable { name: String },
+    /// A `[table]` header names a table that already exists; `header_column` is
+    /// where its `[` is (go-toml v1 reports the column after it).
+    DuplicateTable { name: String, header_column: u32 },
     /// A key is set twice.
     DuplicateKey { name: String },
     /// Any other syntax error, with `toml_edit`'s description.
@@ -92,8 +93,10 @@ fn classify(index: &LineIndex<'_>, err: &toml_edit::TomlError) -> ParseError {
         ParseErrorKind::UnterminatedBasicString { content_column: to_u32(quote + 2) }
     } else if message == "duplicate key" {
         let name = span_text.trim_matches(['"', '\'']).to_string();
-        if index.line_text(line).trim_start().starts_with('[') {
-            ParseErrorKind::DuplicateTable { name }
+        let text = index.line_text(line);
+        if text.trim_start().starts_with('[') {
+            let indent = text.chars().take_while(|c| c.is_whitespace()).count();
+            ParseErrorKind::DuplicateTable { name, header_column: to_u32(indent + 1) }
         } else {
             ParseErrorKind::DuplicateKey { name }
         }
