@@ -52,7 +52,11 @@ fn file() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    // 48 cases per `cargo test`; `PROPTEST_CASES=N` runs more (the fuzz-style run).
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        ..ProptestConfig::default()
+    })]
 
     /// A main config and two drop-ins of random content: every version loads them
     /// without panicking; a failed `config dump` says why on stderr, and every fatal
