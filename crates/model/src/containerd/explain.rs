@@ -337,3 +337,67 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
         diagnostics,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::containerd::{load, Files, Version};
+
+    const MAIN: &str = "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n    sandbox_image = \"registry.k8s.io/pause:3.9\"\n    [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n      default_runtime_name = \"runc\"\n      [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes]\n        [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n          runtime_type = \"io.containerd.runc.v2\"\n          [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n            SystemdCgroup = true\n";
+    const DROPIN: &str = "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia.options]\n    BinaryName = \"/usr/bin/nvidia-container-runtime\"\n";
+
+    fn incident() -> Files {
+        Files::new().with("/etc/containerd/config.toml", MAIN).with("/etc/containerd/conf.d/99-nvidia.toml", DROPIN)
+    }
+
+    /// The incident on each line: which tables are replaced whole, which main-config
+    /// keys are lost (both locations), the CRI status and its error text.
+    #[test]
+    fn incident_per_version() {
+        // (version, tables replaced, main keys lost, CRI status, error)
+        let cases: &[(&str, usize, usize, &str, Option<&str>)] = &[
+            ("1.6.20", 1, 4, "error", Some("no corresponding runtime configured in `containerd.runtimes` for `containerd` `default_runtime_name = \"runc\"")),
+            ("1.7.34", 1, 4, "error", Some("no corresponding runtime configured in `containerd.runtimes` for `containerd` `default_runtime_name = \"runc\"")),
+            ("2.0.11", 0, 0, "ok", None),
+            ("2.3.4", 0, 0, "ok", None),
+            ("main", 0, 0, "ok", None),
+        ];
+        for (v, replaced, lost, status, error) in cases {
+            let r = load(&incident(), &Version::parse(v).unwrap());
+            let e = &r.explanation;
+            assert_eq!(e.replaced.len(), *replaced, "{v}");
+            assert_eq!(e.main_settings_lost(), *lost, "{v}: {:?}", e.lost);
+            assert_eq!(e.cri_status, *status, "{v}");
+            assert_eq!(e.cri_error.as_deref(), *error, "{v}");
+        }
+    }
+
+    /// A lost key's diagnostic points at the replacing header and at its own line.
+    #[test]
+    fn lost_key_has_both_locations() {
+        let r = load(&incident(), &Version::parse("1.6.20").unwrap());
+        let d = r
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "containerd-key-lost" && d.get("key").is_some_and(|k| k.ends_with("SystemdCgroup")))
+            .unwrap();
+        let primary = d.primary.as_ref().unwrap();
+        assert_eq!((primary.file.as_str(), primary.line), ("/etc/containerd/conf.d/99-nvidia.toml", 1));
+        let defined = &d.related.first().unwrap().span;
+        assert_eq!((defined.file.as_str(), defined.line), ("/etc/containerd/config.toml", 13));
+        // Blame: the surviving nvidia runtime points at the drop-in.
+        let b = r.explanation.blame.iter().find(|b| b.key.ends_with("nvidia.options.BinaryName")).unwrap();
+        assert_eq!(b.from.as_deref(), Some("/etc/containerd/conf.d/99-nvidia.toml:4"));
+    }
+
+    /// On 2.0–2.2 a v3 drop-in makes the v2 main's CRI keys unknown: reported as
+    /// unknown and lost (the silent-loss class of the 1.x incident).
+    #[test]
+    fn v3_dropin_makes_v2_keys_unknown() {
+        let dropin = "version = 3\n[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n";
+        let files = Files::new().with("/etc/containerd/config.toml", MAIN).with("/etc/containerd/conf.d/99-nvidia.toml", dropin);
+        let r = load(&files, &Version::parse("2.1.9").unwrap());
+        assert!(r.explanation.unknown.iter().any(|u| u.key.ends_with("sandbox_image")));
+        assert_eq!(r.explanation.main_settings_lost(), 4);
+        assert_eq!(r.explanation.cri_status, "ok");
+    }
+}
