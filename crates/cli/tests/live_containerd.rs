@@ -350,7 +350,7 @@ fn random_node(rng: &mut Rng) -> Node {
     let shape = rng.below(8);
     let main_imports: Vec<String> = match shape {
         0 => vec![],
-        1 | 2 | 3 => vec!["/etc/containerd/conf.d/*.toml".into()],
+        1..=3 => vec!["/etc/containerd/conf.d/*.toml".into()],
         4 => vec!["conf.d/*.toml".into(), "extra.toml".into()],
         5 => vec!["/etc/containerd/conf.d/*.toml".into(), "/etc/containerd/missing.toml".into()],
         6 => vec!["/etc/containerd/extra.toml".into(), "/etc/containerd/conf.d/*.toml".into()],

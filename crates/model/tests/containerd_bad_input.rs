@@ -3,6 +3,9 @@
 //! non-UTF-8 files load on every version without a panic, and every refusal points at
 //! a file (and a line where the input has one).
 
+// Tests and benches may unwrap (the crate denies it in the model itself).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
 use gpulab_model::containerd::{self, version::RECORDED, Files, Start, Version};
 use proptest::prelude::*;
 

@@ -49,7 +49,7 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     for (uri, default) in &defaults.plugins.entries {
         // 1.x matches disabled plugins by short ID when the config is version 1.
         let key = if by_short_id { short_id(uri).to_string() } else { uri.clone() };
-        if disabled.iter().any(|d| *d == key) {
+        if disabled.contains(&key) {
             continue;
         }
         let node = match plugins.get(&key) {

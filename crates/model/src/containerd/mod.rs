@@ -20,7 +20,8 @@
 //! - [`log`]: log lines as logrus prints them.
 //!
 //! **API Boundary:** [`load`](fn@load) (files + version → [`LoadResult`]),
-//! [`Version::parse`], [`Files`], [`Daemon`]. Everything else is how.
+//! [`Containerd`] (the same with defaults parsed once), [`Version::parse`], [`Files`],
+//! [`Daemon`]. Everything else is how.
 //!
 //! **Architecture Invariant:** pure. No I/O (files come in as [`Files`]), no clock, no
 //! globals: the embedded defaults are parsed per call.
@@ -134,8 +135,37 @@ pub fn load(files: &Files, version: &Version) -> LoadResult {
 
 /// Loads `files` starting at `main`.
 pub fn load_from(files: &Files, version: &Version, main: &str) -> LoadResult {
-    let defaults = schema::Defaults::of(version);
-    let loaded = load::load(files, version, &defaults, main);
+    Containerd::new(version.clone()).load_from(files, main)
+}
+
+/// One containerd version with its built-in defaults parsed once: keep it (e.g. in
+/// the app's state) to re-run [`Containerd::load`] on every keystroke without
+/// re-reading the embedded defaults. A value, not a global.
+#[derive(Debug, Clone)]
+pub struct Containerd {
+    pub version: Version,
+    defaults: schema::Defaults,
+}
+
+impl Containerd {
+    pub fn new(version: Version) -> Self {
+        let defaults = schema::Defaults::of(&version);
+        Containerd { version, defaults }
+    }
+
+    /// [`load`](fn@load) with this version.
+    pub fn load(&self, files: &Files) -> LoadResult {
+        self.load_from(files, MAIN_CONFIG)
+    }
+
+    /// [`load_from`] with this version.
+    pub fn load_from(&self, files: &Files, main: &str) -> LoadResult {
+        run(files, &self.version, &self.defaults, main)
+    }
+}
+
+fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str) -> LoadResult {
+    let loaded = load::load(files, version, defaults, main);
     let mut stderr = render_log(&loaded.log);
     let mut diagnostics = Vec::new();
     let (dump, start, config) = match &loaded.error {
@@ -149,7 +179,7 @@ pub fn load_from(files: &Files, version: &Version, main: &str) -> LoadResult {
             let start = Start::Exited { code: 1, last_line: last_line.clone(), cri_error_line: None };
             if err.dump_ignores {
                 // 2.x `config dump` swallows os.IsNotExist and prints what merged so far.
-                match dump::effective(version, &defaults, &loaded) {
+                match dump::effective(version, defaults, &loaded) {
                     Ok(eff) => {
                         stderr.push_str(&render_log(&eff.log));
                         let out = CommandOutput { stdout: dump::dump_text(version, &eff), stderr, exit: 0 };
@@ -165,7 +195,7 @@ pub fn load_from(files: &Files, version: &Version, main: &str) -> LoadResult {
                 (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
             }
         }
-        None => match dump::effective(version, &defaults, &loaded) {
+        None => match dump::effective(version, defaults, &loaded) {
             Err(e) => {
                 diagnostics.push(load_error_diagnostic(&e));
                 let last_line = format!("containerd: {}", e.message);
