@@ -337,6 +337,11 @@ fn random_file(rng: &mut Rng, is_main: bool, imports: &[String]) -> String {
         15 => s.push_str("[plugins]\n"),
         16 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  Root = \"/run/runc\"\n  IoUid = 0\n")),
         17 => s.push_str("[cgroup]\n  path = \"/containerd\"\n[metrics]\n  address = \"127.0.0.1:1338\"\n  grpc_histogram = true\n"),
+        18 => s.push_str(&format!("[{CRI}.containerd.runtimes.\"odd name\".options]\n  BinaryName = \"/usr/bin/a \\\"quoted\\\" \\\\ tab\\t é\"\n  'lit key' = 'its'\n")),
+        19 => s.push_str("[plugins.\"io.containerd.internal.v1.opt\"]\n  path = 1979-05-27T07:32:00Z\n"),
+        20 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  Nested = {{ a = 1, b = [\"x\"] }}\n  Weights = [1.5, 2.0]\n")),
+        21 => s.push_str("[plugins.\"io.containerd.gc.v1.scheduler\"]\n  pause_threshold = 1\n"),
+        22 => s.push_str("imports = [\"/etc/containerd/conf.d/[\"]\n"),
         _ => {}
     }
     s
@@ -379,18 +384,20 @@ fn random_node(rng: &mut Rng) -> Node {
 fn live_dump_matches_on_generated_combinations() {
     let Some(bin) = containerd_bin() else { return skip_loudly("live_dump_matches_on_generated_combinations") };
     let version = binary_version(&bin).expect("containerd --version");
-    let mut rng = Rng(0x6770_756c_6162);
+    // The fixed seed and count; `GPULAB_LIVE_SEED` / `GPULAB_LIVE_N` explore further.
+    let seed = std::env::var("GPULAB_LIVE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x6770_756c_6162);
+    let n: usize = std::env::var("GPULAB_LIVE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
+    let mut rng = Rng(seed);
     let mut failures = Vec::new();
-    const N: usize = 240;
-    for i in 0..N {
+    for i in 0..n {
         let node = random_node(&mut rng);
         if let Some(d) = compare_dump(&bin, &version, &node, &format!("combination #{i}")) {
             failures.push(d);
         }
     }
     let summary: Vec<String> = failures.iter().map(|f| f.lines().take(3).collect::<Vec<_>>().join(" | ")).collect();
-    assert!(failures.is_empty(), "{} of {N} differ:\n{}\nfirst in full:\n{}", failures.len(), summary.join("\n"), failures.first().map_or("", String::as_str));
-    eprintln!("live parity ({version}): {N} generated combinations, 0 differences");
+    assert!(failures.is_empty(), "{} of {n} differ:\n{}\nfirst in full:\n{}", failures.len(), summary.join("\n"), failures.first().map_or("", String::as_str));
+    eprintln!("live parity ({version}): {n} generated combinations (seed {seed}), 0 differences");
 }
 
 // ---- daemon ----------------------------------------------------------------------------

@@ -265,12 +265,28 @@ pub fn go_value(n: &Node) -> String {
         Value::Integer(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
         Value::Boolean(b) => b.to_string(),
-        Value::Datetime(d) => d.clone(),
+        Value::Datetime(d) => go_time(d),
         Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
         Value::Table(t) => {
             format!("map[{}]", t.entries.iter().map(|(k, v)| format!("{k}:{}", go_value(v))).collect::<Vec<_>>().join(" "))
         }
     }
+}
+
+/// An offset datetime as Go's `time.Time.String()` prints it
+/// (`1979-05-27 07:32:00 +0000 UTC`); other datetimes as written.
+fn go_time(d: &str) -> String {
+    let Some((date, rest)) = d.split_once(['T', 't', ' ']) else { return d.to_string() };
+    let (time, zone) = if let Some(t) = rest.strip_suffix(['Z', 'z']) {
+        (t, "+0000 UTC".to_string())
+    } else if let Some(i) = rest.rfind(['+', '-']).filter(|i| *i >= 8) {
+        let (t, off) = rest.split_at(i);
+        let off = off.replace(':', "");
+        (t, format!("{off} {off}"))
+    } else {
+        return d.to_string();
+    };
+    format!("{date} {time} {zone}")
 }
 
 /// Does `value` fit a field whose default is `default`? (go-toml converts int→int,
@@ -292,6 +308,8 @@ pub fn type_error(version: &Version, value: &Node, want: &str, in_plugin: bool) 
     let (line, col) = value.origin.as_ref().map_or((1, 1), |o| (o.line, o.column));
     let message = if version.is_1x() {
         let prefix = if in_plugin { String::new() } else { "failed to unmarshal TOML: ".to_string() };
+        // go-toml v1 words every array-into-non-slice failure this way.
+        let want = if matches!(value.value, Value::Array(_)) { "a slice" } else { want };
         format!("{prefix}({line}, {col}): Can't convert {}({}) to {want}", go_value(value), value.type_name())
     } else {
         format!("failed to unmarshal TOML at row {line} column {col}: toml: cannot decode TOML {} into a Go value of type {want}", toml_type(value))
