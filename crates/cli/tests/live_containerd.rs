@@ -342,6 +342,11 @@ fn random_file(rng: &mut Rng, is_main: bool, imports: &[String]) -> String {
         20 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  Nested = {{ a = 1, b = [\"x\"] }}\n  Weights = [1.5, 2.0]\n")),
         21 => s.push_str("[plugins.\"io.containerd.gc.v1.scheduler\"]\n  pause_threshold = 1\n"),
         22 => s.push_str("imports = [\"/etc/containerd/conf.d/[\"]\n"),
+        // The syntax errors learners make most.
+        23 => s.push_str("sandbox = runc\n"),
+        24 => s.push_str("  [plugins.\"io.containerd.grpc.v1.cri\"\n"),
+        25 => s.push_str("x = 'unclosed\n"),
+        26 => s.push_str("key \"no equals\"\n"),
         _ => {}
     }
     s

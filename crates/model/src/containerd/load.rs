@@ -205,6 +205,40 @@ fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, Load
     parse(path, bytes).map_err(|e| syntax_error(version, path, &e))
 }
 
+/// go-toml v1's wording and position for the syntax errors learners make most
+/// (checked against Debian's 1.6.20); anything else keeps `toml_edit`'s text.
+fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
+    let line_text = e.line_text.as_str();
+    let char_at = |col: u32| line_text.chars().nth(col.saturating_sub(1) as usize);
+    if message.starts_with("string values must be quoted") {
+        let c = char_at(e.column).map_or(String::new(), |c| c.to_string());
+        return (e.line, e.column, format!("no value can start with {c}"));
+    }
+    if message.starts_with("unclosed table") {
+        let indent = line_text.chars().take_while(|c| c.is_whitespace()).count();
+        return (e.line, to_u32(indent) + 2, "unexpected token unclosed table key, was expecting a table key".into());
+    }
+    if message.starts_with("invalid literal string") {
+        let upto: String = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
+        let quote = upto.rfind('\'').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
+        return (e.line, to_u32(quote) + 2, "unclosed string".into());
+    }
+    if message.starts_with("unclosed array") {
+        return (e.line + 1, 1, "unterminated array".into());
+    }
+    if message.starts_with("unclosed inline table") {
+        return (e.line + 1, 1, "unterminated inline table".into());
+    }
+    if message.starts_with("key with no value") {
+        return (e.line, e.column, "was expecting token =, but got keys cannot contain new lines instead".into());
+    }
+    (e.line, e.column, message.to_string())
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
     let at = Some(Origin { file: path.to_string(), line: e.line, column: e.column });
     let code = LoadErrorCode::Syntax;
@@ -216,7 +250,7 @@ fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
             ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
             ParseErrorKind::DuplicateKey { name } => (e.line, 1, format!("The following key was defined twice: {name}")),
             ParseErrorKind::InvalidUtf8 => (e.line, e.column, "invalid UTF-8".to_string()),
-            ParseErrorKind::Other { message } => (e.line, e.column, message.clone()),
+            ParseErrorKind::Other { message } => go_toml_v1_syntax(e, message),
         };
         return LoadError { message: format!("failed to load TOML: {path}: ({line}, {col}): {text}"), code, at, dump_ignores: false, log: None };
     }

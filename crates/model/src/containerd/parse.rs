@@ -13,6 +13,8 @@ pub struct ParseError {
     pub line: u32,
     pub column: u32,
     pub kind: ParseErrorKind,
+    /// The text of the error's line (for wording errors the way go-toml does).
+    pub line_text: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +73,8 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Table, ParseError> {
             let good = bytes.get(..e.valid_up_to()).unwrap_or(&[]);
             let good = String::from_utf8_lossy(good);
             let (line, column) = LineIndex::new(&good).position(good.len());
-            return Err(ParseError { line, column, kind: ParseErrorKind::InvalidUtf8 });
+            let line_text = good.lines().last().unwrap_or("").to_string();
+            return Err(ParseError { line, column, kind: ParseErrorKind::InvalidUtf8, line_text });
         }
     };
     let index = LineIndex::new(text);
@@ -103,7 +106,7 @@ fn classify(index: &LineIndex<'_>, err: &toml_edit::TomlError) -> ParseError {
     } else {
         ParseErrorKind::Other { message }
     };
-    ParseError { line, column, kind }
+    ParseError { line, column, kind, line_text: index.line_text(line).to_string() }
 }
 
 struct Converter<'a> {
