@@ -12,6 +12,9 @@ use super::report::CaseResult;
 pub fn run_unit(unit: &Unit) -> Vec<CaseResult> {
     match unit {
         Unit::Json { path, area, doc } => match area.as_str() {
+            "daemonset_node_should_run" => super::daemonset_node_should_run::run(path, doc),
+            "daemonset_rolling_update" => super::daemonset_rolling_update::run(path, doc),
+            "rollout_status" => super::rollout_status::run(path, doc),
             _ => not_implemented_json(path, area, doc),
         },
         Unit::ContainerdCase { path } => not_implemented_dir(path, "containerd"),

@@ -10,10 +10,17 @@
 //! - [`discover`]: which golden units a path holds (JSON files, case directories).
 //! - [`areas`]: the registry of area runners.
 //! - [`report`]: the per-case result type and how results are printed.
+//! - [`k8s_objects`]: reading golden Kubernetes objects into k8s-openapi types.
+//! - Area runners: [`daemonset_node_should_run`], [`daemonset_rolling_update`],
+//!   [`rollout_status`].
 
 pub mod areas;
+pub mod daemonset_node_should_run;
+pub mod daemonset_rolling_update;
 pub mod discover;
+pub mod k8s_objects;
 pub mod report;
+pub mod rollout_status;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,80 @@
+//! Kubernetes events as the lab records them: type, reason, message, the component
+//! that reported them, the object they are about, and the correlator's aggregation
+//! (an identical event bumps `count` and `lastTimestamp` instead of adding a row, which
+//! is what `kubectl describe` shows as `(x93 over 24m)`).
+
+use serde::Serialize;
+
+/// Which component reported an event (`source.component`).
+pub const DAEMONSET_CONTROLLER: &str = "daemonset-controller";
+pub const KUBELET: &str = "kubelet";
+pub const DEFAULT_SCHEDULER: &str = "default-scheduler";
+
+/// Reasons the lab's components emit (upstream constants).
+pub mod reason {
+    pub const SUCCESSFUL_CREATE: &str = "SuccessfulCreate";
+    pub const SUCCESSFUL_DELETE: &str = "SuccessfulDelete";
+    pub const FAILED_CREATE: &str = "FailedCreate";
+    pub const FAILED_DAEMON_POD: &str = "FailedDaemonPod";
+    pub const SUCCEEDED_DAEMON_POD: &str = "SucceededDaemonPod";
+    pub const SELECTING_ALL: &str = "SelectingAll";
+    pub const FAILED_CREATE_POD_SANDBOX: &str = "FailedCreatePodSandBox";
+    pub const SCHEDULED: &str = "Scheduled";
+    pub const PULLED: &str = "Pulled";
+    pub const CREATED: &str = "Created";
+    pub const STARTED: &str = "Started";
+    pub const KILLING: &str = "Killing";
+}
+
+/// One (aggregated) event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    /// `Normal` or `Warning`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub reason: String,
+    pub message: String,
+    /// `source.component`.
+    pub source: String,
+    /// `Kind/name` of the involved object, e.g. `Pod/nvidia-device-plugin-daemonset-x7k2p`.
+    pub involved_object: String,
+    pub first_timestamp: i64,
+    pub last_timestamp: i64,
+    pub count: u32,
+}
+
+/// The event log with the correlator's aggregation of identical events.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct EventLog {
+    pub events: Vec<Event>,
+}
+
+impl EventLog {
+    /// Records an event at `now`; an identical one (same object, source, type,
+    /// reason and message) is counted instead of repeated.
+    pub fn record(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
+        if let Some(e) = self.events.iter_mut().rev().find(|e| {
+            e.involved_object == object && e.source == source && e.type_ == type_ && e.reason == reason && e.message == message
+        }) {
+            e.count += 1;
+            e.last_timestamp = now;
+            return;
+        }
+        self.events.push(Event {
+            type_: type_.to_string(),
+            reason: reason.to_string(),
+            message,
+            source: source.to_string(),
+            involved_object: object,
+            first_timestamp: now,
+            last_timestamp: now,
+            count: 1,
+        });
+    }
+
+    /// Events about one object, oldest first (as `kubectl describe` lists them).
+    pub fn about<'a>(&'a self, object: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
+        self.events.iter().filter(move |e| e.involved_object == object)
+    }
+}
