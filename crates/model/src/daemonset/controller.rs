@@ -50,6 +50,9 @@ pub enum NodeOrder {
     Listed,
     /// A new seeded shuffle on every sync, like Go's randomised map iteration.
     Seeded(u64),
+    /// These nodes first, in this order, then the rest in list order: pins one of the
+    /// orders Go may pick (e.g. "the broken node's turn comes first").
+    Fixed(Vec<String>),
 }
 
 /// The pod admission the lab models when the controller creates a pod.
@@ -118,7 +121,7 @@ impl DaemonSetsController {
     pub fn new(ds: DaemonSet, nodes: Vec<Node>, node_order: NodeOrder, seed: u64) -> Self {
         let rng_seed = match node_order {
             NodeOrder::Seeded(s) => s ^ seed.rotate_left(32),
-            NodeOrder::Listed => seed,
+            NodeOrder::Listed | NodeOrder::Fixed(_) => seed,
         };
         DaemonSetsController {
             ds,
@@ -319,12 +322,19 @@ impl DaemonSetsController {
     /// Ranks for visiting nodes in [`NodeOrder`]; drawn anew every sync when seeded.
     fn node_ranks(&mut self) -> HashMap<String, u64> {
         let mut ranks = HashMap::with_capacity(self.nodes.len());
+        let first: HashMap<&str, u64> = match &self.node_order {
+            NodeOrder::Fixed(names) => names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u64)).collect(),
+            _ => HashMap::new(),
+        };
+        let offset = first.len() as u64;
         for (i, node) in self.nodes.iter().enumerate() {
+            let name = node.metadata.name.clone().unwrap_or_default();
             let rank = match self.node_order {
                 NodeOrder::Listed => i as u64,
                 NodeOrder::Seeded(_) => self.rng.next_u64() >> 1,
+                NodeOrder::Fixed(_) => first.get(name.as_str()).copied().unwrap_or(offset + i as u64),
             };
-            ranks.insert(node.metadata.name.clone().unwrap_or_default(), rank);
+            ranks.insert(name, rank);
         }
         ranks
     }

@@ -73,6 +73,33 @@ impl EventLog {
         });
     }
 
+    /// The kubelet's repeated errors whose text changes every time (containerd 2.x puts
+    /// a new sandbox id in each): like client-go's `EventAggregator` (10 similar events
+    /// within 10 minutes), the first ten distinct messages stay separate rows and the
+    /// rest fold into one `(combined from similar events): …` row, which keeps counting
+    /// and shows the latest message.
+    pub fn record_similar(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
+        const COMBINED: &str = "(combined from similar events): ";
+        let similar = |e: &&mut Event| e.involved_object == object && e.source == source && e.type_ == type_ && e.reason == reason;
+        if let Some(e) = self.events.iter_mut().rev().find(|e| similar(e) && e.message.starts_with(COMBINED)) {
+            e.count += 1;
+            e.last_timestamp = now;
+            e.message = format!("{COMBINED}{message}");
+            return;
+        }
+        let recent = self
+            .events
+            .iter()
+            .filter(|e| e.involved_object == object && e.source == source && e.type_ == type_ && e.reason == reason)
+            .filter(|e| e.last_timestamp >= now - 600)
+            .count();
+        if recent >= 10 && !self.events.iter().any(|e| e.involved_object == object && e.reason == reason && e.message == message) {
+            self.record(now, object, source, type_, reason, format!("{COMBINED}{message}"));
+        } else {
+            self.record(now, object, source, type_, reason, message);
+        }
+    }
+
     /// Events about one object, oldest first (as `kubectl describe` lists them).
     pub fn about<'a>(&'a self, object: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
         self.events.iter().filter(move |e| e.involved_object == object)

@@ -13,17 +13,26 @@
 //!   events, status.
 //! - [`events`]: events with the correlator's `(xN over …)` aggregation.
 //! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
+//! - [`rollout`]: the round loop a learner watches — controller sync, binding, each
+//!   node's kubelet and containerd (the sandbox error), stall detection.
+//! - [`diagnosis`]: which node holds a stalled rollout and the cause chain down to
+//!   the root, each link with its evidence.
+//! - [`seed`]: manifests from YAML, and the lab's own incident (3 GPU nodes, one
+//!   containerd never restarted after the NVIDIA drop-in).
 //! - [`rng`]: the seeded generator for what upstream leaves to chance.
 //!
 //! **Architecture Invariant:** pure and deterministic: time is a value (`now`, unix
 //! seconds) and the Go-map node order is an input ([`NodeOrder`]).
 
 pub mod controller;
+pub mod diagnosis;
 pub mod events;
 pub mod kubectl;
 pub mod pod;
 pub mod predicates;
 pub mod rng;
+pub mod rollout;
+pub mod seed;
 pub mod update;
 
 pub use controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
