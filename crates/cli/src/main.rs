@@ -8,11 +8,15 @@
 //! - [`output`]: text or `--output json`.
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
+//! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
+//! - [`report`]: `gpulab report` — the incident report of a rollout run.
 
 mod cli;
 mod exit;
 mod goldens;
 mod output;
+mod report;
+mod rollout;
 
 use clap::Parser;
 
@@ -20,6 +24,8 @@ fn main() {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Goldens(args) => goldens::run(&args.paths, cli.output),
+        cli::Command::Rollout(args) => rollout::run(&args, cli.output),
+        cli::Command::Report(args) => report::run(&args, cli.output),
     };
     std::process::exit(code.into());
 }

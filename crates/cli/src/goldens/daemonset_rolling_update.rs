@@ -120,7 +120,9 @@ fn expect_sync(ctl: &mut DaemonSetsController, expect: &Value, what: &str) -> Re
 
 /// The pods a `which` phrase selects (the closures upstream's test passes to
 /// `setPodReadiness`).
-fn pod_filter(ctl: &mut DaemonSetsController, which: &str) -> Result<Box<dyn Fn(&Pod) -> bool>, String> {
+type PodFilter = Box<dyn Fn(&Pod) -> bool>;
+
+fn pod_filter(ctl: &mut DaemonSetsController, which: &str) -> Result<PodFilter, String> {
     let hash = ctl.current_hash();
     if which == "all" {
         return Ok(Box::new(|_| true));

@@ -76,7 +76,8 @@ pub struct SyncResult {
     pub created: Vec<(String, String)>,
     /// Creations the API server refused, `(node, error)`.
     pub failed_creates: Vec<(String, String)>,
-    pub deleted: Vec<String>,
+    /// Pods deleted, `(pod, node)`.
+    pub deleted: Vec<(String, String)>,
     /// Events the controller itself recorded this sync (not the pod control's
     /// SuccessfulCreate/SuccessfulDelete/FailedCreate) — what upstream's tests count.
     pub controller_events: usize,
@@ -407,9 +408,9 @@ impl DaemonSetsController {
             pos = next_pos;
         }
         for name in to_delete.iter().take(delete_diff) {
-            if self.pods.remove(name).is_some() {
+            if let Some(pod) = self.pods.remove(name) {
                 self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_DELETE, format!("Deleted pod: {name}"));
-                result.deleted.push(name.clone());
+                result.deleted.push((name.clone(), get_target_node_name(&pod).unwrap_or("").to_string()));
             }
         }
     }

@@ -19,6 +19,7 @@
 //!   the root, each link with its evidence.
 //! - [`seed`]: manifests from YAML, and the lab's own incident (3 GPU nodes, one
 //!   containerd never restarted after the NVIDIA drop-in).
+//! - [`text`]: Korean and English sentences for the diagnosis codes.
 //! - [`rng`]: the seeded generator for what upstream leaves to chance.
 //!
 //! **Architecture Invariant:** pure and deterministic: time is a value (`now`, unix
@@ -33,6 +34,7 @@ pub mod predicates;
 pub mod rng;
 pub mod rollout;
 pub mod seed;
+pub mod text;
 pub mod update;
 
 pub use controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};

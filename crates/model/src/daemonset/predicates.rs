@@ -286,12 +286,13 @@ mod tests {
     }
 
     fn ds(spec: PodSpec) -> DaemonSet {
-        let mut ds = DaemonSet::default();
-        ds.spec = Some(k8s_openapi::api::apps::v1::DaemonSetSpec {
-            template: k8s_openapi::api::core::v1::PodTemplateSpec { metadata: None, spec: Some(spec) },
+        DaemonSet {
+            spec: Some(k8s_openapi::api::apps::v1::DaemonSetSpec {
+                template: k8s_openapi::api::core::v1::PodTemplateSpec { metadata: None, spec: Some(spec) },
+                ..Default::default()
+            }),
             ..Default::default()
-        });
-        ds
+        }
     }
 
     fn taint(key: &str, effect: &str) -> Taint {
