@@ -14,6 +14,7 @@
 //! `manage`, on the pods `manage` left), and `observedGeneration` follows `generation`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, DaemonSetStatus};
 use k8s_openapi::api::core::v1::{
@@ -31,8 +32,8 @@ use super::pod::{
 use super::predicates::{add_or_update_daemon_pod_tolerations, DaemonPodPredicates, NODE_FIELD_SELECTOR_KEY_NODE_NAME};
 use super::rng::SplitMix64;
 use super::update::{
-    allows_surge, cleanup_history, construct_history, min_ready_seconds, rolling_update, strategy_type,
-    updated_desired_node_counts, RollingUpdateDecision, RollingUpdateInput,
+    allows_surge, cleanup_history, construct_history, desired_node_counts, min_ready_seconds, rolling_update,
+    strategy_type, RollingUpdateDecision, RollingUpdateInput,
 };
 
 /// `BurstReplicas`: at most this many creations and deletions per sync.
@@ -114,6 +115,8 @@ pub struct DaemonSetsController {
     pub admission: Admission,
     rng: SplitMix64,
     syncs: u64,
+    /// Events the controller recorded itself (see [`SyncResult::controller_events`]).
+    own_events: usize,
 }
 
 impl DaemonSetsController {
@@ -136,6 +139,7 @@ impl DaemonSetsController {
             admission: Admission::default(),
             rng: SplitMix64::new(rng_seed),
             syncs: 0,
+            own_events: 0,
         }
     }
 
@@ -168,7 +172,7 @@ impl DaemonSetsController {
     pub fn sync(&mut self) -> SyncResult {
         self.syncs += 1;
         let mut result = SyncResult { sync: self.syncs, now: self.now, ..SyncResult::default() };
-        let events_before = self.controller_event_total();
+        let events_before = self.own_events;
         let selects_all = self
             .ds
             .spec
@@ -178,7 +182,8 @@ impl DaemonSetsController {
             let object = format!("DaemonSet/{}", self.name());
             self.events.record(self.now, object, DAEMONSET_CONTROLLER, "Warning", reason::SELECTING_ALL,
                 "This daemon set is selecting all pods. A non-empty selector is required.".into());
-            result.controller_events = self.controller_event_total() - events_before;
+            self.own_events += 1;
+            result.controller_events = self.own_events - events_before;
             result.status = self.ds.status.clone().unwrap_or_default();
             return result;
         }
@@ -200,34 +205,13 @@ impl DaemonSetsController {
         }
         cleanup_history(&self.ds, &hash, &mut self.revisions, self.pods.values());
         result.status = self.update_daemon_set_status(&should, &hash);
-        result.controller_events = self.controller_event_total() - events_before;
+        result.controller_events = self.own_events - events_before;
         result
     }
 
-    fn controller_event_total(&self) -> usize {
-        self.events
-            .events
-            .iter()
-            .filter(|e| {
-                e.source == DAEMONSET_CONTROLLER
-                    && matches!(e.reason.as_str(), reason::FAILED_DAEMON_POD | reason::SUCCEEDED_DAEMON_POD | reason::SELECTING_ALL)
-            })
-            .map(|e| e.count as usize)
-            .sum()
-    }
-
     /// `getNodesToDaemonPods(ds, includeDeletedTerminal=false)`.
-    pub fn node_to_daemon_pods(&self) -> BTreeMap<&str, Vec<&Pod>> {
-        let mut map: BTreeMap<&str, Vec<&Pod>> = BTreeMap::new();
-        for pod in self.pods.values() {
-            if is_pod_terminal(pod) && pod.metadata.deletion_timestamp.is_some() {
-                continue;
-            }
-            if let Some(node) = get_target_node_name(pod) {
-                map.entry(node).or_default().push(pod);
-            }
-        }
-        map
+    pub fn node_to_daemon_pods(&self) -> NodePods<'_> {
+        NodePods::new(&self.nodes, self.pods.values())
     }
 
     /// `manage` + `podsShouldBeOnNode` + `getUnscheduledPodsWithoutNode`: what to delete
@@ -241,9 +225,9 @@ impl DaemonSetsController {
         let mut failed_events = Vec::new();
         {
             let map = self.node_to_daemon_pods();
-            for (node, &(should_run, should_continue)) in self.nodes.iter().zip(should) {
+            for (i, (node, &(should_run, should_continue))) in self.nodes.iter().zip(should).enumerate() {
                 let node_name = node.metadata.name.as_deref().unwrap_or("");
-                let pods = map.get(node_name);
+                let pods = Some(map.of(i)).filter(|p| !p.is_empty());
                 match pods {
                     None if should_run => nodes_needing.push(node_name.to_string()),
                     _ if should_continue => {
@@ -306,36 +290,33 @@ impl DaemonSetsController {
                 }
             }
             // Unscheduled pods whose target node no longer exists.
-            let listed: BTreeSet<&str> = self.nodes.iter().filter_map(|n| n.metadata.name.as_deref()).collect();
-            for (node, pods) in &map {
-                if !listed.contains(node) {
-                    to_delete.extend(pods.iter().filter(|p| super::pod::pod_node_name(p).is_empty()).map(|p| pod_name(p).to_string()));
-                }
+            for pods in map.orphans.values() {
+                to_delete.extend(pods.iter().filter(|p| super::pod::pod_node_name(p).is_empty()).map(|p| pod_name(p).to_string()));
             }
         }
         let object = format!("DaemonSet/{}", self.name());
         for (type_, why, message) in failed_events {
             self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, type_, why, message);
+            self.own_events += 1;
         }
         (to_delete, nodes_needing)
     }
 
-    /// Ranks for visiting nodes in [`NodeOrder`]; drawn anew every sync when seeded.
-    fn node_ranks(&mut self) -> HashMap<String, u64> {
-        let mut ranks = HashMap::with_capacity(self.nodes.len());
+    /// Ranks (by node index) for visiting nodes in [`NodeOrder`]; drawn anew every
+    /// sync when seeded.
+    fn node_ranks(&mut self) -> Vec<u64> {
         let first: HashMap<&str, u64> = match &self.node_order {
             NodeOrder::Fixed(names) => names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u64)).collect(),
             _ => HashMap::new(),
         };
         let offset = first.len() as u64;
+        let mut ranks = Vec::with_capacity(self.nodes.len());
         for (i, node) in self.nodes.iter().enumerate() {
-            let name = node.metadata.name.clone().unwrap_or_default();
-            let rank = match self.node_order {
+            ranks.push(match self.node_order {
                 NodeOrder::Listed => i as u64,
                 NodeOrder::Seeded(_) => self.rng.next_u64() >> 1,
-                NodeOrder::Fixed(_) => first.get(name.as_str()).copied().unwrap_or(offset + i as u64),
-            };
-            ranks.insert(name, rank);
+                NodeOrder::Fixed(_) => first.get(node.metadata.name.as_deref().unwrap_or("")).copied().unwrap_or(offset + i as u64),
+            });
         }
         ranks
     }
@@ -343,26 +324,28 @@ impl DaemonSetsController {
     fn rolling_update_plan(&mut self, should: &[(bool, bool)], hash: &str) -> Result<RollingUpdateDecision, String> {
         let ranks = self.node_ranks();
         let generation = self.template_generation();
+        let map = self.node_to_daemon_pods();
+        let desired = should.iter().filter(|(run, _)| *run).count();
+        let counts = desired_node_counts(&self.ds, desired)?;
+        // The map upstream ranges over: nodes with pods, and (from
+        // updatedDesiredNodeCounts) every node that should run one.
+        let mut ranked: Vec<(u64, &str, &[&Pod])> = Vec::with_capacity(self.nodes.len() + map.orphans.len());
+        for (i, (node, &(run, _))) in self.nodes.iter().zip(should).enumerate() {
+            let pods = map.of(i);
+            if run || !pods.is_empty() {
+                ranked.push((ranks.get(i).copied().unwrap_or(u64::MAX), node.metadata.name.as_deref().unwrap_or(""), pods));
+            }
+        }
+        for (node, pods) in &map.orphans {
+            ranked.push((u64::MAX, node, pods.as_slice()));
+        }
+        ranked.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let should_run: HashMap<&str, bool> = self
             .nodes
             .iter()
             .zip(should)
             .map(|(n, &(run, _))| (n.metadata.name.as_deref().unwrap_or(""), run))
             .collect();
-        let mut map: BTreeMap<String, Vec<&Pod>> = self
-            .node_to_daemon_pods()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let should_run_nodes = self
-            .nodes
-            .iter()
-            .zip(should)
-            .filter(|(_, &(run, _))| run)
-            .map(|(n, _)| n.metadata.name.clone().unwrap_or_default());
-        let counts = updated_desired_node_counts(&self.ds, should_run_nodes, &mut map)?;
-        let mut ordered: Vec<(&str, Vec<&Pod>)> = map.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-        ordered.sort_by_key(|(k, _)| (ranks.get(*k).copied().unwrap_or(u64::MAX), *k));
         let lookup = |n: &str| should_run.get(n).copied().unwrap_or(false);
         let input = RollingUpdateInput {
             ds: &self.ds,
@@ -370,7 +353,7 @@ impl DaemonSetsController {
             generation,
             now: self.now,
             counts,
-            node_to_daemon_pods: ordered,
+            node_to_daemon_pods: ranked.into_iter().map(|(_, k, v)| (k, v)).collect(),
             should_run: &lookup,
         };
         Ok(rolling_update(&input))
@@ -499,8 +482,8 @@ impl DaemonSetsController {
         let (mut desired, mut current, mut misscheduled, mut ready, mut updated, mut available) = (0, 0, 0, 0, 0, 0);
         {
             let map = self.node_to_daemon_pods();
-            for (node, &(should_run, _)) in self.nodes.iter().zip(should) {
-                let pods = map.get(node.metadata.name.as_deref().unwrap_or("")).filter(|p| !p.is_empty());
+            for (i, &(should_run, _)) in should.iter().enumerate() {
+                let pods = Some(map.of(i)).filter(|p| !p.is_empty());
                 match (should_run, pods) {
                     (true, None) => desired += 1,
                     (true, Some(pods)) => {
@@ -564,4 +547,51 @@ pub fn replace_daemon_set_pod_node_name_node_affinity(affinity: Option<Affinity>
         }
     }
     affinity
+}
+
+/// `getNodesToDaemonPods`, laid out for a 5,000-node cluster: the pods of node `i`
+/// of the node list are `of(i)`; pods whose target node is not in the list are in
+/// `orphans`, by node name.
+pub struct NodePods<'a> {
+    ranges: Vec<Range<usize>>,
+    flat: Vec<&'a Pod>,
+    pub orphans: BTreeMap<&'a str, Vec<&'a Pod>>,
+}
+
+impl<'a> NodePods<'a> {
+    /// Groups `pods` (terminal pods being deleted are left out) by target node.
+    pub fn new(nodes: &'a [Node], pods: impl Iterator<Item = &'a Pod>) -> Self {
+        let index: HashMap<&str, usize> =
+            nodes.iter().enumerate().map(|(i, n)| (n.metadata.name.as_deref().unwrap_or(""), i)).collect();
+        let mut keyed: Vec<(usize, &'a Pod)> = Vec::new();
+        let mut orphans: BTreeMap<&'a str, Vec<&'a Pod>> = BTreeMap::new();
+        for pod in pods {
+            if is_pod_terminal(pod) && pod.metadata.deletion_timestamp.is_some() {
+                continue;
+            }
+            let Some(node) = get_target_node_name(pod) else { continue };
+            match index.get(node) {
+                Some(&i) => keyed.push((i, pod)),
+                None => orphans.entry(node).or_default().push(pod),
+            }
+        }
+        // Stable: pods keep the store's (name) order within a node.
+        keyed.sort_by_key(|(i, _)| *i);
+        let mut ranges = vec![0..0; nodes.len()];
+        let mut start = 0;
+        while start < keyed.len() {
+            let node = keyed.get(start).map_or(0, |(i, _)| *i);
+            let end = keyed.iter().skip(start).position(|(i, _)| *i != node).map_or(keyed.len(), |p| start + p);
+            if let Some(r) = ranges.get_mut(node) {
+                *r = start..end;
+            }
+            start = end;
+        }
+        NodePods { ranges, flat: keyed.into_iter().map(|(_, p)| p).collect(), orphans }
+    }
+
+    /// The daemon pods of node `i` of the node list.
+    pub fn of(&self, i: usize) -> &[&'a Pod] {
+        self.ranges.get(i).and_then(|r| self.flat.get(r.clone())).unwrap_or(&[])
+    }
 }

@@ -3,6 +3,8 @@
 //! (an identical event bumps `count` and `lastTimestamp` instead of adding a row, which
 //! is what `kubectl describe` shows as `(x93 over 24m)`).
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 /// Which component reported an event (`source.component`).
@@ -48,19 +50,32 @@ pub struct Event {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EventLog {
     pub events: Vec<Event>,
+    /// Exact key → index, so recording stays O(1) with tens of thousands of events.
+    #[serde(skip)]
+    exact: HashMap<String, usize>,
+    /// Similar key (no message) → indices, for [`EventLog::record_similar`].
+    #[serde(skip)]
+    similar: HashMap<String, Vec<usize>>,
+}
+
+fn similar_key(object: &str, source: &str, type_: &str, reason: &str) -> String {
+    format!("{object}\u{0}{source}\u{0}{type_}\u{0}{reason}")
 }
 
 impl EventLog {
     /// Records an event at `now`; an identical one (same object, source, type,
     /// reason and message) is counted instead of repeated.
     pub fn record(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
-        if let Some(e) = self.events.iter_mut().rev().find(|e| {
-            e.involved_object == object && e.source == source && e.type_ == type_ && e.reason == reason && e.message == message
-        }) {
+        let similar = similar_key(&object, source, type_, reason);
+        let exact = format!("{similar}\u{0}{message}");
+        if let Some(e) = self.exact.get(&exact).and_then(|&i| self.events.get_mut(i)) {
             e.count += 1;
             e.last_timestamp = now;
             return;
         }
+        let index = self.events.len();
+        self.exact.insert(exact, index);
+        self.similar.entry(similar).or_default().push(index);
         self.events.push(Event {
             type_: type_.to_string(),
             reason: reason.to_string(),
@@ -80,20 +95,18 @@ impl EventLog {
     /// and shows the latest message.
     pub fn record_similar(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
         const COMBINED: &str = "(combined from similar events): ";
-        let similar = |e: &&mut Event| e.involved_object == object && e.source == source && e.type_ == type_ && e.reason == reason;
-        if let Some(e) = self.events.iter_mut().rev().find(|e| similar(e) && e.message.starts_with(COMBINED)) {
+        let key = similar_key(&object, source, type_, reason);
+        let indices = self.similar.get(&key).cloned().unwrap_or_default();
+        let combined = indices.iter().copied().find(|&i| self.events.get(i).is_some_and(|e| e.message.starts_with(COMBINED)));
+        if let Some(e) = combined.and_then(|i| self.events.get_mut(i)) {
             e.count += 1;
             e.last_timestamp = now;
             e.message = format!("{COMBINED}{message}");
             return;
         }
-        let recent = self
-            .events
-            .iter()
-            .filter(|e| e.involved_object == object && e.source == source && e.type_ == type_ && e.reason == reason)
-            .filter(|e| e.last_timestamp >= now - 600)
-            .count();
-        if recent >= 10 && !self.events.iter().any(|e| e.involved_object == object && e.reason == reason && e.message == message) {
+        let recent = indices.iter().filter(|&&i| self.events.get(i).is_some_and(|e| e.last_timestamp >= now - 600)).count();
+        let exact_exists = self.exact.contains_key(&format!("{key}\u{0}{message}"));
+        if recent >= 10 && !exact_exists {
             self.record(now, object, source, type_, reason, format!("{COMBINED}{message}"));
         } else {
             self.record(now, object, source, type_, reason, message);
@@ -103,5 +116,10 @@ impl EventLog {
     /// Events about one object, oldest first (as `kubectl describe` lists them).
     pub fn about<'a>(&'a self, object: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
         self.events.iter().filter(move |e| e.involved_object == object)
+    }
+
+    /// Events of one component and reason (e.g. the controller's own), counted with repeats.
+    pub fn count(&self, source: &str, reasons: &[&str]) -> usize {
+        self.events.iter().filter(|e| e.source == source && reasons.contains(&e.reason.as_str())).map(|e| e.count as usize).sum()
     }
 }

@@ -68,10 +68,11 @@ pub fn is_pod_available(pod: &Pod, min_ready_seconds: i32, now: i64) -> bool {
 /// `util.IsPodUpdated`: the pod's hash label is the current revision's, or its
 /// `pod-template-generation` label is the DaemonSet's template generation.
 pub fn is_pod_updated(pod: &Pod, hash: &str, template_generation: Option<i64>) -> bool {
-    let template_matches = template_generation
-        .is_some_and(|g| pod_label(pod, POD_TEMPLATE_GENERATION_LABEL) == Some(g.to_string().as_str()));
     let hash_matches = !hash.is_empty() && pod_label(pod, CONTROLLER_REVISION_HASH_LABEL) == Some(hash);
-    hash_matches || template_matches
+    hash_matches
+        || template_generation.is_some_and(|g| {
+            pod_label(pod, POD_TEMPLATE_GENERATION_LABEL).is_some_and(|l| l.parse::<i64>().ok() == Some(g) && l == g.to_string())
+        })
 }
 
 /// `util.GetTargetNodeName`: `spec.nodeName`, else the single `metadata.name In [..]`

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
 use super::events::{reason, DEFAULT_SCHEDULER, KUBELET};
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
-use super::pod::{get_target_node_name, is_pod_ready, pod_name, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
+use super::pod::{get_target_node_name, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
 use super::rng::SplitMix64;
 use crate::Span;
 
@@ -125,6 +125,8 @@ pub struct Rollout {
     pub rounds: Vec<RoundRecord>,
     rng: SplitMix64,
     ip_counter: u32,
+    /// Bound pods the kubelet has not started yet (so a pass is not a scan of every pod).
+    pending: BTreeSet<String>,
 }
 
 /// `SetDefaults_DaemonSet` for the fields the controller reads: RollingUpdate with
@@ -168,6 +170,7 @@ impl Rollout {
             rounds: Vec::new(),
             rng: SplitMix64::new(seed ^ 0x5eed),
             ip_counter: 0,
+            pending: BTreeSet::new(),
         }
     }
 
@@ -250,6 +253,7 @@ impl Rollout {
                 if let Some(spec) = p.spec.as_mut() {
                     spec.node_name = Some(node.clone());
                 }
+                self.pending.insert(pod.clone());
                 self.controller.events.record(now, format!("Pod/{pod}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
                     format!("Successfully assigned {namespace}/{pod} to {node}"));
             }
@@ -267,13 +271,9 @@ impl Rollout {
             .collect();
         let mut started = Vec::new();
         let mut failures = Vec::new();
-        let names: Vec<String> = self
-            .controller
-            .pods
-            .values()
-            .filter(|p| !pod_node_name(p).is_empty() && !is_pod_ready(p) && p.metadata.deletion_timestamp.is_none())
-            .map(|p| pod_name(p).to_string())
-            .collect();
+        let pods = &self.controller.pods;
+        self.pending.retain(|name| pods.get(name).is_some_and(|p| p.metadata.deletion_timestamp.is_none()));
+        let names: Vec<String> = self.pending.iter().cloned().collect();
         for name in names {
             let Some(pod) = self.controller.pods.get(&name) else { continue };
             let node = pod_node_name(pod).to_string();
@@ -309,6 +309,7 @@ impl Rollout {
                         mark_running(pod, now, ip);
                     }
                     self.controller.events.record(now, format!("Pod/{name}"), KUBELET, "Normal", reason::STARTED, "Started container".into());
+                    self.pending.remove(&name);
                     started.push(name);
                 }
             }

@@ -105,6 +105,11 @@ pub fn updated_desired_node_counts<T>(
         desired += 1;
         node_to_daemon_pods.entry(node).or_default();
     }
+    desired_node_counts(ds, desired)
+}
+
+/// The counting half of [`updated_desired_node_counts`], for a known desired count.
+pub fn desired_node_counts(ds: &DaemonSet, desired: usize) -> Result<DesiredNodeCounts, String> {
     let mut max_unavailable =
         unavailable_count(ds, desired).map_err(|e| format!("invalid value for MaxUnavailable: {e}"))?;
     let max_surge = surge_count(ds, desired).map_err(|e| format!("invalid value for MaxSurge: {e}"))?;
@@ -163,7 +168,7 @@ pub struct RollingUpdateInput<'a, 'p> {
     pub now: i64,
     pub counts: DesiredNodeCounts,
     /// `(node name, its daemon pods)` in visiting order (Go map order upstream).
-    pub node_to_daemon_pods: Vec<(&'a str, Vec<&'p Pod>)>,
+    pub node_to_daemon_pods: Vec<(&'a str, &'a [&'p Pod])>,
     /// Whether the node (by name) should run the pod; unknown nodes are `false`.
     pub should_run: &'a dyn Fn(&str) -> bool,
 }
@@ -183,7 +188,7 @@ pub fn rolling_update(input: &RollingUpdateInput<'_, '_>) -> RollingUpdateDecisi
     if counts.max_surge == 0 {
         let mut allowed_replacement_pods = Vec::new();
         let mut candidate_pods_to_delete = Vec::new();
-        for (node, pods) in &input.node_to_daemon_pods {
+        for &(node, pods) in &input.node_to_daemon_pods {
             let Some((new_pod, old_pod)) = find_updated_pods_on_node(pods, input.hash, input.generation) else {
                 d.num_unavailable += 1;
                 continue;
@@ -221,7 +226,7 @@ pub fn rolling_update(input: &RollingUpdateInput<'_, '_>) -> RollingUpdateDecisi
     let mut candidate_new_nodes = Vec::new();
     let mut allowed_new_nodes = Vec::new();
     let mut num_available = 0usize;
-    for (node, pods) in &input.node_to_daemon_pods {
+    for &(node, pods) in &input.node_to_daemon_pods {
         let Some((new_pod, old_pod)) = find_updated_pods_on_node(pods, input.hash, input.generation) else {
             d.num_surge += 1;
             continue;
