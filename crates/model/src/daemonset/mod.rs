@@ -17,6 +17,7 @@
 //!   node's kubelet and containerd (the sandbox error), stall detection.
 //! - [`diagnosis`]: which node holds a stalled rollout and the cause chain down to
 //!   the root, each link with its evidence.
+//! - [`report`]: the incident report (Markdown and JSON, Korean and English).
 //! - [`seed`]: manifests from YAML, and the lab's own incident (3 GPU nodes, one
 //!   containerd never restarted after the NVIDIA drop-in).
 //! - [`text`]: Korean and English sentences for the diagnosis codes.
@@ -31,6 +32,7 @@ pub mod events;
 pub mod kubectl;
 pub mod pod;
 pub mod predicates;
+pub mod report;
 pub mod rng;
 pub mod rollout;
 pub mod seed;
