@@ -106,3 +106,76 @@ fn views_at_the_stall() {
     assert!(pods.contains("0/1     ContainerCreating"), "{pods}");
     println!("{ds}\n{pods}");
 }
+
+/// `kubectl describe ds` at the stall: the counters and the controller's events.
+#[test]
+fn describe_ds_at_the_stall() {
+    use gpulab_model::daemonset::kubectl::describe_ds;
+    let r = stall(fixed(&[BROKEN_NODE]), 1);
+    let object = format!("DaemonSet/{DS}");
+    let events: Vec<_> = r.controller.events.about(&object).collect();
+    let text = describe_ds(&r.controller.ds, r.controller.pods.values(), &events, r.now());
+    for line in [
+        "Name:           nvidia-device-plugin-daemonset\n",
+        "Desired Number of Nodes Scheduled: 3\n",
+        "Number of Nodes Scheduled with Up-to-date Pods: 1\n",
+        "Number of Nodes Scheduled with Available Pods: 2\n",
+        "Pods Status:  2 Running / 1 Waiting / 0 Succeeded / 0 Failed\n",
+        "  Normal  SuccessfulDelete",
+        "  Normal  SuccessfulCreate",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
+
+/// A RuntimeClass that does not exist: the API server refuses every pod, the controller
+/// records FailedCreate with the admission text, and the diagnosis says so.
+#[test]
+fn missing_runtime_class_is_a_failed_create() {
+    let mut r = seed_incident(fixed(&["gpu-node-1"]), 1).unwrap();
+    r.controller.admission.runtime_classes = Some(Default::default());
+    r.runtime_classes.clear();
+    assert!(!r.run_until_settled(50));
+    let failed = r.controller.events.events.iter().find(|e| e.reason == "FailedCreate").unwrap();
+    assert_eq!(
+        failed.message,
+        format!("Error creating: pods \"{DS}-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found")
+    );
+    let d = diagnose(&r);
+    let codes: Vec<&str> = d.stalled_nodes[0].chain.iter().map(|l| l.code.as_str()).collect();
+    assert_eq!(codes, ["pod-create-refused", "runtimeclass-missing"]);
+}
+
+/// Bad input is a value, not a crash: garbage manifests, bad maxUnavailable strings,
+/// odd node counts and orders never panic (a seeded fuzz-ish sweep).
+#[test]
+fn bad_input_never_panics() {
+    use gpulab_model::daemonset::rng::SplitMix64;
+    use gpulab_model::daemonset::seed::{rollout_from_manifests, Manifests, CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    let mut m = Manifests::default();
+    for bad in ["kind: Pod\n", "{", "kind: DaemonSet\nspec: 3\n", "- a\n- b\n", "kind: Node\nmetadata: {name: [x]}\n"] {
+        assert!(m.add_yaml("bad.yaml", bad).is_err(), "{bad:?} accepted");
+    }
+    let mut rng = SplitMix64::new(9);
+    let values = ["abc", "-5%", "999999999999%", "0%", "0", "100%", "7", "%", "1e3%"];
+    for round in 0..40 {
+        let mut m = Manifests::default();
+        m.add_yaml("c", CLUSTER_YAML).unwrap();
+        let v = values[(rng.next_u64() % values.len() as u64) as usize];
+        let s = values[(rng.next_u64() % values.len() as u64) as usize];
+        let patch = |y: &str| y.replace("maxUnavailable: 1", &format!("maxUnavailable: {v:?}\n      maxSurge: {s:?}"));
+        m.add_yaml("v1", DEVICE_PLUGIN_V1_YAML).unwrap();
+        m.add_yaml("v2", &patch(DEVICE_PLUGIN_V2_YAML)).unwrap();
+        m.nodes.truncate((rng.next_u64() % 4) as usize);
+        let order = match round % 3 {
+            0 => NodeOrder::Listed,
+            1 => NodeOrder::Seeded(rng.next_u64()),
+            _ => NodeOrder::Fixed(vec!["nope".into()]),
+        };
+        if let Ok(mut r) = rollout_from_manifests(&m, Default::default(), order, round, 0) {
+            r.run_until_settled(30);
+            let _ = diagnose(&r);
+            let _ = r.rollout_status();
+        }
+    }
+}
