@@ -179,3 +179,16 @@ fn bad_input_never_panics() {
         }
     }
 }
+
+/// minReadySeconds longer than a round: a Ready-but-not-yet-available pod is progress
+/// to come, not a stall; with a healthy cluster the rollout finishes.
+#[test]
+fn min_ready_seconds_is_not_a_stall() {
+    let mut r = seed_incident(fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE]), 1).unwrap();
+    r.runtimes.get_mut(BROKEN_NODE).unwrap().restart();
+    let mut ds = r.controller.ds.clone();
+    ds.spec.as_mut().unwrap().min_ready_seconds = Some(25);
+    r.apply_update(ds);
+    assert!(r.run_until_settled(100), "{:?}", r.rounds.last().map(|x| &x.rollout_status));
+    assert_eq!(r.rollout_status().unwrap().message, format!("daemon set \"{DS}\" successfully rolled out\n"));
+}

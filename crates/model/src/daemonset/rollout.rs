@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
 use super::events::{reason, DEFAULT_SCHEDULER, KUBELET};
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
-use super::pod::{get_target_node_name, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
+use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
 use super::rng::SplitMix64;
 use crate::Span;
 
@@ -213,9 +213,15 @@ impl Rollout {
         let (started, sandbox_failures) = self.kubelet_pass();
         let status = rollout_status(&self.controller.ds);
         let done = status.as_ref().is_ok_and(|s| s.done);
-        let quiet = sync.created.is_empty() && sync.deleted.is_empty() && sync.failed_creates.is_empty() && started.is_empty();
-        // Failed creations repeat every sync without progress: that is a stall too.
-        let no_progress = sync.created.is_empty() && sync.deleted.is_empty() && started.is_empty();
+        // Progress: a pod created, deleted or started, or the status moved. Failed
+        // creations and sandbox retries repeat every sync without progress. A pod that is
+        // Ready but not yet available (minReadySeconds) is progress still to come.
+        let status_moved = self.rounds.last().map(|r| &r.sync.status) != Some(&sync.status);
+        let min_ready = super::update::min_ready_seconds(&self.controller.ds);
+        let now = self.controller.now;
+        let ripening = min_ready > 0
+            && self.controller.pods.values().any(|p| is_pod_ready(p) && !is_pod_available(p, min_ready, now));
+        let no_progress = sync.created.is_empty() && sync.deleted.is_empty() && started.is_empty() && !status_moved && !ripening;
         let record = RoundRecord {
             round: self.rounds.len() as u64 + 1,
             now: self.controller.now,
@@ -223,7 +229,7 @@ impl Rollout {
             rollout_status: status,
             started,
             sandbox_failures,
-            stalled: !done && (quiet || no_progress) && sync.error.is_none(),
+            stalled: !done && no_progress && sync.error.is_none(),
             sync,
         };
         self.controller.now += self.interval;
