@@ -72,8 +72,17 @@ fn new_daemon_set(name: &str) -> DaemonSet {
     }
 }
 
+/// The case's nodes: names or Node objects; taints may also come as
+/// `nodeTaints: {node: [taint…]}` (upstream's `setNodeTaint`).
 fn nodes(input: &Value) -> Result<Vec<k8s_openapi::api::core::v1::Node>, String> {
-    input["nodes"].as_array().into_iter().flatten().map(node_or_name).collect()
+    let mut nodes: Vec<k8s_openapi::api::core::v1::Node> =
+        input["nodes"].as_array().into_iter().flatten().map(node_or_name).collect::<Result<_, _>>()?;
+    for (name, taints) in input["nodeTaints"].as_object().into_iter().flatten() {
+        let taints = serde_json::from_value(taints.clone()).map_err(|e| format!("nodeTaints.{name}: {e}"))?;
+        let node = nodes.iter_mut().find(|n| n.metadata.name.as_deref() == Some(name)).ok_or(format!("nodeTaints: no node {name}"))?;
+        node.spec.get_or_insert_with(Default::default).taints = Some(taints);
+    }
+    Ok(nodes)
 }
 
 /// Applies an `update` / `updateDaemonSet` object to the DaemonSet.
@@ -90,7 +99,7 @@ fn apply_update(ds: &mut DaemonSet, update: &Value) -> Result<(), String> {
                     None => return Err("template has no container".into()),
                 }
             }
-            "template.tolerations" => {
+            "template.tolerations" | "tolerations" => {
                 let pod = spec.template.spec.get_or_insert_with(Default::default);
                 pod.tolerations = serde_json::from_value(value.clone()).map_err(|e| format!("tolerations: {e}"))?;
             }
@@ -146,7 +155,13 @@ fn pod_filter(ctl: &mut DaemonSetsController, which: &str) -> Result<PodFilter, 
 }
 
 fn run_sequence(input: &Value, order: NodeOrder) -> Result<(), String> {
-    let mut ctl = DaemonSetsController::new(new_daemon_set("foo"), nodes(input)?, order, 42);
+    let mut ds = new_daemon_set("foo");
+    // Upstream sets some cases up before the first sync (`setDaemonSetToleration`,
+    // a surge strategy from the start): `input.daemonSet` holds those changes.
+    if input["daemonSet"].is_object() {
+        apply_update(&mut ds, &input["daemonSet"])?;
+    }
+    let mut ctl = DaemonSetsController::new(ds, nodes(input)?, order, 42);
     let initial = &input["initial"];
     expect_sync(&mut ctl, &initial["sync"], "initial sync")?;
     if initial["markAllPodsReady"].as_bool() == Some(true) {
