@@ -8,6 +8,20 @@
 //! - `sync/N`: one controller sync on a settled cluster (the per-sync cost).
 //! - `rollout_to_completion/maxUnavailable=1/N`: the default strategy, for reference:
 //!   it needs 2·N rounds of O(N) each, so it is quadratic by nature.
+//!
+//! Run: `cargo bench -p gpulab-model --bench daemonset_rollout`. Measured 2026-11-29 on
+//! the 2-core dev machine while other builds ran (load ≈ 4–5, so wall times are high):
+//!
+//! | nodes | rollout to completion, 10 % (rounds) | one sync |
+//! |---|---|---|
+//! | 500   | 61 ms (25)  | 0.83 ms |
+//! | 1,000 | 152 ms (27) | 2.9 ms  |
+//! | 2,000 | 340 ms (31) | 7.7 ms  |
+//! | 5,000 | 501 ms (44) | 29 ms   |
+//!
+//! CPU time of the 5,000-node rollout measured from `/proc/thread-self/schedstat` was
+//! 0.70 s (44 rounds; 250 pod creations per sync cap the batch). maxUnavailable 1:
+//! 100 → 190 ms, 250 → 318 ms, 500 → 2.1 s (quadratic, as the algorithm is).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
