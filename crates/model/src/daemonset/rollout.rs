@@ -314,7 +314,16 @@ impl Rollout {
                     if let Some(pod) = self.controller.pods.get_mut(&name) {
                         mark_running(pod, now, ip);
                     }
-                    self.controller.events.record(now, format!("Pod/{name}"), KUBELET, "Normal", reason::STARTED, "Started container".into());
+                    let containers: Vec<String> = self
+                        .controller
+                        .pods
+                        .get(&name)
+                        .and_then(|p| p.spec.as_ref())
+                        .map(|s| s.containers.iter().map(|c| c.name.clone()).collect())
+                        .unwrap_or_default();
+                    for container in containers {
+                        self.controller.events.record(now, format!("Pod/{name}"), KUBELET, "Normal", reason::STARTED, format!("Started container {container}"));
+                    }
                     self.pending.remove(&name);
                     started.push(name);
                 }
