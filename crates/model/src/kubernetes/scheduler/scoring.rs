@@ -1,0 +1,98 @@
+//! Scoring among feasible nodes with the default weights: NodeResourcesFit
+//! (LeastAllocated, weight 1), NodeResourcesBalancedAllocation (weight 1),
+//! TaintToleration (PreferNoSchedule, weight 3), NodeAffinity (preferred terms,
+//! weight 2). The real scheduler picks at random among the top; the model returns
+//! the whole tied set.
+
+use super::snapshot::{NodeInfo, PodInfo};
+use crate::kubernetes::affinity::{preferred_score, NodeFields};
+use crate::kubernetes::taints::{tolerates, PREFER_NO_SCHEDULE};
+
+/// `framework.MaxNodeScore`.
+pub const MAX_NODE_SCORE: i64 = 100;
+
+fn least_requested_score(requested: i64, capacity: i64) -> i64 {
+    if capacity == 0 || requested > capacity {
+        return 0;
+    }
+    (capacity - requested) * MAX_NODE_SCORE / capacity
+}
+
+/// NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each).
+pub fn least_allocated(pod: &PodInfo, node: &NodeInfo) -> i64 {
+    let pairs = [
+        (node.allocatable.milli_cpu, node.non_zero_requested.0 + pod.non_zero.0),
+        (node.allocatable.memory, node.non_zero_requested.1 + pod.non_zero.1),
+    ];
+    let (mut score, mut weights) = (0, 0);
+    for (alloc, req) in pairs {
+        if alloc == 0 {
+            continue;
+        }
+        score += least_requested_score(req, alloc);
+        weights += 1;
+    }
+    if weights == 0 {
+        0
+    } else {
+        score / weights
+    }
+}
+
+/// NodeResourcesBalancedAllocation: `(1 − std of the cpu/memory fractions) × 100`.
+pub fn balanced_allocation(pod: &PodInfo, node: &NodeInfo) -> i64 {
+    let pairs = [
+        (node.allocatable.milli_cpu, node.requested.milli_cpu + pod.request.milli_cpu),
+        (node.allocatable.memory, node.requested.memory + pod.request.memory),
+    ];
+    let fractions: Vec<f64> = pairs
+        .iter()
+        .filter(|(a, _)| *a != 0)
+        .map(|(a, r)| (*r as f64 / *a as f64).min(1.0))
+        .collect();
+    let std = match fractions.as_slice() {
+        [a, b] => ((a - b) / 2.0).abs(),
+        _ => 0.0,
+    };
+    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+}
+
+/// TaintToleration's raw score: PreferNoSchedule taints the pod does not tolerate.
+pub fn intolerable_prefer_no_schedule(pod: &PodInfo, node: &NodeInfo) -> i64 {
+    let tols: Vec<_> = pod
+        .tolerations()
+        .iter()
+        .filter(|t| matches!(t.effect.as_deref(), None | Some("") | Some(PREFER_NO_SCHEDULE)))
+        .collect();
+    node.taints()
+        .iter()
+        .filter(|t| t.effect == PREFER_NO_SCHEDULE && !tols.iter().any(|tol| tolerates(tol, t)))
+        .count() as i64
+}
+
+/// `DefaultNormalizeScore`.
+pub fn default_normalize(scores: &mut [i64], reverse: bool) {
+    let max = scores.iter().copied().max().unwrap_or(0);
+    for s in scores.iter_mut() {
+        let mut v = if max == 0 { 0 } else { MAX_NODE_SCORE * *s / max };
+        if reverse {
+            v = MAX_NODE_SCORE - v;
+        }
+        *s = v;
+    }
+}
+
+/// The weighted total per feasible node (same order as `nodes`).
+pub fn score_nodes(pod: &PodInfo, nodes: &[&NodeInfo]) -> Vec<i64> {
+    let spec = pod.pod.spec.as_ref();
+    let mut taint: Vec<i64> = nodes.iter().map(|n| intolerable_prefer_no_schedule(pod, n)).collect();
+    default_normalize(&mut taint, true);
+    let mut affinity: Vec<i64> =
+        nodes.iter().map(|n| spec.map_or(0, |s| preferred_score(s, NodeFields::of(&n.node)))).collect();
+    default_normalize(&mut affinity, false);
+    nodes
+        .iter()
+        .zip(taint.iter().zip(affinity.iter()))
+        .map(|(n, (t, a))| least_allocated(pod, n) + balanced_allocation(pod, n) + 3 * t + 2 * a)
+        .collect()
+}
