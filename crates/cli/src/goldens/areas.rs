@@ -12,6 +12,13 @@ use super::report::CaseResult;
 pub fn run_unit(unit: &Unit) -> Vec<CaseResult> {
     match unit {
         Unit::Json { path, area, doc } => match area.as_str() {
+            "fit_error" => super::fit_error::run(path, doc),
+            "preemption" => super::preemption::run(path, doc),
+            "noderesources_fit" => super::noderesources_fit::run(path, doc),
+            "tainttoleration" => super::tainttoleration::run(path, doc),
+            "nodeunschedulable" => super::nodeunschedulable::run(path, doc),
+            "nodeaffinity" => super::nodeaffinity::run(path, doc),
+            "runtimeclass_admission" => super::runtimeclass_admission::run(path, doc),
             _ => not_implemented_json(path, area, doc),
         },
         Unit::ContainerdCase { path } => not_implemented_dir(path, "containerd"),

@@ -10,10 +10,22 @@
 //! - [`discover`]: which golden units a path holds (JSON files, case directories).
 //! - [`areas`]: the registry of area runners.
 //! - [`report`]: the per-case result type and how results are printed.
+//! - [`cases`]: shared plumbing of the JSON runners.
+//! - Kubernetes area runners (issue 5): [`fit_error`], [`preemption`],
+//!   [`noderesources_fit`], [`tainttoleration`], [`nodeunschedulable`],
+//!   [`nodeaffinity`], [`runtimeclass_admission`].
 
 pub mod areas;
+pub mod cases;
 pub mod discover;
+pub mod fit_error;
+pub mod nodeaffinity;
+pub mod noderesources_fit;
+pub mod nodeunschedulable;
+pub mod preemption;
 pub mod report;
+pub mod runtimeclass_admission;
+pub mod tainttoleration;
 
 use std::path::PathBuf;
 
