@@ -32,6 +32,7 @@ pub mod quantity;
 pub mod resources;
 pub mod runtimeclass;
 pub mod scheduler;
+pub mod tabwriter;
 pub mod taints;
 pub mod validation;
 pub mod version;
