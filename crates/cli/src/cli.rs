@@ -29,6 +29,28 @@ pub enum Command {
     /// ../shared/goldens, one area, one case directory) or one golden JSON file.
     /// Prints one line per case and `N passed, N failed`; exits 1 if any failed.
     Goldens(GoldensArgs),
+    /// Schedule one pod on a modelled cluster (issue 5): prints the verdict, the
+    /// FailedScheduling event as `kubectl describe pod` shows it, and node × plugin
+    /// results. Exits 0 when scheduled, 1 when Pending or refused by the API server,
+    /// 2 on bad input (with file:line).
+    Schedule(ScheduleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    /// Multi-document YAML of Nodes and of the Pods already bound to them
+    /// (`spec.nodeName`); RuntimeClasses here count too.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub nodes: PathBuf,
+    /// The Pod to create and schedule.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub pod: PathBuf,
+    /// RuntimeClasses that exist in the cluster.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub runtimeclasses: Option<PathBuf>,
+    /// Kubernetes version whose behaviour to model: 1.33, 1.34, 1.35 or 1.36.
+    #[arg(long, value_name = "VERSION", default_value = "1.35")]
+    pub k8s_version: String,
 }
 
 #[derive(Debug, Args)]
@@ -46,7 +68,7 @@ mod tests {
     fn output_flag_is_global() {
         let cli = Cli::try_parse_from(["gpulab", "goldens", "a", "b", "--output", "json"]).unwrap();
         assert_eq!(cli.output, OutputFormat::Json);
-        let Command::Goldens(args) = cli.command;
+        let Command::Goldens(args) = cli.command else { panic!("not goldens") };
         assert_eq!(args.paths, vec![PathBuf::from("a"), PathBuf::from("b")]);
     }
 
@@ -54,6 +76,18 @@ mod tests {
     #[test]
     fn goldens_needs_a_path() {
         assert!(Cli::try_parse_from(["gpulab", "goldens"]).is_err());
+    }
+
+    /// `schedule` takes its three files and the version knob (issue 5).
+    #[test]
+    fn schedule_takes_files_and_version() {
+        let cli = Cli::try_parse_from([
+            "gpulab", "schedule", "--nodes", "n.yaml", "--pod", "p.yaml", "--k8s-version", "1.33",
+        ])
+        .unwrap();
+        let Command::Schedule(args) = cli.command else { panic!("not schedule") };
+        assert_eq!((args.nodes, args.k8s_version), (PathBuf::from("n.yaml"), "1.33".to_string()));
+        assert!(args.runtimeclasses.is_none());
     }
 
     /// clap's own consistency checks on the whole definition.

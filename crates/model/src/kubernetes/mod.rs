@@ -19,11 +19,14 @@
 //! - [`advertisement`]: device plugin → kubelet → node status, layer by layer.
 //! - [`kubelet`]: sandbox creation against the node's loaded containerd config.
 //! - [`kubectl`]: `get pods -o wide`, `get nodes`, `describe pod`, `describe node`.
+//! - [`tabwriter`]: Go's tabwriter, which kubectl prints through.
+//! - [`apply`]: creating a pod end to end: defaulting, admission, validation, a cycle.
 //!
 //! **API Boundary:** functions take k8s-openapi objects (or text) and return values;
 //! nothing here reads files or clocks — ages and times are passed in.
 
 pub mod advertisement;
+pub mod apply;
 pub mod affinity;
 pub mod events;
 pub mod kubectl;

@@ -13,7 +13,9 @@
 //! - [`preemption`]: DefaultPreemption's PostFilter and dry run.
 //! - [`scoring`]: the score plugins and the tied set.
 //! - [`schedule_one`]: one whole cycle.
+//! - [`explain`]: node × plugin results for the learner.
 
+pub mod explain;
 pub mod fit_error;
 pub mod framework;
 pub mod node_affinity;
