@@ -106,7 +106,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
             if let Some(n) = &nominated {
                 println!("Nominated node (preemption): {n}");
             }
-            println!("{}", describe_events(std::slice::from_ref(&created.event), 0));
+            print!("{}", describe_events(std::slice::from_ref(&created.event), 0));
             println!();
             print!("{}", table(&created.explanation));
         }

@@ -64,8 +64,12 @@ pub struct BoundPod {
 }
 
 impl BoundPod {
-    /// The accounting of a Pod object.
+    /// The accounting of a Pod object as the API server stored it (requests
+    /// defaulted from limits, as `SetDefaults_Pod` does on create).
     pub fn of(pod: &Pod, pod_level_resources: bool) -> BoundPod {
+        let mut defaulted = pod.clone();
+        crate::kubernetes::validation::default_requests_from_limits(&mut defaulted);
+        let pod = &defaulted;
         BoundPod {
             namespace: pod.metadata.namespace.clone().unwrap_or_else(|| "default".into()),
             name: pod.metadata.name.clone().or_else(|| pod.metadata.generate_name.clone()).unwrap_or_default(),
