@@ -1,6 +1,7 @@
 //! Issue 5: the worked examples of spec §1.5 and the real-world FailedScheduling
 //! transcripts of spec §0 and §6, reproduced end to end from YAML manifests through
 //! `apply::create_pod` (defaulting, admission, validation, one scheduling cycle).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use gpulab_model::kubernetes::apply::create_pod;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
@@ -163,7 +164,7 @@ fn issue_5_daemonset_pinned_pod_spec_4_2() {
 /// has no PostFilter part (spec §1.4).
 #[test]
 fn issue_5_preemption_nominates_node() {
-    let docs = vec![node("gpu", GPU_RES, "", ""), pod("low", GPU_POD, "  nodeName: gpu\n  priority: 0\n")];
+    let docs = [node("gpu", GPU_RES, "", ""), pod("low", GPU_POD, "  nodeName: gpu\n  priority: 0\n")];
     let (cluster, _) = load("c.yaml", &docs.join("---\n"));
     let snapshot = Snapshot::new(
         cluster.nodes.into_iter().map(|n| n.object),

@@ -43,11 +43,11 @@ struct Sources {
 }
 
 impl RuntimeClassSource for Sources {
-    fn from_cache(&self, name: &str) -> Option<RuntimeClass> {
-        self.cache.from_cache(name)
+    fn get_cached(&self, name: &str) -> Option<RuntimeClass> {
+        self.cache.get_cached(name)
     }
-    fn from_api_server(&self, name: &str) -> Option<RuntimeClass> {
-        self.api_server.from_api_server(name)
+    fn get_live(&self, name: &str) -> Option<RuntimeClass> {
+        self.api_server.get_live(name)
     }
 }
 

@@ -17,7 +17,7 @@ use super::resources::{is_hugepage_resource_name, parse_resource_list, pod_reque
 use super::tabwriter;
 
 fn age(t: Option<&Time>, now: i64) -> String {
-    t.map_or("<unknown>".to_string(), |t| human_duration(now - t.0.as_second()))
+    t.map_or("<unknown>".to_string(), |t| human_duration(now.saturating_sub(t.0.as_second())))
 }
 
 /// `kubectl describe` Events section (`DescribeEvents`), sorted by last seen.
@@ -33,9 +33,9 @@ fn events_text(events: &[EventRecord], now: i64) -> String {
     sorted.sort_by_key(|e| e.last_seen);
     let mut s = String::from("Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n");
     for e in sorted {
-        let first = human_duration(now - e.first_seen);
+        let first = human_duration(now.saturating_sub(e.first_seen));
         let interval = if e.count > 1 {
-            format!("{} (x{} over {first})", human_duration(now - e.last_seen), e.count)
+            format!("{} (x{} over {first})", human_duration(now.saturating_sub(e.last_seen)), e.count)
         } else {
             first
         };

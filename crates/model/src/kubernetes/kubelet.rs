@@ -111,7 +111,7 @@ pub fn create_pod_sandbox(
         },
     };
     let runtime = if handler.is_empty() { cri.default_runtime_name.clone() } else { handler.clone() };
-    if cri.runtimes.iter().any(|r| *r == runtime) {
+    if cri.runtimes.contains(&runtime) {
         Ok(runtime)
     } else {
         Err(SandboxError::NoRuntime {

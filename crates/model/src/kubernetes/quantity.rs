@@ -371,7 +371,7 @@ impl Quantity {
 
         if fast {
             let shifted = format!("{}{}", parts.num, parts.denom);
-            let fits = mag.magnitude() <= 19 && mag.clone().to_u128_int_at(scale).is_some_and(|v| v <= i64::MAX as u128);
+            let fits = mag.magnitude() <= 19 && mag.clone().into_u128_int_at(scale).is_some_and(|v| v <= i64::MAX as u128);
             if fits {
                 let canonical = match format {
                     Format::BinarySI => {
@@ -449,7 +449,7 @@ impl Quantity {
 
     /// `ScaledValue(scale)`: ceil(value / 10^scale), away from zero, saturating.
     pub fn scaled_value(&self, scale: i64) -> i64 {
-        let magnitude = self.magnitude.clone().to_u128_int_at(scale);
+        let magnitude = self.magnitude.clone().into_u128_int_at(scale);
         let m = match magnitude {
             Some(v) if v <= i64::MAX as u128 => v as i64,
             _ => i64::MAX,
@@ -501,7 +501,7 @@ impl Quantity {
             Format::BinarySI => {
                 let mut v = self.magnitude.to_u128_int().unwrap_or(0);
                 let mut n = 0usize;
-                while v != 0 && v % 1024 == 0 && n < 6 {
+                while v != 0 && v.checked_rem(1024) == Some(0) && n < 6 {
                     v /= 1024;
                     n += 1;
                 }
@@ -530,7 +530,7 @@ impl Quantity {
 
 impl Dec {
     /// ceil(|value| / 10^scale) as an integer, away from zero; `None` when too large.
-    fn to_u128_int_at(mut self, scale: i64) -> Option<u128> {
+    fn into_u128_int_at(mut self, scale: i64) -> Option<u128> {
         if self.is_zero() {
             return Some(0);
         }

@@ -232,10 +232,10 @@ impl Resource {
     pub fn add_list(&mut self, rl: &ResourceList) {
         for (name, q) in rl {
             match name.as_str() {
-                CPU => self.milli_cpu = self.milli_cpu.saturating_add(q.milli_value()),
-                MEMORY => self.memory = self.memory.saturating_add(q.value()),
-                PODS => self.allowed_pod_number = self.allowed_pod_number.saturating_add(q.value()),
-                EPHEMERAL_STORAGE => self.ephemeral_storage = self.ephemeral_storage.saturating_add(q.value()),
+                CPU => self.milli_cpu = self.milli_cpu.wrapping_add(q.milli_value()),
+                MEMORY => self.memory = self.memory.wrapping_add(q.value()),
+                PODS => self.allowed_pod_number = self.allowed_pod_number.wrapping_add(q.value()),
+                EPHEMERAL_STORAGE => self.ephemeral_storage = self.ephemeral_storage.wrapping_add(q.value()),
                 _ if is_scalar_resource_name(name) => self.add_scalar(name, q.value()),
                 _ => {}
             }
@@ -247,7 +247,7 @@ impl Resource {
         match self.scalar.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
             Ok(i) => {
                 if let Some((_, cur)) = self.scalar.get_mut(i) {
-                    *cur = cur.saturating_add(v);
+                    *cur = cur.wrapping_add(v);
                 }
             }
             Err(i) => self.scalar.insert(i, (name.to_string(), v)),
@@ -270,9 +270,9 @@ impl Resource {
 
     /// Adds another resource (`pods` excluded: it counts pods, not requests).
     pub fn add(&mut self, other: &Resource) {
-        self.milli_cpu = self.milli_cpu.saturating_add(other.milli_cpu);
-        self.memory = self.memory.saturating_add(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_add(other.ephemeral_storage);
+        self.milli_cpu = self.milli_cpu.wrapping_add(other.milli_cpu);
+        self.memory = self.memory.wrapping_add(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.wrapping_add(other.ephemeral_storage);
         for (n, v) in &other.scalar {
             self.add_scalar(n, *v);
         }
@@ -280,11 +280,11 @@ impl Resource {
 
     /// Subtracts another resource (a pod leaving the node).
     pub fn sub(&mut self, other: &Resource) {
-        self.milli_cpu = self.milli_cpu.saturating_sub(other.milli_cpu);
-        self.memory = self.memory.saturating_sub(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_sub(other.ephemeral_storage);
+        self.milli_cpu = self.milli_cpu.wrapping_sub(other.milli_cpu);
+        self.memory = self.memory.wrapping_sub(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.wrapping_sub(other.ephemeral_storage);
         for (n, v) in &other.scalar {
-            self.add_scalar(n, v.saturating_neg());
+            self.add_scalar(n, v.wrapping_neg());
         }
     }
 

@@ -52,24 +52,24 @@ pub const ERR_OVERHEAD_WITHOUT_RC: &str =
 
 /// Where admission looks a RuntimeClass up: the informer cache, then the API server.
 pub trait RuntimeClassSource {
-    fn from_cache(&self, name: &str) -> Option<RuntimeClass>;
-    fn from_api_server(&self, name: &str) -> Option<RuntimeClass>;
+    fn get_cached(&self, name: &str) -> Option<RuntimeClass>;
+    fn get_live(&self, name: &str) -> Option<RuntimeClass>;
 }
 
 /// A plain list is both cache and API server (a settled cluster).
 impl RuntimeClassSource for [RuntimeClass] {
-    fn from_cache(&self, name: &str) -> Option<RuntimeClass> {
+    fn get_cached(&self, name: &str) -> Option<RuntimeClass> {
         self.iter().find(|rc| rc.metadata.name.as_deref() == Some(name)).cloned()
     }
-    fn from_api_server(&self, name: &str) -> Option<RuntimeClass> {
-        self.from_cache(name)
+    fn get_live(&self, name: &str) -> Option<RuntimeClass> {
+        self.get_cached(name)
     }
 }
 
 /// `prepareObjects`: the pod's RuntimeClass (`None` when it names none).
 pub fn lookup(pod: &Pod, source: &(impl RuntimeClassSource + ?Sized)) -> Result<Option<RuntimeClass>, ApiError> {
     let Some(name) = pod.spec.as_ref().and_then(|s| s.runtime_class_name.as_deref()) else { return Ok(None) };
-    match source.from_cache(name).or_else(|| source.from_api_server(name)) {
+    match source.get_cached(name).or_else(|| source.get_live(name)) {
         Some(rc) => Ok(Some(rc)),
         None => Err(forbidden(pod, &not_found_message(name))),
     }

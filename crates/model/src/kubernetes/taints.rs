@@ -137,7 +137,7 @@ mod tests {
     fn merge_drops_covered_tolerations() {
         let a = tol("foo", "Equal", "bar", NO_SCHEDULE);
         let b = tol("foo", "Exists", "", "");
-        assert_eq!(merge_tolerations(&[a.clone()], &[b.clone()]), vec![b.clone()]);
-        assert_eq!(merge_tolerations(&[a.clone()], &[a.clone()]), vec![a]);
+        assert_eq!(merge_tolerations(std::slice::from_ref(&a), std::slice::from_ref(&b)), vec![b.clone()]);
+        assert_eq!(merge_tolerations(std::slice::from_ref(&a), std::slice::from_ref(&a)), vec![a]);
     }
 }

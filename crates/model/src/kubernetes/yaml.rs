@@ -142,6 +142,7 @@ pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
     (out, diags)
 }
 
+#[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
 fn load_value(file: &str, doc: &Document<'_>, value: serde_json::Value, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
     let kind_line = line_of_key(doc, "kind");
     let Some(kind) = value.get("kind").and_then(|k| k.as_str()).map(str::to_string) else {
@@ -160,6 +161,7 @@ fn load_value(file: &str, doc: &Document<'_>, value: serde_json::Value, out: &mu
     let span = Span::new(file, doc.first_line, 1);
     // Type errors are found by deserialising the YAML text itself, so that serde
     // reports the line of the bad field.
+    #[allow(clippy::result_large_err)]
     fn typed<T: DeserializeOwned>(file: &str, doc: &Document<'_>, value: serde_json::Value) -> Result<T, Diagnostic> {
         match serde_json::from_value::<T>(value) {
             Ok(v) => Ok(v),

@@ -5,7 +5,7 @@
 //! # Layout
 //!
 //! - [`status`]: `Code` and `Status`.
-//! - [`fit_error`]: `FitError.Error()`.
+//! - [`fit_error`] — `FitError.Error()`.
 //! - [`snapshot`]: `NodeInfo` / `PodInfo`, precomputed once per cycle.
 //! - one file per Filter plugin: [`node_unschedulable`], [`node_name`],
 //!   [`taint_toleration`], [`node_affinity`], [`node_ports`], [`noderesources_fit`].

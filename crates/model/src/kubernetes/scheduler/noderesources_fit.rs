@@ -1,6 +1,7 @@
 //! NodeResourcesFit Filter (`fitsRequest`): pod count, then cpu, memory,
 //! ephemeral-storage, then scalar resources (by name); all shortfalls in one status.
 //! On 1.34+ a request above the node's *allocatable* makes it Unresolvable.
+//! Arithmetic wraps like Go's int64 (negative or huge quantities never panic).
 
 use std::collections::BTreeSet;
 
@@ -68,20 +69,20 @@ pub fn fits_request_each(
 ) {
     let allowed = node.allocatable.allowed_pod_number;
     let num_pods = node.pods.len() as i64;
-    if num_pods + 1 > allowed {
+    if num_pods.wrapping_add(1) > allowed {
         each(Shortfall::TooManyPods, 1, num_pods, allowed, false);
     }
     if request.is_empty_request() {
         return;
     }
     let (a, r) = (&node.allocatable, &node.requested);
-    if request.milli_cpu > 0 && request.milli_cpu > a.milli_cpu - r.milli_cpu {
+    if request.milli_cpu > 0 && request.milli_cpu > a.milli_cpu.wrapping_sub(r.milli_cpu) {
         each(Shortfall::Cpu, request.milli_cpu, r.milli_cpu, a.milli_cpu, request.milli_cpu > a.milli_cpu);
     }
-    if request.memory > 0 && request.memory > a.memory - r.memory {
+    if request.memory > 0 && request.memory > a.memory.wrapping_sub(r.memory) {
         each(Shortfall::Memory, request.memory, r.memory, a.memory, request.memory > a.memory);
     }
-    if request.ephemeral_storage > 0 && request.ephemeral_storage > a.ephemeral_storage - r.ephemeral_storage {
+    if request.ephemeral_storage > 0 && request.ephemeral_storage > a.ephemeral_storage.wrapping_sub(r.ephemeral_storage) {
         each(
             Shortfall::EphemeralStorage,
             request.ephemeral_storage,
@@ -107,7 +108,7 @@ pub fn fits_request_each(
             }
         }
         let (alloc, used) = (a.scalar(name), r.scalar(name));
-        if *q > alloc - used {
+        if *q > alloc.wrapping_sub(used) {
             each(Shortfall::Scalar(i), *q, used, alloc, *q > alloc);
         }
     }

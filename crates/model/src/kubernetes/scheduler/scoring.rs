@@ -15,35 +15,35 @@ fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
     }
-    (capacity - requested) * MAX_NODE_SCORE / capacity
+    capacity.wrapping_sub(requested).wrapping_mul(MAX_NODE_SCORE).wrapping_div(capacity)
 }
 
 /// NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each).
 pub fn least_allocated(pod: &PodInfo, node: &NodeInfo) -> i64 {
     let pairs = [
-        (node.allocatable.milli_cpu, node.non_zero_requested.0 + pod.non_zero.0),
-        (node.allocatable.memory, node.non_zero_requested.1 + pod.non_zero.1),
+        (node.allocatable.milli_cpu, node.non_zero_requested.0.wrapping_add(pod.non_zero.0)),
+        (node.allocatable.memory, node.non_zero_requested.1.wrapping_add(pod.non_zero.1)),
     ];
     let (mut score, mut weights) = (0, 0);
     for (alloc, req) in pairs {
         if alloc == 0 {
             continue;
         }
-        score += least_requested_score(req, alloc);
+        score = least_requested_score(req, alloc).wrapping_add(score);
         weights += 1;
     }
     if weights == 0 {
         0
     } else {
-        score / weights
+        score.wrapping_div(weights)
     }
 }
 
 /// NodeResourcesBalancedAllocation: `(1 − std of the cpu/memory fractions) × 100`.
 pub fn balanced_allocation(pod: &PodInfo, node: &NodeInfo) -> i64 {
     let pairs = [
-        (node.allocatable.milli_cpu, node.requested.milli_cpu + pod.request.milli_cpu),
-        (node.allocatable.memory, node.requested.memory + pod.request.memory),
+        (node.allocatable.milli_cpu, node.requested.milli_cpu.wrapping_add(pod.request.milli_cpu)),
+        (node.allocatable.memory, node.requested.memory.wrapping_add(pod.request.memory)),
     ];
     let fractions: Vec<f64> = pairs
         .iter()
@@ -74,9 +74,9 @@ pub fn intolerable_prefer_no_schedule(pod: &PodInfo, node: &NodeInfo) -> i64 {
 pub fn default_normalize(scores: &mut [i64], reverse: bool) {
     let max = scores.iter().copied().max().unwrap_or(0);
     for s in scores.iter_mut() {
-        let mut v = if max == 0 { 0 } else { MAX_NODE_SCORE * *s / max };
+        let mut v = if max == 0 { 0 } else { MAX_NODE_SCORE.wrapping_mul(*s).wrapping_div(max) };
         if reverse {
-            v = MAX_NODE_SCORE - v;
+            v = MAX_NODE_SCORE.wrapping_sub(v);
         }
         *s = v;
     }
@@ -93,6 +93,11 @@ pub fn score_nodes(pod: &PodInfo, nodes: &[&NodeInfo]) -> Vec<i64> {
     nodes
         .iter()
         .zip(taint.iter().zip(affinity.iter()))
-        .map(|(n, (t, a))| least_allocated(pod, n) + balanced_allocation(pod, n) + 3 * t + 2 * a)
+        .map(|(n, (t, a))| {
+            least_allocated(pod, n)
+                .wrapping_add(balanced_allocation(pod, n))
+                .wrapping_add(t.wrapping_mul(3))
+                .wrapping_add(a.wrapping_mul(2))
+        })
         .collect()
 }

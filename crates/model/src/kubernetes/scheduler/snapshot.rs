@@ -116,8 +116,8 @@ impl NodeInfo {
     /// `NodeInfo.AddPod`.
     pub fn add_pod(&mut self, pod: BoundPod) {
         self.requested.add(&pod.request);
-        self.non_zero_requested.0 += pod.non_zero.0;
-        self.non_zero_requested.1 += pod.non_zero.1;
+        self.non_zero_requested.0 = self.non_zero_requested.0.wrapping_add(pod.non_zero.0);
+        self.non_zero_requested.1 = self.non_zero_requested.1.wrapping_add(pod.non_zero.1);
         self.used_ports.extend(pod.host_ports.iter().cloned());
         self.pods.push(pod);
     }
@@ -129,8 +129,8 @@ impl NodeInfo {
         }
         let pod = self.pods.remove(index);
         self.requested.sub(&pod.request);
-        self.non_zero_requested.0 -= pod.non_zero.0;
-        self.non_zero_requested.1 -= pod.non_zero.1;
+        self.non_zero_requested.0 = self.non_zero_requested.0.wrapping_sub(pod.non_zero.0);
+        self.non_zero_requested.1 = self.non_zero_requested.1.wrapping_sub(pod.non_zero.1);
         for hp in &pod.host_ports {
             if let Some(i) = self.used_ports.iter().position(|u| u == hp) {
                 self.used_ports.remove(i);
