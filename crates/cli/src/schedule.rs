@@ -90,7 +90,9 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
     let name = created.pod.metadata.name.clone().unwrap_or_default();
     let namespace = created.pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
     let (verdict, node, tied, nominated) = match &created.result.outcome {
-        Outcome::Scheduled { node, tied, .. } => ("Scheduled", Some(node.clone()), tied.clone(), None),
+        Outcome::Scheduled { node, .. } => {
+            ("Scheduled", Some(node.clone()), created.result.tied_names(&snapshot), None)
+        }
         Outcome::Unschedulable { nominated_node, .. } => ("Pending", None, vec![], nominated_node.clone()),
         Outcome::Error { .. } => ("Pending", None, vec![], None),
     };

@@ -49,12 +49,10 @@ fn schedule_all(base: &Snapshot, pods: &[PodInfo], opts: &FilterOptions) -> usiz
     let mut bound = 0;
     for p in pods {
         let result = schedule_one(&snapshot, p, opts);
-        if let Outcome::Scheduled { node, .. } = &result.outcome {
-            if let Some(i) = snapshot.index_of(node) {
-                if let Some(n) = snapshot.nodes.get_mut(i) {
-                    n.add_pod(p.as_bound());
-                    bound += 1;
-                }
+        if let Outcome::Scheduled { node_index, .. } = result.outcome {
+            if let Some(n) = snapshot.nodes.get_mut(node_index) {
+                n.add_pod(p.as_bound());
+                bound += 1;
             }
         }
     }

@@ -54,7 +54,7 @@ pub fn shortfall_reason(s: Shortfall, pod_request: &Resource) -> String {
         Shortfall::Memory => "Insufficient memory".into(),
         Shortfall::EphemeralStorage => "Insufficient ephemeral-storage".into(),
         Shortfall::Scalar(i) => {
-            format!("Insufficient {}", pod_request.scalar.get(i).map_or("", |(n, _)| n.as_str()))
+            format!("Insufficient {}", pod_request.scalars().get(i).map_or("", |(n, _)| n.as_str()))
         }
     }
 }
@@ -91,23 +91,26 @@ pub fn fits_request_each(
             request.ephemeral_storage > a.ephemeral_storage,
         );
     }
-    for (i, (name, q)) in request.scalar.iter().enumerate() {
+    let ignoring = !args.ignored_resources.is_empty() || !args.ignored_resource_groups.is_empty();
+    for (i, (rname, q)) in request.scalars().iter().enumerate() {
         if *q == 0 {
             continue;
         }
-        if is_extended_resource_name(name) {
+        let name = if ignoring || args.dra_extended_resources.is_some() { rname.as_str() } else { "" };
+        if ignoring && is_extended_resource_name(name) {
             let group = name.split('/').next().unwrap_or("");
             if args.ignored_resources.contains(name) || args.ignored_resource_groups.contains(group) {
                 continue;
             }
         }
+        let alloc = a.scalar_by_name(rname);
         if let Some(mapped) = &args.dra_extended_resources {
             // Not on the node's allocatable and backed by a DeviceClass: left to DRA.
-            if mapped.contains(name) && !a.has_scalar(name) {
+            if alloc.is_none() && mapped.contains(name) {
                 continue;
             }
         }
-        let (alloc, used) = (a.scalar(name), r.scalar(name));
+        let (alloc, used) = (alloc.unwrap_or(0), r.scalar_by_name(rname).unwrap_or(0));
         if *q > alloc.wrapping_sub(used) {
             each(Shortfall::Scalar(i), *q, used, alloc, *q > alloc);
         }
@@ -123,7 +126,7 @@ pub fn fits_request(request: &Resource, node: &NodeInfo, args: &FitArgs) -> Vec<
             Shortfall::Cpu => CPU.to_string(),
             Shortfall::Memory => MEMORY.to_string(),
             Shortfall::EphemeralStorage => EPHEMERAL_STORAGE.to_string(),
-            Shortfall::Scalar(i) => request.scalar.get(i).map(|(n, _)| n.clone()).unwrap_or_default(),
+            Shortfall::Scalar(i) => request.scalars().get(i).map(|(n, _)| n.to_string()).unwrap_or_default(),
         };
         out.push(InsufficientResource {
             resource_name,

@@ -31,9 +31,10 @@ pub enum NodeOutcome {
 /// The verdict of a cycle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// Bound to `node`; `tied` are all nodes with the top score (the real scheduler
-    /// picks one of them at random; the model picks the first).
-    Scheduled { node: String, tied: Vec<String>, score: i64 },
+    /// Bound to `node` (at `node_index` in the snapshot); `tied` are the snapshot
+    /// indices of all nodes with the top score (the real scheduler picks one of them
+    /// at random; the model picks the first).
+    Scheduled { node: String, node_index: usize, tied: Vec<usize>, score: i64 },
     /// No node fits: the FailedScheduling text (`FitError.Error()`), the nominated
     /// node if preemption found room, and the victims.
     Unschedulable { message: String, nominated_node: Option<String>, victims: Vec<(String, String)> },
@@ -53,6 +54,16 @@ pub struct ScheduleResult {
 }
 
 impl ScheduleResult {
+    /// The names of the tied top-scoring nodes.
+    pub fn tied_names(&self, snapshot: &Snapshot) -> Vec<String> {
+        match &self.outcome {
+            Outcome::Scheduled { tied, .. } => {
+                tied.iter().filter_map(|&i| snapshot.nodes.get(i).map(|n| n.name.clone())).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether the pod was bound.
     pub fn is_scheduled(&self) -> bool {
         matches!(self.outcome, Outcome::Scheduled { .. })
@@ -71,8 +82,10 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
     if n == 0 {
         return result;
     }
-    let spec = pod.pod.spec.clone().unwrap_or_default();
-    let pre = node_affinity::pre_filter(&spec);
+    let pre = match &pod.pod.spec {
+        Some(spec) => node_affinity::pre_filter(spec),
+        None => NodeAffinityPreFilter::Skip,
+    };
     result.state.skip_node_affinity = pre == NodeAffinityPreFilter::Skip;
     result.state.skip_node_ports = pod.host_ports.is_empty();
 
@@ -123,13 +136,11 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
         }
     }
     let best = scores.iter().copied().max().unwrap_or(0);
-    let tied: Vec<String> = feasible
-        .iter()
-        .zip(scores.iter())
-        .filter(|(_, &s)| s == best)
-        .filter_map(|(&i, _)| snapshot.nodes.get(i).map(|n| n.name.clone()))
-        .collect();
-    result.outcome = Outcome::Scheduled { node: tied.first().cloned().unwrap_or_default(), tied, score: best };
+    let tied: Vec<usize> =
+        feasible.iter().zip(scores.iter()).filter(|(_, &s)| s == best).map(|(&i, _)| i).collect();
+    let node_index = tied.first().copied().unwrap_or(0);
+    let node = snapshot.nodes.get(node_index).map(|n| n.name.clone()).unwrap_or_default();
+    result.outcome = Outcome::Scheduled { node, node_index, tied, score: best };
     result
 }
 

@@ -45,28 +45,34 @@ pub fn balanced_allocation(pod: &PodInfo, node: &NodeInfo) -> i64 {
         (node.allocatable.milli_cpu, node.requested.milli_cpu.wrapping_add(pod.request.milli_cpu)),
         (node.allocatable.memory, node.requested.memory.wrapping_add(pod.request.memory)),
     ];
-    let fractions: Vec<f64> = pairs
-        .iter()
-        .filter(|(a, _)| *a != 0)
-        .map(|(a, r)| (*r as f64 / *a as f64).min(1.0))
-        .collect();
-    let std = match fractions.as_slice() {
-        [a, b] => ((a - b) / 2.0).abs(),
-        _ => 0.0,
-    };
+    let mut fractions = [0.0f64; 2];
+    let mut n = 0;
+    for (a, r) in pairs.iter().filter(|(a, _)| *a != 0) {
+        if let Some(slot) = fractions.get_mut(n) {
+            *slot = (*r as f64 / *a as f64).min(1.0);
+            n += 1;
+        }
+    }
+    // Two fractions: std = |f1 − f2| / 2; fewer: 0.
+    let [f0, f1] = fractions;
+    let std = if n == 2 { ((f0 - f1) / 2.0).abs() } else { 0.0 };
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
-/// TaintToleration's raw score: PreferNoSchedule taints the pod does not tolerate.
+/// TaintToleration's raw score: PreferNoSchedule taints the pod does not tolerate
+/// (tolerations with an empty or PreferNoSchedule effect count).
 pub fn intolerable_prefer_no_schedule(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let tols: Vec<_> = pod
-        .tolerations()
+    let taints = node.taints();
+    if taints.is_empty() {
+        return 0;
+    }
+    let tols = pod.tolerations();
+    let counts = |t: &&k8s_openapi::api::core::v1::Toleration| {
+        matches!(t.effect.as_deref(), None | Some("") | Some(PREFER_NO_SCHEDULE))
+    };
+    taints
         .iter()
-        .filter(|t| matches!(t.effect.as_deref(), None | Some("") | Some(PREFER_NO_SCHEDULE)))
-        .collect();
-    node.taints()
-        .iter()
-        .filter(|t| t.effect == PREFER_NO_SCHEDULE && !tols.iter().any(|tol| tolerates(tol, t)))
+        .filter(|t| t.effect == PREFER_NO_SCHEDULE && !tols.iter().filter(counts).any(|tol| tolerates(tol, t)))
         .count() as i64
 }
 
@@ -87,8 +93,14 @@ pub fn score_nodes(pod: &PodInfo, nodes: &[&NodeInfo]) -> Vec<i64> {
     let spec = pod.pod.spec.as_ref();
     let mut taint: Vec<i64> = nodes.iter().map(|n| intolerable_prefer_no_schedule(pod, n)).collect();
     default_normalize(&mut taint, true);
-    let mut affinity: Vec<i64> =
-        nodes.iter().map(|n| spec.map_or(0, |s| preferred_score(s, NodeFields::of(&n.node)))).collect();
+    let has_preferred = spec
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.node_affinity.as_ref())
+        .is_some_and(|na| na.preferred_during_scheduling_ignored_during_execution.is_some());
+    let mut affinity: Vec<i64> = match spec.filter(|_| has_preferred) {
+        Some(s) => nodes.iter().map(|n| preferred_score(s, NodeFields::of(&n.node))).collect(),
+        None => vec![0; nodes.len()],
+    };
     default_normalize(&mut affinity, false);
     nodes
         .iter()

@@ -86,7 +86,12 @@ impl BoundPod {
 /// One node of the snapshot (`framework.NodeInfo`).
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
-    pub node: Node,
+    /// The Node object, boxed so the per-node hot data stays small and contiguous.
+    pub node: Box<Node>,
+    /// `spec.unschedulable` and whether `spec.taints` is non-empty, cached by `new`
+    /// (the filters read them for every node of every cycle).
+    unschedulable: bool,
+    has_taints: bool,
     pub name: String,
     pub allocatable: Resource,
     /// Sum of the bound pods' requests (`NodeInfo.Requested`).
@@ -102,9 +107,12 @@ impl NodeInfo {
     pub fn new(node: Node) -> NodeInfo {
         let allocatable =
             Resource::from_list(&parse_resource_list(node.status.as_ref().and_then(|s| s.allocatable.as_ref())));
+        let spec = node.spec.as_ref();
         NodeInfo {
             name: node.metadata.name.clone().unwrap_or_default(),
-            node,
+            unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
+            has_taints: spec.and_then(|s| s.taints.as_ref()).is_some_and(|t| !t.is_empty()),
+            node: Box::new(node),
             allocatable,
             requested: Resource::default(),
             non_zero_requested: (0, 0),
@@ -141,12 +149,15 @@ impl NodeInfo {
 
     /// `spec.taints`.
     pub fn taints(&self) -> &[Taint] {
+        if !self.has_taints {
+            return &[];
+        }
         self.node.spec.as_ref().and_then(|s| s.taints.as_deref()).unwrap_or(&[])
     }
 
     /// `spec.unschedulable`.
     pub fn unschedulable(&self) -> bool {
-        self.node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false)
+        self.unschedulable
     }
 }
 
