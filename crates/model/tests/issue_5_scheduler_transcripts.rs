@@ -181,3 +181,34 @@ fn issue_5_preemption_nominates_node() {
         }
     );
 }
+
+/// NVIDIA/k8s-device-plugin#430 / #348: `kubectl describe pod` of a pending GPU pod —
+/// `Node: <none>`, `Status: Pending`, the GPU limits and requests, `PodScheduled
+/// False`, and the FailedScheduling row.
+#[test]
+fn issue_5_describe_pending_gpu_pod_device_plugin_430() {
+    use gpulab_model::kubernetes::kubectl::{describe_pod, get_pods_wide};
+    let docs = [node("gpu", GPU_RES, "", ""), pod("holder", GPU_POD, "  nodeName: gpu\n")];
+    let (cluster, _) = load("c.yaml", &docs.join("---\n"));
+    let snapshot = Snapshot::new(
+        cluster.nodes.into_iter().map(|n| n.object),
+        &cluster.pods.into_iter().map(|p| p.object).collect::<Vec<_>>(),
+    );
+    let (p, _) = load("p.yaml", &pod("gpu-pod", GPU_POD, ""));
+    let opts = FilterOptions { version: KubeVersion::V1_33, ..Default::default() };
+    let created = create_pod(p.pods[0].object.clone(), &snapshot, &[], &opts, 0).unwrap();
+    let text = describe_pod(&created.pod, std::slice::from_ref(&created.event), 20);
+    for line in [
+        "Node:             <none>",
+        "Status:           Pending",
+        "    Limits:\n      nvidia.com/gpu:  1\n    Requests:\n      nvidia.com/gpu:  1\n    Environment:       <none>",
+        "Conditions:\n  Type           Status\n  PodScheduled   False \n",
+        "QoS Class:       BestEffort\nNode-Selectors:  <none>\nTolerations:     node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                 node.kubernetes.io/unreachable:NoExecute op=Exists for 300s\n",
+        "  Warning  FailedScheduling  20s   default-scheduler  0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.\n",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    let wide = get_pods_wide(std::slice::from_ref(&created.pod), 20);
+    let cols: Vec<&str> = wide.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(cols, ["gpu-pod", "0/1", "Pending", "0", "<unknown>", "<none>", "<none>", "<none>", "<none>"]);
+}

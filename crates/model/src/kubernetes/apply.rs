@@ -1,5 +1,6 @@
 //! Creating a pod in the modelled cluster, end to end, in the API server's order:
-//! defaulting (requests from limits), RuntimeClass Admit (overhead, scheduling),
+//! defaulting (requests from limits), the default mutating admission plugins
+//! (ServiceAccount, Priority, DefaultTolerationSeconds), RuntimeClass Admit (overhead, scheduling),
 //! field validation, RuntimeClass Validate — then one scheduling cycle with its
 //! event, condition and per-node explanation. This is what `gpulab schedule` and the
 //! app's scheduling step call.
@@ -10,7 +11,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 use super::events::{scheduling_event, Condition, EventRecord};
 use super::runtimeclass;
 use super::scheduler::explain::{explain_cycle, NodeExplanation};
-use super::scheduler::{schedule_one, FilterOptions, PodInfo, ScheduleResult, Snapshot};
+use super::scheduler::{schedule_one, FilterOptions, Outcome, PodInfo, ScheduleResult, Snapshot};
 use super::validation::{default_requests_from_limits, invalid_message, validate_pod_resources};
 
 /// Why the API server refused the pod.
@@ -52,6 +53,7 @@ pub fn create_pod(
     at: i64,
 ) -> Result<Scheduled, Rejection> {
     default_requests_from_limits(&mut pod);
+    super::admission::default_mutating(&mut pod);
     runtimeclass::admit(&mut pod, runtime_classes)
         .map_err(|e| Rejection { reason: e.reason, message: e.message })?;
     let errs = validate_pod_resources(&pod);
@@ -65,5 +67,30 @@ pub fn create_pod(
     let (namespace, name) = info.key();
     let (event, condition) = scheduling_event(&namespace, &name, &result, at);
     let explanation = explain_cycle(snapshot, &info, &result, opts.version);
+    record_status(&mut pod, &result, &condition);
     Ok(Scheduled { pod, result, event, condition, explanation })
+}
+
+/// What the scheduler writes back: the binding (`spec.nodeName`), or phase Pending
+/// with the PodScheduled condition and `status.nominatedNodeName`.
+fn record_status(pod: &mut Pod, result: &ScheduleResult, condition: &Condition) {
+    use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
+    if let Outcome::Scheduled { node, .. } = &result.outcome {
+        pod.spec.get_or_insert_with(Default::default).node_name = Some(node.clone());
+    }
+    let status = pod.status.get_or_insert_with(PodStatus::default);
+    status.phase = Some("Pending".into());
+    if let Outcome::Unschedulable { nominated_node, .. } = &result.outcome {
+        status.nominated_node_name = nominated_node.clone();
+    }
+    let cond = PodCondition {
+        type_: condition.type_.clone(),
+        status: condition.status.clone(),
+        reason: (!condition.reason.is_empty()).then(|| condition.reason.clone()),
+        message: (!condition.message.is_empty()).then(|| condition.message.clone()),
+        ..Default::default()
+    };
+    let conds = status.conditions.get_or_insert_with(Vec::new);
+    conds.retain(|c| c.type_ != cond.type_);
+    conds.push(cond);
 }

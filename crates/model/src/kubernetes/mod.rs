@@ -14,6 +14,7 @@
 //! - [`affinity`]: nodeSelector and required node affinity matching.
 //! - [`validation`]: the API server's checks of extended-resource requests; defaulting.
 //! - [`runtimeclass`]: the RuntimeClass admission plugin.
+//! - [`admission`]: the default mutating admission plugins before it.
 //! - [`scheduler`]: filters, preemption, scoring, `FitError`.
 //! - [`events`]: FailedScheduling / Scheduled events and the PodScheduled condition.
 //! - [`advertisement`]: device plugin → kubelet → node status, layer by layer.
@@ -25,6 +26,7 @@
 //! **API Boundary:** functions take k8s-openapi objects (or text) and return values;
 //! nothing here reads files or clocks — ages and times are passed in.
 
+pub mod admission;
 pub mod advertisement;
 pub mod apply;
 pub mod affinity;
