@@ -110,16 +110,17 @@ fn line_of_key(doc: &Document<'_>, key: &str) -> u32 {
         .map_or(doc.first_line, |i| doc.first_line + i as u32)
 }
 
-/// The line of `name: value` (value possibly quoted) after the top, for quantities.
+/// The line of `name: value` (block or flow style, name or value possibly quoted),
+/// for quantities; the document's first line when not found.
 fn line_of_entry(doc: &Document<'_>, name: &str, value: &str) -> u32 {
-    doc.text
-        .lines()
-        .position(|l| {
-            let t = l.trim_start().trim_start_matches("- ");
-            let t = t.trim_start_matches(['"', '\'']);
-            t.starts_with(name) && t.contains(value)
+    let holds = |line: &str| {
+        line.match_indices(name).any(|(i, _)| {
+            let rest = line.get(i + name.len()..).unwrap_or("");
+            let rest = rest.trim_start_matches(['"', '\'']);
+            rest.starts_with(':') && rest.contains(value)
         })
-        .map_or(doc.first_line, |i| doc.first_line + i as u32)
+    };
+    doc.text.lines().position(holds).map_or(doc.first_line, |i| doc.first_line + i as u32)
 }
 
 /// Loads one file's text. Objects that load are returned even when others fail.
