@@ -6,7 +6,7 @@ use super::fit_error::fit_error_message;
 use super::framework::{run_filter_plugins, run_post_filter_plugins, CycleState, FilterOptions, Rejection};
 use super::node_affinity::{self, NodeAffinityPreFilter};
 use super::preemption;
-use super::scoring::score_nodes;
+use super::scoring::{finish_scores, has_preferred_affinity, raw_score, RawScore};
 use super::snapshot::{PodInfo, Snapshot};
 use super::status::{Code, Status};
 
@@ -107,7 +107,11 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
         _ => None,
     };
 
+    // One pass per node: filters, and the raw scores of a feasible node while its
+    // data is in cache.
+    let has_preferred = has_preferred_affinity(pod);
     let mut feasible: Vec<usize> = Vec::new();
+    let mut raw: Vec<RawScore> = Vec::new();
     for (i, node) in snapshot.nodes.iter().enumerate() {
         if allowed.is_some_and(|a| a.binary_search(&node.name).is_err()) {
             result.nodes.push(NodeOutcome::NotInPreFilterResult);
@@ -117,6 +121,7 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
             Some(r) => result.nodes.push(NodeOutcome::Rejected(r)),
             None => {
                 feasible.push(i);
+                raw.push(raw_score(pod, node, has_preferred));
                 result.nodes.push(NodeOutcome::Feasible { score: 0 });
             }
         }
@@ -128,8 +133,7 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
         return result;
     }
 
-    let infos: Vec<_> = feasible.iter().filter_map(|&i| snapshot.nodes.get(i)).collect();
-    let scores = score_nodes(pod, &infos);
+    let scores = finish_scores(&raw);
     for (&i, &s) in feasible.iter().zip(scores.iter()) {
         if let Some(slot) = result.nodes.get_mut(i) {
             *slot = NodeOutcome::Feasible { score: s };

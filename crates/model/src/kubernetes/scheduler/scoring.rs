@@ -88,28 +88,53 @@ pub fn default_normalize(scores: &mut [i64], reverse: bool) {
     }
 }
 
-/// The weighted total per feasible node (same order as `nodes`).
-pub fn score_nodes(pod: &PodInfo, nodes: &[&NodeInfo]) -> Vec<i64> {
-    let spec = pod.pod.spec.as_ref();
-    let mut taint: Vec<i64> = nodes.iter().map(|n| intolerable_prefer_no_schedule(pod, n)).collect();
-    default_normalize(&mut taint, true);
-    let has_preferred = spec
+/// A node's scores before normalisation: LeastAllocated + BalancedAllocation (their
+/// weights are 1 and they need no normalising), and the raw TaintToleration and
+/// NodeAffinity scores that are normalised over all feasible nodes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawScore {
+    pub resources: i64,
+    pub intolerable: i64,
+    pub preferred: i64,
+}
+
+/// Whether the pod has preferred node-affinity terms (else NodeAffinity scores 0).
+pub fn has_preferred_affinity(pod: &PodInfo) -> bool {
+    pod.pod
+        .spec
+        .as_ref()
         .and_then(|s| s.affinity.as_ref())
         .and_then(|a| a.node_affinity.as_ref())
-        .is_some_and(|na| na.preferred_during_scheduling_ignored_during_execution.is_some());
-    let mut affinity: Vec<i64> = match spec.filter(|_| has_preferred) {
-        Some(s) => nodes.iter().map(|n| preferred_score(s, NodeFields::of(&n.node))).collect(),
-        None => vec![0; nodes.len()],
-    };
+        .is_some_and(|na| na.preferred_during_scheduling_ignored_during_execution.is_some())
+}
+
+/// The raw scores of one feasible node (computed in the same pass as its filters).
+pub fn raw_score(pod: &PodInfo, node: &NodeInfo, has_preferred: bool) -> RawScore {
+    RawScore {
+        resources: least_allocated(pod, node).wrapping_add(balanced_allocation(pod, node)),
+        intolerable: intolerable_prefer_no_schedule(pod, node),
+        preferred: match (&pod.pod.spec, has_preferred) {
+            (Some(s), true) => preferred_score(s, NodeFields::of(&node.node)),
+            _ => 0,
+        },
+    }
+}
+
+/// Normalises and weights raw scores (TaintToleration × 3 reversed, NodeAffinity × 2).
+pub fn finish_scores(raw: &[RawScore]) -> Vec<i64> {
+    let mut taint: Vec<i64> = raw.iter().map(|r| r.intolerable).collect();
+    default_normalize(&mut taint, true);
+    let mut affinity: Vec<i64> = raw.iter().map(|r| r.preferred).collect();
     default_normalize(&mut affinity, false);
-    nodes
-        .iter()
+    raw.iter()
         .zip(taint.iter().zip(affinity.iter()))
-        .map(|(n, (t, a))| {
-            least_allocated(pod, n)
-                .wrapping_add(balanced_allocation(pod, n))
-                .wrapping_add(t.wrapping_mul(3))
-                .wrapping_add(a.wrapping_mul(2))
-        })
+        .map(|(r, (t, a))| r.resources.wrapping_add(t.wrapping_mul(3)).wrapping_add(a.wrapping_mul(2)))
         .collect()
+}
+
+/// The weighted total per feasible node (same order as `nodes`).
+pub fn score_nodes(pod: &PodInfo, nodes: &[&NodeInfo]) -> Vec<i64> {
+    let has_preferred = has_preferred_affinity(pod);
+    let raw: Vec<RawScore> = nodes.iter().map(|n| raw_score(pod, n, has_preferred)).collect();
+    finish_scores(&raw)
 }

@@ -246,3 +246,4 @@ impl PodInfo {
         }
     }
 }
+
