@@ -44,7 +44,11 @@ fn run(name: &str, files: &[(&str, &str)], args: &[&str]) -> Output {
 /// A free GPU node: scheduled, exit 0, the Scheduled event.
 #[test]
 fn schedules_gpu_pod() {
-    let out = run("sched-ok", &[("c.yaml", CLUSTER), ("p.yaml", GPU_POD)], &["schedule", "--nodes", "c.yaml", "--pod", "p.yaml"]);
+    let out = run(
+        "sched-ok",
+        &[("c.yaml", CLUSTER), ("p.yaml", GPU_POD)],
+        &["schedule", "--nodes", "c.yaml", "--pod", "p.yaml"],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.starts_with("default/cuda: Scheduled to gpu-1\n"), "{stdout}");
@@ -76,7 +80,11 @@ fn pending_gpu_pod_prints_failed_scheduling() {
 #[test]
 fn bad_quantity_is_bad_input_with_line() {
     let bad = GPU_POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: one");
-    let out = run("sched-bad", &[("c.yaml", CLUSTER), ("p.yaml", &bad)], &["schedule", "--nodes", "c.yaml", "--pod", "p.yaml"]);
+    let out = run(
+        "sched-bad",
+        &[("c.yaml", CLUSTER), ("p.yaml", &bad)],
+        &["schedule", "--nodes", "c.yaml", "--pod", "p.yaml"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.starts_with("p.yaml:9:1: error[k8s-quantity-invalid]"), "{stderr}");
@@ -86,7 +94,11 @@ fn bad_quantity_is_bad_input_with_line() {
 #[test]
 fn missing_runtime_class_is_refused() {
     let pod = GPU_POD.replace("spec:\n", "spec:\n  runtimeClassName: nvidia\n");
-    let out = run("sched-rc", &[("c.yaml", CLUSTER), ("p.yaml", &pod)], &["schedule", "--nodes", "c.yaml", "--pod", "p.yaml"]);
+    let out = run(
+        "sched-rc",
+        &[("c.yaml", CLUSTER), ("p.yaml", &pod)],
+        &["schedule", "--nodes", "c.yaml", "--pod", "p.yaml"],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

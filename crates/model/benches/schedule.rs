@@ -30,11 +30,19 @@ fn gpu_node(i: usize, gpus: &str) -> Node {
 fn gpu_pod(i: usize) -> Pod {
     let r = res(&[("cpu", "1"), ("memory", "4Gi"), ("nvidia.com/gpu", "1")]);
     Pod {
-        metadata: ObjectMeta { name: Some(format!("train-{i}")), namespace: Some("default".into()), ..Default::default() },
+        metadata: ObjectMeta {
+            name: Some(format!("train-{i}")),
+            namespace: Some("default".into()),
+            ..Default::default()
+        },
         spec: Some(PodSpec {
             containers: vec![Container {
                 name: "cuda".into(),
-                resources: Some(ResourceRequirements { limits: Some(r.clone()), requests: Some(r), ..Default::default() }),
+                resources: Some(ResourceRequirements {
+                    limits: Some(r.clone()),
+                    requests: Some(r),
+                    ..Default::default()
+                }),
                 ..Default::default()
             }],
             ..Default::default()

@@ -121,7 +121,12 @@ fn issue_5_device_plugin_transcripts_spec_6() {
         pod("holder", GPU_POD, "  nodeName: gpu\n"),
     ];
     let m = message(KubeVersion::V1_33, &c119, &pod("p", GPU_POD, ""));
-    assert!(m.starts_with("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable. preemption: "), "{m}");
+    assert!(
+        m.starts_with(
+            "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable. preemption: "
+        ),
+        "{m}"
+    );
 
     // #430 / #348: one node, its GPU taken by an equal-priority pod.
     let c430 = vec![node("gpu", GPU_RES, "", ""), pod("holder", GPU_POD, "  nodeName: gpu\n")];
@@ -144,7 +149,8 @@ fn issue_5_device_plugin_transcripts_spec_6() {
 /// — the other nodes are counted as `didn't satisfy plugin(s) [NodeAffinity]`.
 #[test]
 fn issue_5_daemonset_pinned_pod_spec_4_2() {
-    let mut docs = vec![node("target", "cpu: '8', memory: 32Gi, pods: '1'", "", ""), pod("busy", "", "  nodeName: target\n")];
+    let mut docs =
+        vec![node("target", "cpu: '8', memory: 32Gi, pods: '1'", "", ""), pod("busy", "", "  nodeName: target\n")];
     for i in 0..45 {
         docs.push(node(&format!("n{i}"), NODE_RES, "", ""));
     }

@@ -36,7 +36,8 @@ fn check(case: &Value) -> Result<(), String> {
     }
     let pod = PodInfo::new(pod_from(input.get("pod").ok_or("no pod")?)?, true);
     let args_v = input.get("args");
-    let dra_on = input.get("features").and_then(|f| f.get("DRAExtendedResource")).and_then(Value::as_bool) == Some(true);
+    let dra_on =
+        input.get("features").and_then(|f| f.get("DRAExtendedResource")).and_then(Value::as_bool) == Some(true);
     let args = FitArgs {
         ignored_resources: strings(args_v.and_then(|a| a.get("ignoredResources"))),
         ignored_resource_groups: strings(args_v.and_then(|a| a.get("ignoredResourceGroups"))),

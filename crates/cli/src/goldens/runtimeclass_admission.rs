@@ -96,11 +96,13 @@ fn check(case: &Value) -> Result<(), String> {
         }
     }
     if let Some(want) = expected.get("pod") {
-        let want: Pod = serde_json::from_value(complete_pod_json(want)).map_err(|e| format!("bad expected pod: {e}"))?;
+        let want: Pod =
+            serde_json::from_value(complete_pod_json(want)).map_err(|e| format!("bad expected pod: {e}"))?;
         expect_eq("pod", normalized(&want), normalized(&pod))?;
     }
     if let Some(want) = expected.get("pod_spec_overhead") {
-        let got = pod.spec.as_ref().and_then(|s| s.overhead.as_ref()).map(|o| serde_json::to_value(o).unwrap_or(Value::Null));
+        let got =
+            pod.spec.as_ref().and_then(|s| s.overhead.as_ref()).map(|o| serde_json::to_value(o).unwrap_or(Value::Null));
         expect_eq("spec.overhead", Some(want.clone()), got)?;
     }
     Ok(())

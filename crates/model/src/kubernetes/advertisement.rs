@@ -74,7 +74,8 @@ pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
 
 /// Writes the advertisement into a node's status (and readiness): capacity and
 /// allocatable gain or lose `nvidia.com/gpu`; a NotReady node gets `Ready=False`
-/// and the `node.kubernetes.io/not-ready:NoSchedule` taint.
+/// and the `node.kubernetes.io/not-ready:NoSchedule` taint. The Ready condition's
+/// reason/message texts are **[inferred]** (kubelet's `KubeletNotReady` family).
 pub fn apply_to_node(node: &mut Node, layers: &GpuNodeLayers) -> Advertisement {
     let adv = advertise(layers);
     let status = node.status.get_or_insert_with(Default::default);
@@ -94,12 +95,7 @@ pub fn apply_to_node(node: &mut Node, layers: &GpuNodeLayers) -> Advertisement {
         status: if layers.node_ready { "True" } else { "False" }.into(),
         reason: Some(if layers.node_ready { "KubeletReady" } else { "KubeletNotReady" }.into()),
         message: Some(
-            if layers.node_ready {
-                "kubelet is posting ready status"
-            } else {
-                "container runtime is down"
-            }
-            .into(),
+            if layers.node_ready { "kubelet is posting ready status" } else { "container runtime is down" }.into(),
         ),
         ..Default::default()
     };

@@ -54,8 +54,7 @@ pub fn create_pod(
 ) -> Result<Scheduled, Rejection> {
     default_requests_from_limits(&mut pod);
     super::admission::default_mutating(&mut pod);
-    runtimeclass::admit(&mut pod, runtime_classes)
-        .map_err(|e| Rejection { reason: e.reason, message: e.message })?;
+    runtimeclass::admit(&mut pod, runtime_classes).map_err(|e| Rejection { reason: e.reason, message: e.message })?;
     let errs = validate_pod_resources(&pod);
     if !errs.is_empty() {
         let name = pod.metadata.name.clone().unwrap_or_default();

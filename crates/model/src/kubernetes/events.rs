@@ -83,7 +83,12 @@ pub fn scheduling_event(namespace: &str, name: &str, result: &ScheduleResult, at
                 format!("Successfully assigned {namespace}/{name} to {node}"),
                 at,
             ),
-            Condition { type_: "PodScheduled".into(), status: "True".into(), reason: String::new(), message: String::new() },
+            Condition {
+                type_: "PodScheduled".into(),
+                status: "True".into(),
+                reason: String::new(),
+                message: String::new(),
+            },
         ),
         Outcome::Unschedulable { message, .. } | Outcome::Error { message } => {
             let reason = if matches!(result.outcome, Outcome::Unschedulable { .. }) {
@@ -106,7 +111,13 @@ pub fn scheduling_event(namespace: &str, name: &str, result: &ScheduleResult, at
 
 /// The `Preempted` event a victim gets.
 pub fn preempted_event(preemptor: &str, node: &str, at: i64) -> EventRecord {
-    EventRecord::once("Normal", "Preempted", DEFAULT_SCHEDULER, format!("Preempted by pod {preemptor} on node {node}"), at)
+    EventRecord::once(
+        "Normal",
+        "Preempted",
+        DEFAULT_SCHEDULER,
+        format!("Preempted by pod {preemptor} on node {node}"),
+        at,
+    )
 }
 
 /// `duration.HumanDuration`, as kubectl prints ages.
@@ -167,7 +178,9 @@ mod tests {
     /// kubectl's ages, including the `2m29s` and `24m` of the gpu-operator transcript.
     #[test]
     fn human_durations() {
-        for (s, want) in [(40, "40s"), (149, "2m29s"), (1440, "24m"), (600, "10m"), (3 * 3600 + 60, "3h1m"), (86400 * 3, "3d")] {
+        for (s, want) in
+            [(40, "40s"), (149, "2m29s"), (1440, "24m"), (600, "10m"), (3 * 3600 + 60, "3h1m"), (86400 * 3, "3d")]
+        {
             assert_eq!(human_duration(s), want);
         }
     }

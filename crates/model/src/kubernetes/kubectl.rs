@@ -13,7 +13,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::events::{human_duration, EventRecord};
 use super::quantity::Quantity;
-use super::resources::{is_hugepage_resource_name, parse_resource_list, pod_requests, PodResourcesOptions, ResourceList};
+use super::resources::{
+    is_hugepage_resource_name, parse_resource_list, pod_requests, PodResourcesOptions, ResourceList,
+};
 use super::tabwriter;
 
 fn age(t: Option<&Time>, now: i64) -> String {
@@ -62,11 +64,8 @@ fn node_roles(node: &Node) -> Vec<String> {
 }
 
 fn node_status_text(node: &Node) -> String {
-    let ready = node
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
+    let ready =
+        node.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
     let mut s = match ready.map(|c| c.status.as_str()) {
         Some("True") => "Ready".to_string(),
         Some(_) => "NotReady".to_string(),
@@ -106,7 +105,8 @@ pub fn pod_status_text(pod: &Pod) -> String {
     let statuses: &[ContainerStatus] = status.and_then(|s| s.container_statuses.as_deref()).unwrap_or(&[]);
     for cs in statuses.iter().rev() {
         let state = cs.state.as_ref();
-        if let Some(r) = state.and_then(|s| s.waiting.as_ref()).and_then(|w| w.reason.clone()).filter(|r| !r.is_empty()) {
+        if let Some(r) = state.and_then(|s| s.waiting.as_ref()).and_then(|w| w.reason.clone()).filter(|r| !r.is_empty())
+        {
             reason = r;
         } else if let Some(t) = state.and_then(|s| s.terminated.as_ref()) {
             reason = t.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| format!("ExitCode:{}", t.exit_code));
@@ -223,8 +223,16 @@ fn describe_container(s: &mut String, c: &Container, status: Option<&ContainerSt
     let port = c.ports.iter().flatten().next();
     s.push_str(&format!(
         "    Port:\t{}\n    Host Port:\t{}\n",
-        port.map_or("<none>".to_string(), |p| format!("{}/{}", p.container_port, p.protocol.as_deref().unwrap_or("TCP"))),
-        port.map_or("<none>".to_string(), |p| format!("{}/{}", p.host_port.unwrap_or(0), p.protocol.as_deref().unwrap_or("TCP"))),
+        port.map_or("<none>".to_string(), |p| format!(
+            "{}/{}",
+            p.container_port,
+            p.protocol.as_deref().unwrap_or("TCP")
+        )),
+        port.map_or("<none>".to_string(), |p| format!(
+            "{}/{}",
+            p.host_port.unwrap_or(0),
+            p.protocol.as_deref().unwrap_or("TCP")
+        )),
     ));
     if let Some(cs) = status {
         let state = cs.state.as_ref();
@@ -437,15 +445,15 @@ pub fn describe_node(node: &Node, pods: &[Pod], events: &[EventRecord], now: i64
     for (res, milli) in [("cpu", true), ("memory", false), ("ephemeral-storage", false)] {
         let (r, l, a) = (get(&reqs, res), get(&lims, res), get(&alloc, res));
         let v = |q: &Quantity| if milli { q.milli_value() } else { q.value() };
-        s.push_str(&format!(
-            "  {res}\t{r} ({}%)\t{l} ({}%)\n",
-            percent(v(&r), v(&a)),
-            percent(v(&l), v(&a))
-        ));
+        s.push_str(&format!("  {res}\t{r} ({}%)\t{l} ({}%)\n", percent(v(&r), v(&a)), percent(v(&l), v(&a))));
     }
     for (k, a) in alloc.iter().filter(|(k, _)| is_hugepage_resource_name(k)) {
         let (r, l) = (get(&reqs, k), get(&lims, k));
-        s.push_str(&format!("  {k}\t{r} ({}%)\t{l} ({}%)\n", percent(r.value(), a.value()), percent(l.value(), a.value())));
+        s.push_str(&format!(
+            "  {k}\t{r} ({}%)\t{l} ({}%)\n",
+            percent(r.value(), a.value()),
+            percent(l.value(), a.value())
+        ));
     }
     for k in alloc.keys().filter(|k| k.contains('/') && !k.starts_with("kubernetes.io/")) {
         s.push_str(&format!("  {k}\t{}\t{}\n", get(&reqs, k), get(&lims, k)));
@@ -491,7 +499,20 @@ mod tests {
         let got = get_pods_wide(&[pod], 0);
         let row = got.lines().nth(1).unwrap();
         let cols: Vec<&str> = row.split_whitespace().collect();
-        assert_eq!(cols, ["nvidia-device-plugin-daemonset-g2h7g", "0/1", "ContainerCreating", "0", "<unknown>", "<none>", "xxx", "<none>", "<none>"]);
+        assert_eq!(
+            cols,
+            [
+                "nvidia-device-plugin-daemonset-g2h7g",
+                "0/1",
+                "ContainerCreating",
+                "0",
+                "<unknown>",
+                "<none>",
+                "xxx",
+                "<none>",
+                "<none>"
+            ]
+        );
     }
 
     /// Spec §5.3: extended resources in Allocated resources have no percentage; a node

@@ -33,7 +33,9 @@ pub enum SandboxError {
     RuntimeClassNotFound { name: String },
     /// containerd has no runtime for the handler.
     NoRuntime { handler: String, message: String },
-    /// The CRI plugin is not loaded: the node is NotReady and runs no pods.
+    /// The CRI plugin is not loaded: the node is NotReady and runs no pods (the
+    /// gRPC text is what a CRI client gets from a containerd without the CRI service
+    /// **[inferred]**).
     CriNotLoaded,
 }
 

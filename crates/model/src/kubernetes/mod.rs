@@ -28,8 +28,8 @@
 
 pub mod admission;
 pub mod advertisement;
-pub mod apply;
 pub mod affinity;
+pub mod apply;
 pub mod events;
 pub mod kubectl;
 pub mod kubelet;

@@ -223,18 +223,8 @@ impl Ord for Quantity {
     }
 }
 
-const DEC_SUFFIXES: [(&str, i64); 10] = [
-    ("n", -9),
-    ("u", -6),
-    ("m", -3),
-    ("", 0),
-    ("k", 3),
-    ("M", 6),
-    ("G", 9),
-    ("T", 12),
-    ("P", 15),
-    ("E", 18),
-];
+const DEC_SUFFIXES: [(&str, i64); 10] =
+    [("n", -9), ("u", -6), ("m", -3), ("", 0), ("k", 3), ("M", 6), ("G", 9), ("T", 12), ("P", 15), ("E", 18)];
 const BIN_SUFFIXES: [(&str, i64); 7] =
     [("", 0), ("Ki", 10), ("Mi", 20), ("Gi", 30), ("Ti", 40), ("Pi", 50), ("Ei", 60)];
 
@@ -371,7 +361,8 @@ impl Quantity {
 
         if fast {
             let shifted = format!("{}{}", parts.num, parts.denom);
-            let fits = mag.magnitude() <= 19 && mag.clone().into_u128_int_at(scale).is_some_and(|v| v <= i64::MAX as u128);
+            let fits =
+                mag.magnitude() <= 19 && mag.clone().into_u128_int_at(scale).is_some_and(|v| v <= i64::MAX as u128);
             if fits {
                 let canonical = match format {
                     Format::BinarySI => {
@@ -410,12 +401,7 @@ impl Quantity {
 
     /// A quantity of `v` base units (`resource.NewQuantity(v, DecimalSI)`).
     pub fn from_i64(v: i64) -> Quantity {
-        Quantity {
-            negative: v < 0,
-            magnitude: Dec::from_u64(v.unsigned_abs()),
-            format: Format::DecimalSI,
-            kept: None,
-        }
+        Quantity { negative: v < 0, magnitude: Dec::from_u64(v.unsigned_abs()), format: Format::DecimalSI, kept: None }
     }
 
     /// A quantity of `v` thousandths (`resource.NewMilliQuantity(v, DecimalSI)`).

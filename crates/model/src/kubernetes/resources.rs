@@ -388,10 +388,9 @@ impl Resource {
 /// The scheduler's view of a pod's request (`computePodResourceRequest`).
 pub fn pod_resource_request(pod: &Pod, pod_level_resources: bool) -> Resource {
     match &pod.spec {
-        Some(spec) => Resource::from_list(&pod_requests(
-            spec,
-            &PodResourcesOptions { pod_level_resources, ..Default::default() },
-        )),
+        Some(spec) => {
+            Resource::from_list(&pod_requests(spec, &PodResourcesOptions { pod_level_resources, ..Default::default() }))
+        }
         None => Resource::default(),
     }
 }

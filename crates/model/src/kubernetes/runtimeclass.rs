@@ -126,10 +126,8 @@ pub fn set_scheduling(pod: &mut Pod, rc: Option<&RuntimeClass>) -> Result<(), Ap
             }
         }
     }
-    let merged = merge_tolerations(
-        spec.tolerations.as_deref().unwrap_or(&[]),
-        scheduling.tolerations.as_deref().unwrap_or(&[]),
-    );
+    let merged =
+        merge_tolerations(spec.tolerations.as_deref().unwrap_or(&[]), scheduling.tolerations.as_deref().unwrap_or(&[]));
     let s = pod.spec.get_or_insert_with(Default::default);
     s.node_selector = selector;
     // MergeTolerations returns a nil slice when nothing is kept.

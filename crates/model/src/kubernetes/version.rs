@@ -16,8 +16,7 @@ pub enum KubeVersion {
 
 impl KubeVersion {
     /// Every supported version, oldest first.
-    pub const ALL: [KubeVersion; 4] =
-        [KubeVersion::V1_33, KubeVersion::V1_34, KubeVersion::V1_35, KubeVersion::V1_36];
+    pub const ALL: [KubeVersion; 4] = [KubeVersion::V1_33, KubeVersion::V1_34, KubeVersion::V1_35, KubeVersion::V1_36];
 
     /// TaintToleration names the first untolerated taint (`{KEY: VALUE}`) on 1.33 and
     /// early 1.34; from 1.35 (and late 1.34 patches, PR #134740) it does not. The model

@@ -46,14 +46,13 @@ impl Manifests {
 pub const KINDS: [&str; 6] = ["Node", "Pod", "RuntimeClass", "DaemonSet", "ConfigMap", "Event"];
 
 /// One YAML document of a file: its text and the line (1-based) it starts on.
-struct Document<'a> {
+struct Document {
     text: String,
     first_line: u32,
-    _file: &'a str,
 }
 
 /// Splits at `---` lines (the YAML document marker at column 1).
-fn split_documents<'a>(file: &'a str, text: &str) -> Vec<Document<'a>> {
+fn split_documents(text: &str) -> Vec<Document> {
     let mut docs = Vec::new();
     let mut cur = String::new();
     let mut first_line = 1u32;
@@ -61,7 +60,7 @@ fn split_documents<'a>(file: &'a str, text: &str) -> Vec<Document<'a>> {
         let is_marker = line.starts_with("---")
             && line.get(3..).is_none_or(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '#']));
         if is_marker {
-            docs.push(Document { text: std::mem::take(&mut cur), first_line, _file: file });
+            docs.push(Document { text: std::mem::take(&mut cur), first_line });
             first_line = i as u32 + 2;
             // A document may start on the marker line (`--- {kind: Pod}`).
             if let Some(rest) = line.get(3..) {
@@ -76,7 +75,7 @@ fn split_documents<'a>(file: &'a str, text: &str) -> Vec<Document<'a>> {
         cur.push_str(line);
         cur.push('\n');
     }
-    docs.push(Document { text: cur, first_line, _file: file });
+    docs.push(Document { text: cur, first_line });
     docs
 }
 
@@ -88,10 +87,9 @@ fn is_empty_doc(text: &str) -> bool {
     })
 }
 
-fn yaml_error(file: &str, doc: &Document<'_>, code: &str, e: &serde_norway::Error) -> Diagnostic {
-    let (line, column) = e
-        .location()
-        .map_or((doc.first_line, 1), |l| (doc.first_line + l.line() as u32 - 1, l.column() as u32));
+fn yaml_error(file: &str, doc: &Document, code: &str, e: &serde_norway::Error) -> Diagnostic {
+    let (line, column) =
+        e.location().map_or((doc.first_line, 1), |l| (doc.first_line + l.line() as u32 - 1, l.column() as u32));
     let mut msg = e.to_string();
     // serde_norway appends " at line N column M" (relative to the document); the
     // span carries the absolute place instead.
@@ -102,17 +100,14 @@ fn yaml_error(file: &str, doc: &Document<'_>, code: &str, e: &serde_norway::Erro
 }
 
 /// The line of the first `key:` at the document's top level, else the first line.
-fn line_of_key(doc: &Document<'_>, key: &str) -> u32 {
+fn line_of_key(doc: &Document, key: &str) -> u32 {
     let pat = format!("{key}:");
-    doc.text
-        .lines()
-        .position(|l| l.starts_with(&pat))
-        .map_or(doc.first_line, |i| doc.first_line + i as u32)
+    doc.text.lines().position(|l| l.starts_with(&pat)).map_or(doc.first_line, |i| doc.first_line + i as u32)
 }
 
 /// The line of `name: value` (block or flow style, name or value possibly quoted),
 /// for quantities; the document's first line when not found.
-fn line_of_entry(doc: &Document<'_>, name: &str, value: &str) -> u32 {
+fn line_of_entry(doc: &Document, name: &str, value: &str) -> u32 {
     let holds = |line: &str| {
         line.match_indices(name).any(|(i, _)| {
             let rest = line.get(i + name.len()..).unwrap_or("");
@@ -127,7 +122,7 @@ fn line_of_entry(doc: &Document<'_>, name: &str, value: &str) -> u32 {
 pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
     let mut out = Manifests::default();
     let mut diags = Vec::new();
-    for doc in split_documents(file, text) {
+    for doc in split_documents(text) {
         if is_empty_doc(&doc.text) {
             continue;
         }
@@ -144,13 +139,11 @@ pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
 }
 
 #[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
-fn load_value(file: &str, doc: &Document<'_>, value: serde_json::Value, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
+fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
     let kind_line = line_of_key(doc, "kind");
     let Some(kind) = value.get("kind").and_then(|k| k.as_str()).map(str::to_string) else {
         let what = if value.is_object() { "kind-missing" } else { "not-an-object" };
-        diags.push(
-            Diagnostic::new(format!("k8s-{what}"), Severity::Error).at(Span::new(file, doc.first_line, 1)),
-        );
+        diags.push(Diagnostic::new(format!("k8s-{what}"), Severity::Error).at(Span::new(file, doc.first_line, 1)));
         return;
     };
     if kind == "List" {
@@ -163,7 +156,7 @@ fn load_value(file: &str, doc: &Document<'_>, value: serde_json::Value, out: &mu
     // Type errors are found by deserialising the YAML text itself, so that serde
     // reports the line of the bad field.
     #[allow(clippy::result_large_err)]
-    fn typed<T: DeserializeOwned>(file: &str, doc: &Document<'_>, value: serde_json::Value) -> Result<T, Diagnostic> {
+    fn typed<T: DeserializeOwned>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
         match serde_json::from_value::<T>(value) {
             Ok(v) => Ok(v),
             Err(_) => match serde_norway::from_str::<T>(&doc.text) {
@@ -230,10 +223,13 @@ fn load_value(file: &str, doc: &Document<'_>, value: serde_json::Value, out: &mu
 
 fn node_quantities(n: &Node) -> Vec<(String, String, String)> {
     let st = n.status.as_ref();
-    [("status.capacity", st.and_then(|s| s.capacity.as_ref())), ("status.allocatable", st.and_then(|s| s.allocatable.as_ref()))]
-        .into_iter()
-        .flat_map(|(p, m)| m.into_iter().flatten().map(move |(k, v)| (p.to_string(), k.clone(), v.0.clone())))
-        .collect()
+    [
+        ("status.capacity", st.and_then(|s| s.capacity.as_ref())),
+        ("status.allocatable", st.and_then(|s| s.allocatable.as_ref())),
+    ]
+    .into_iter()
+    .flat_map(|(p, m)| m.into_iter().flatten().map(move |(k, v)| (p.to_string(), k.clone(), v.0.clone())))
+    .collect()
 }
 
 fn pod_quantities(p: &Pod) -> Vec<(String, String, String)> {
@@ -243,7 +239,9 @@ fn pod_quantities(p: &Pod) -> Vec<(String, String, String)> {
     for (list, cs) in lists {
         for (i, c) in cs.into_iter().flatten().enumerate() {
             let r = c.resources.as_ref();
-            for (what, m) in [("requests", r.and_then(|r| r.requests.as_ref())), ("limits", r.and_then(|r| r.limits.as_ref()))] {
+            for (what, m) in
+                [("requests", r.and_then(|r| r.requests.as_ref())), ("limits", r.and_then(|r| r.limits.as_ref()))]
+            {
                 for (k, v) in m.into_iter().flatten() {
                     out.push((format!("spec.{list}[{i}].resources.{what}"), k.clone(), v.0.clone()));
                 }

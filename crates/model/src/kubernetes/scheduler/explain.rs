@@ -33,15 +33,11 @@ pub fn explain_cycle(
             let (filters, score) = match outcome {
                 NodeOutcome::Feasible { score } => (explain(None, pod, node, &result.state, version), Some(*score)),
                 NodeOutcome::Rejected(r) => (explain(Some(r), pod, node, &result.state, version), None),
-                NodeOutcome::NotInPreFilterResult => (
-                    vec![("PreFilter", "node(s) didn't satisfy plugin(s) [NodeAffinity]".to_string())],
-                    None,
-                ),
+                NodeOutcome::NotInPreFilterResult => {
+                    (vec![("PreFilter", "node(s) didn't satisfy plugin(s) [NodeAffinity]".to_string())], None)
+                }
                 NodeOutcome::PreFilterRejected => (
-                    vec![(
-                        "PreFilter",
-                        result.pre_filter_status.as_ref().map(|s| s.message()).unwrap_or_default(),
-                    )],
+                    vec![("PreFilter", result.pre_filter_status.as_ref().map(|s| s.message()).unwrap_or_default())],
                     None,
                 ),
             };

@@ -83,11 +83,8 @@ pub fn fit_error_message<'a>(
         msg.push_str(pre_filter_msg);
         msg.push('.');
     } else {
-        let mut entries: Vec<String> = histogram
-            .into_iter()
-            .filter(|(_, c)| *c > 0)
-            .map(|(r, c)| format!("{c} {r}"))
-            .collect();
+        let mut entries: Vec<String> =
+            histogram.into_iter().filter(|(_, c)| *c > 0).map(|(r, c)| format!("{c} {r}")).collect();
         entries.sort();
         if !entries.is_empty() {
             msg.push(' ');

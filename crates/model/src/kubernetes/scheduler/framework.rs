@@ -87,7 +87,9 @@ pub enum Reason {
     Unschedulable,
     NodeName,
     /// Index into the node's `spec.taints`.
-    UntoleratedTaint { index: usize },
+    UntoleratedTaint {
+        index: usize,
+    },
     NodeAffinity,
     NodePorts,
     Fit(FitReasons),
@@ -102,9 +104,9 @@ pub struct Rejection {
 }
 
 impl Rejection {
-    /// A rejection; the plugin is filled in by the pipeline.
-    pub fn new(code: Code, reason: Reason) -> Rejection {
-        Rejection { plugin: Plugin::NodeUnschedulable, code, reason }
+    /// `plugin` rejects with `code` for `reason`.
+    pub fn new(plugin: Plugin, code: Code, reason: Reason) -> Rejection {
+        Rejection { plugin, code, reason }
     }
 
     /// The plugin's reason strings (`Status.Reasons()`).
@@ -185,9 +187,8 @@ pub fn run_filter_plugins(
             Plugin::NodePorts => node_ports::filter(pod, node),
             Plugin::NodeResourcesFit => noderesources_fit::filter(&pod.request, node, &opts.fit_args, opts.version),
         };
-        if let Some(mut r) = r {
-            r.plugin = plugin;
-            return Some(r);
+        if r.is_some() {
+            return r;
         }
     }
     None

@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::core::v1::Taint;
 
-use super::framework::{Reason, Rejection};
+use super::framework::{Plugin, Reason, Rejection};
 use super::snapshot::{NodeInfo, PodInfo};
 use super::status::Code;
 use crate::kubernetes::taints::{tolerations_tolerate_taint, NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE};
@@ -18,14 +18,10 @@ pub fn filter(pod: &PodInfo, node: &NodeInfo) -> Option<Rejection> {
     if !node.unschedulable() {
         return None;
     }
-    let taint = Taint {
-        key: TAINT_NODE_UNSCHEDULABLE.into(),
-        effect: NO_SCHEDULE.into(),
-        value: None,
-        time_added: None,
-    };
+    let taint =
+        Taint { key: TAINT_NODE_UNSCHEDULABLE.into(), effect: NO_SCHEDULE.into(), value: None, time_added: None };
     if tolerations_tolerate_taint(pod.tolerations(), &taint) {
         return None;
     }
-    Some(Rejection::new(Code::UnschedulableAndUnresolvable, Reason::Unschedulable))
+    Some(Rejection::new(Plugin::NodeUnschedulable, Code::UnschedulableAndUnresolvable, Reason::Unschedulable))
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::framework::{FitReasons, Reason, Rejection};
+use super::framework::{FitReasons, Plugin, Reason, Rejection};
 use super::snapshot::NodeInfo;
 use super::status::Code;
 use crate::kubernetes::resources::{is_extended_resource_name, Resource, CPU, EPHEMERAL_STORAGE, MEMORY, PODS};
@@ -82,7 +82,9 @@ pub fn fits_request_each(
     if request.memory > 0 && request.memory > a.memory.wrapping_sub(r.memory) {
         each(Shortfall::Memory, request.memory, r.memory, a.memory, request.memory > a.memory);
     }
-    if request.ephemeral_storage > 0 && request.ephemeral_storage > a.ephemeral_storage.wrapping_sub(r.ephemeral_storage) {
+    if request.ephemeral_storage > 0
+        && request.ephemeral_storage > a.ephemeral_storage.wrapping_sub(r.ephemeral_storage)
+    {
         each(
             Shortfall::EphemeralStorage,
             request.ephemeral_storage,
@@ -157,5 +159,5 @@ pub fn filter(request: &Resource, node: &NodeInfo, args: &FitArgs, version: Kube
     } else {
         Code::Unschedulable
     };
-    Some(Rejection::new(code, Reason::Fit(reasons)))
+    Some(Rejection::new(Plugin::NodeResourcesFit, code, Reason::Fit(reasons)))
 }

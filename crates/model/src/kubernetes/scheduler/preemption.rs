@@ -94,9 +94,7 @@ fn pick_one(candidates: &[Candidate]) -> Option<&Candidate> {
         return Some(c);
     }
     let highest = |c: &Candidate| c.victims.first().map_or(i64::MIN, |v| i64::from(v.priority));
-    let sum = |c: &Candidate| {
-        c.victims.iter().map(|v| i64::from(v.priority) + i64::from(i32::MAX) + 1).sum::<i64>()
-    };
+    let sum = |c: &Candidate| c.victims.iter().map(|v| i64::from(v.priority) + i64::from(i32::MAX) + 1).sum::<i64>();
     let earliest_top = |c: &Candidate| {
         let top = c.victims.first().map(|v| v.priority);
         c.victims.iter().filter(|v| Some(v.priority) == top).filter_map(|v| v.start_time.clone()).min()
@@ -123,7 +121,11 @@ fn pick_one(candidates: &[Candidate]) -> Option<&Candidate> {
 }
 
 /// `PodEligibleToPreemptOthers`: the text when the pod may not preempt.
-pub fn pod_eligible_to_preempt_others(pod: &PodInfo, snapshot: &Snapshot, nominated_code: Option<Code>) -> Option<&'static str> {
+pub fn pod_eligible_to_preempt_others(
+    pod: &PodInfo,
+    snapshot: &Snapshot,
+    nominated_code: Option<Code>,
+) -> Option<&'static str> {
     let spec = pod.pod.spec.as_ref();
     if spec.and_then(|s| s.preemption_policy.as_deref()) == Some("Never") {
         return Some("not eligible due to preemptionPolicy=Never.");

@@ -140,8 +140,7 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
         }
     }
     let best = scores.iter().copied().max().unwrap_or(0);
-    let tied: Vec<usize> =
-        feasible.iter().zip(scores.iter()).filter(|(_, &s)| s == best).map(|(&i, _)| i).collect();
+    let tied: Vec<usize> = feasible.iter().zip(scores.iter()).filter(|(_, &s)| s == best).map(|(&i, _)| i).collect();
     let node_index = tied.first().copied().unwrap_or(0);
     let node = snapshot.nodes.get(node_index).map(|n| n.name.clone()).unwrap_or_default();
     result.outcome = Outcome::Scheduled { node, node_index, tied, score: best };
@@ -164,11 +163,9 @@ fn fail(
         match outcome {
             NodeOutcome::Rejected(r) => {
                 codes.push(Some(r.code));
-                r.for_each_reason(pod, node, opts.version, |reason| {
-                    match hist.iter_mut().find(|(t, _)| t == reason) {
-                        Some((_, c)) => *c += 1,
-                        None => hist.push((reason.to_string(), 1)),
-                    }
+                r.for_each_reason(pod, node, opts.version, |reason| match hist.iter_mut().find(|(t, _)| t == reason) {
+                    Some((_, c)) => *c += 1,
+                    None => hist.push((reason.to_string(), 1)),
                 });
             }
             NodeOutcome::NotInPreFilterResult => {

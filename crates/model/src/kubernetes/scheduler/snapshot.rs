@@ -4,7 +4,7 @@
 
 use k8s_openapi::api::core::v1::{Node, Pod, Taint, Toleration};
 
-use crate::kubernetes::resources::{pod_non_zero_request, pod_resource_request, parse_resource_list, Resource};
+use crate::kubernetes::resources::{parse_resource_list, pod_non_zero_request, pod_resource_request, Resource};
 
 /// A host port a pod binds (`HostPortInfo` entry), sanitised: empty IP = `0.0.0.0`,
 /// empty protocol = `TCP`.
@@ -246,4 +246,3 @@ impl PodInfo {
         }
     }
 }
-

@@ -2,7 +2,7 @@
 //! rejects the node. The reason text depends on the version (spec §0): 1.33 and early
 //! 1.34 name the taint, 1.35+ do not (PR #134740).
 
-use super::framework::{Reason, Rejection};
+use super::framework::{Plugin, Reason, Rejection};
 use super::snapshot::{NodeInfo, PodInfo};
 use super::status::Code;
 use crate::kubernetes::taints::{find_matching_untolerated_taint, is_do_not_schedule};
@@ -18,5 +18,9 @@ pub fn legacy_reason(key: &str, value: &str) -> String {
 /// The Filter.
 pub fn filter(pod: &PodInfo, node: &NodeInfo) -> Option<Rejection> {
     let index = find_matching_untolerated_taint(node.taints(), pod.tolerations(), is_do_not_schedule)?;
-    Some(Rejection::new(Code::UnschedulableAndUnresolvable, Reason::UntoleratedTaint { index }))
+    Some(Rejection::new(
+        Plugin::TaintToleration,
+        Code::UnschedulableAndUnresolvable,
+        Reason::UntoleratedTaint { index },
+    ))
 }
