@@ -123,6 +123,41 @@ pub fn create_pod_sandbox(
     }
 }
 
+/// A node whose containerd failed to load the CRI plugin is NotReady (the kubelet
+/// cannot reach the runtime service), which the advertisement layers start from.
+pub fn node_ready(cri: &LoadedCri) -> bool {
+    cri.cri_loaded
+}
+
+/// The pod as the kubelet reports it while the sandbox keeps failing: phase
+/// Pending, every container waiting with reason `ContainerCreating`, not ready, so
+/// `kubectl get pods` shows `0/N  ContainerCreating` on a set node (spec §3.4).
+pub fn mark_container_creating(pod: &mut Pod) {
+    use k8s_openapi::api::core::v1::{ContainerState, ContainerStateWaiting, ContainerStatus, PodStatus};
+    let names: Vec<String> = pod.spec.iter().flat_map(|s| s.containers.iter().map(|c| c.name.clone())).collect();
+    let images: Vec<String> =
+        pod.spec.iter().flat_map(|s| s.containers.iter().map(|c| c.image.clone().unwrap_or_default())).collect();
+    let status = pod.status.get_or_insert_with(PodStatus::default);
+    status.phase = Some("Pending".into());
+    status.container_statuses = Some(
+        names
+            .into_iter()
+            .zip(images)
+            .map(|(name, image)| ContainerStatus {
+                name,
+                image,
+                ready: false,
+                restart_count: 0,
+                state: Some(ContainerState {
+                    waiting: Some(ContainerStateWaiting { reason: Some("ContainerCreating".into()), message: None }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .collect(),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +192,22 @@ mod tests {
             let err = create_pod_sandbox(&nvidia_pod(), &[nvidia_rc()], &cri, id).unwrap_err();
             assert_eq!(err.event_message(), want);
         }
+    }
+
+    /// A failing sandbox leaves the pod `0/1 ContainerCreating` on its node
+    /// (NVIDIA/k8s-device-plugin#220).
+    #[test]
+    fn failing_sandbox_shows_container_creating_220() {
+        let mut pod = nvidia_pod();
+        if let Some(s) = pod.spec.as_mut() {
+            s.node_name = Some("xxx".into());
+            s.containers.push(serde_json::from_value(serde_json::json!({"name": "ctr"})).unwrap());
+        }
+        mark_container_creating(&mut pod);
+        let text = crate::kubernetes::kubectl::get_pods_wide(&[pod], 0);
+        let cols: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(cols[1..4], ["0/1", "ContainerCreating", "0"]);
+        assert_eq!(cols[6], "xxx");
     }
 
     /// With the runtime loaded the sandbox is created with the handler.
