@@ -23,6 +23,28 @@ pub struct LoadedCri {
     pub default_runtime_name: String,
 }
 
+impl LoadedCri {
+    /// What the kubelet sees of a simulated node's containerd: the CRI plugin and
+    /// runtime handlers of the config the daemon *loaded* at its last start (not the
+    /// files on disk), and nothing at all while the daemon is down.
+    pub fn from_daemon(daemon: &crate::containerd::Daemon) -> LoadedCri {
+        let loaded = daemon.is_running().then(|| daemon.loaded()).flatten();
+        let serving_ok = loaded.is_some_and(|l| l.start.cri_status() == "ok");
+        let default_runtime_name = loaded
+            .and_then(|l| {
+                let id = if l.version.is_1x() { "io.containerd.grpc.v1.cri" } else { "io.containerd.cri.v1.runtime" };
+                l.config.as_ref()?.decoded.get_path(&[id, "containerd", "default_runtime_name"])?.as_str().map(str::to_string)
+            })
+            .unwrap_or_default();
+        LoadedCri {
+            containerd_version: daemon.version.to_string(),
+            cri_loaded: serving_ok,
+            runtimes: if serving_ok { daemon.runtime_handlers() } else { Vec::new() },
+            default_runtime_name,
+        }
+    }
+}
+
 /// The kubelet's event reason for a failed sandbox.
 pub const FAILED_CREATE_POD_SANDBOX: &str = "FailedCreatePodSandBox";
 
