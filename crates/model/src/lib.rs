@@ -10,6 +10,7 @@
 //! - [`kubernetes`]: advertisement, scheduling verdicts, RuntimeClass, kubelet sandbox.
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
+//! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
@@ -28,6 +29,7 @@ pub mod containerd;
 pub mod daemonset;
 pub mod diagnostic;
 pub mod kubernetes;
+pub mod scenario;
 pub mod slots;
 
 pub use diagnostic::{Diagnostic, Related, Severity, Span};
