@@ -10,6 +10,7 @@
 //! - [`containerd`]: `gpulab containerd dump|explain` over a node root.
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
+//! - [`scenario`]: `gpulab scenario run|replay` and `gpulab parity`; the real containerd backend.
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 
 mod cli;
@@ -18,6 +19,7 @@ mod containerd;
 mod exit;
 mod goldens;
 mod output;
+mod scenario;
 mod slots;
 
 use clap::Parser;
@@ -32,6 +34,9 @@ fn main() {
             cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
         }
         cli::Command::Containerd(cmd) => containerd::run(&cmd, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::Run(args)) => scenario::run(&args.dirs, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::Replay(args)) => scenario::replay(&args, cli.output),
+        cli::Command::Parity(args) => scenario::parity(&args, cli.output),
     };
     std::process::exit(code.into());
 }
