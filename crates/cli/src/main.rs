@@ -12,6 +12,8 @@
 //!   each case to its area's runner.
 //! - [`scenario`]: `gpulab scenario run|replay` and `gpulab parity`; the real containerd backend.
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
+//! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
+//! - [`report`]: `gpulab report` — the incident report of a rollout run.
 
 mod cli;
 mod cri;
@@ -21,6 +23,8 @@ mod goldens;
 mod output;
 mod scenario;
 mod slots;
+mod report;
+mod rollout;
 
 use clap::Parser;
 
@@ -37,6 +41,8 @@ fn main() {
         cli::Command::Scenario(cli::ScenarioCommand::Run(args)) => scenario::run(&args.dirs, cli.output),
         cli::Command::Scenario(cli::ScenarioCommand::Replay(args)) => scenario::replay(&args, cli.output),
         cli::Command::Parity(args) => scenario::parity(&args, cli.output),
+        cli::Command::Rollout(args) => rollout::run(&args, cli.output),
+        cli::Command::Report(args) => report::run(&args, cli.output),
     };
     std::process::exit(code.into());
 }
