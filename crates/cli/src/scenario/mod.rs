@@ -187,9 +187,13 @@ fn print_parity(p: &Parity) {
         println!("  error: {e}");
     }
     let show = |o: &Option<gpulab_model::scenario::Observed>| o.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);
-    for r in &p.rows {
+    let hidden = p.rows.iter().filter(|r| r.verdict == "not-compared" && r.domain != gpulab_model::scenario::Domain::Containerd).count();
+    for r in p.rows.iter().filter(|r| r.verdict != "not-compared" || r.domain == gpulab_model::scenario::Domain::Containerd) {
         let why = r.why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
         println!("  {:>2} {:<8} {}.{}  model {}  real {}{why}", r.step, r.verdict, r.subject, r.field.name(), show(&r.model), show(&r.real));
+    }
+    if hidden > 0 {
+        println!("  ({hidden} Kubernetes expectations not compared: the {} backend does not observe them)", p.backend);
     }
 }
 

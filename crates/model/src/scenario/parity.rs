@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::engine::Record;
-use super::expect::{Expected, Field, Observed};
+use super::expect::{Domain, Expected, Field, Observed};
 
 /// One compared expectation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,6 +14,7 @@ pub struct ParityRow {
     pub step_name: String,
     pub subject: String,
     pub field: Field,
+    pub domain: Domain,
     pub line: u32,
     pub expected: Expected,
     pub model: Option<Observed>,
@@ -68,6 +69,7 @@ pub fn diff(model: &Record, real: &Record) -> Parity {
                 step_name: rs.name.clone(),
                 subject: ro.subject.clone(),
                 field: ro.field,
+                domain: ro.domain,
                 line: ro.line,
                 expected: ro.expected.clone(),
                 model: model_value,
