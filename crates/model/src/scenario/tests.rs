@@ -128,3 +128,21 @@ mod props {
         }
     }
 }
+
+/// The JSON Schema in docs/ names every field (with its domain) and every action.
+#[test]
+fn json_schema_is_in_step_with_the_code() {
+    let schema: serde_json::Value = serde_json::from_str(include_str!("../../../../docs/scenario.schema.json")).unwrap();
+    let fields = &schema["properties"]["step"]["items"]["properties"]["expect"]["additionalProperties"]["properties"];
+    for f in Field::ALL {
+        let doc = fields[f.name()]["description"].as_str().unwrap_or_else(|| panic!("{} missing", f.name()));
+        let domain = match f.domain() {
+            Domain::Containerd => "[containerd;",
+            Domain::Kubernetes => "[kubernetes;",
+        };
+        assert!(doc.starts_with(domain), "{}: {doc}", f.name());
+    }
+    assert_eq!(fields.as_object().unwrap().len(), Field::ALL.len());
+    let actions: Vec<&str> = schema["properties"]["step"]["items"]["properties"]["do"]["enum"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(actions, ACTIONS);
+}
