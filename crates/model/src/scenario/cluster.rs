@@ -5,6 +5,8 @@
 //! files on disk — so a node whose containerd lost `nvidia` stalls the rollout with the
 //! kubelet's real sandbox error.
 //!
+//! Pods go through [`super::pods`]: admission, the scheduler, the kubelet's sandbox.
+//!
 //! The first DaemonSet of the initial manifests is created and settled before step 1
 //! (every pod Ready); an `apply` of a DaemonSet with the same name is its update;
 //! `sync` runs controller rounds (sync, bind, kubelet pass). The node order the
@@ -17,17 +19,42 @@ use crate::daemonset::diagnosis::diagnose;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::seed::{Manifests, SEED_EPOCH};
 use crate::daemonset::NodeOrder;
+use crate::kubernetes::KubeVersion;
+use crate::Severity;
 
 use super::engine::Unobservable;
 use super::expect::{Field, Observed};
 use super::format::{Action, Scenario};
 use super::model::ModelNode;
+use super::pods::PodState;
 
 /// The modelled cluster.
 #[derive(Debug, Clone, Default)]
 pub struct Cluster {
     pub manifests: Manifests,
     pub rollout: Option<Rollout>,
+    pub pods: Vec<PodState>,
+    pub version: Option<KubeVersion>,
+    /// The cluster clock (unix seconds).
+    pub now: i64,
+}
+
+/// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
+fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manifests, String> {
+    let (m, diags) = crate::kubernetes::yaml::load(source, text);
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| matches!(d.severity, Severity::Error | Severity::Fatal))
+        .map(|d| {
+            let at = d.primary.as_ref().map_or_else(String::new, |s| format!("{}:{}: ", s.file, s.line));
+            format!("{at}{} {}", d.code, d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(m)
+    } else {
+        Err(errors.join("; "))
+    }
 }
 
 /// What each node's kubelet finds in its containerd now.
@@ -49,11 +76,17 @@ fn runtimes(nodes: &[ModelNode]) -> BTreeMap<String, NodeRuntime> {
 
 impl Cluster {
     pub fn new(scenario: &Scenario, nodes: &[ModelNode]) -> Result<Cluster, String> {
+        let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|_| format!("kubernetes {}: not a modelled version (1.33-1.36)", scenario.kubernetes))?;
         let mut manifests = Manifests::default();
+        let mut pods = Vec::new();
         for m in &scenario.manifests {
-            manifests.add_yaml(&m.source, &m.content)?;
+            let k = load_yaml(&m.source, &m.content)?;
+            manifests.nodes.extend(k.nodes.into_iter().map(|l| l.object));
+            manifests.daemon_sets.extend(k.daemon_sets.into_iter().map(|l| l.object));
+            manifests.runtime_classes.extend(k.runtime_classes.into_iter().map(|l| l.object));
+            pods.extend(k.pods.into_iter().map(|l| PodState::new(&m.source, l.object)));
         }
-        let mut cluster = Cluster { manifests, rollout: None };
+        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH };
         if let Some(ds) = cluster.manifests.daemon_sets.first().cloned() {
             let mut rollout = Rollout::new(ds, cluster.manifests.nodes.clone(), cluster.manifests.runtime_classes.clone(), NodeOrder::Listed, 1, SEED_EPOCH);
             rollout.runtimes = runtimes(nodes);
@@ -63,14 +96,71 @@ impl Cluster {
             rollout.rounds.clear();
             cluster.rollout = Some(rollout);
         }
+        for p in pods {
+            cluster.add_pod(p, nodes);
+        }
         Ok(cluster)
+    }
+
+    /// Creates a pod (replacing one of the same name) and reconciles it once.
+    fn add_pod(&mut self, pod: PodState, nodes: &[ModelNode]) {
+        self.pods.retain(|p| p.name != pod.name);
+        self.pods.push(pod);
+        self.reconcile(nodes);
+    }
+
+    /// Each Node's readiness from its kubelet: a node whose containerd serves no CRI is
+    /// NotReady with the `node.kubernetes.io/not-ready:NoSchedule` taint (the node
+    /// lifecycle controller's), so the scheduler sees what the kubelet sees.
+    pub fn refresh_readiness(&mut self, nodes: &[ModelNode]) {
+        use k8s_openapi::api::core::v1::{NodeCondition, Taint};
+        use crate::kubernetes::advertisement::TAINT_NOT_READY;
+        for n in &mut self.manifests.nodes {
+            let Some(model) = nodes.iter().find(|m| Some(&m.spec.name) == n.metadata.name.as_ref()) else { continue };
+            let ready = crate::kubernetes::kubelet::node_ready(&super::pods::loaded_cri(model));
+            let status = n.status.get_or_insert_with(Default::default);
+            let conds = status.conditions.get_or_insert_with(Default::default);
+            conds.retain(|c| c.type_ != "Ready");
+            conds.push(NodeCondition {
+                type_: "Ready".into(),
+                status: if ready { "True" } else { "False" }.into(),
+                reason: Some(if ready { "KubeletReady" } else { "KubeletNotReady" }.into()),
+                ..Default::default()
+            });
+            let spec = n.spec.get_or_insert_with(Default::default);
+            let taints = spec.taints.get_or_insert_with(Default::default);
+            taints.retain(|t| t.key != TAINT_NOT_READY);
+            if !ready {
+                taints.push(Taint { key: TAINT_NOT_READY.into(), effect: "NoSchedule".into(), value: None, time_added: None });
+            }
+            if taints.is_empty() {
+                spec.taints = None;
+            }
+        }
+    }
+
+    /// One pass over every pod that is not settled.
+    fn reconcile(&mut self, nodes: &[ModelNode]) {
+        self.refresh_readiness(nodes);
+        let version = self.version.unwrap_or(KubeVersion::V1_33);
+        for i in 0..self.pods.len() {
+            let bound: Vec<_> = self.pods.iter().enumerate().filter(|(j, p)| *j != i && !p.node_name.is_empty()).filter_map(|(_, p)| p.stored.clone()).collect();
+            let (k8s_nodes, rcs, now) = (&self.manifests.nodes, &self.manifests.runtime_classes, self.now);
+            if let Some(p) = self.pods.get_mut(i) {
+                p.reconcile(k8s_nodes, &bound, rcs, version, nodes, now);
+            }
+        }
     }
 
     pub fn act(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
         match action {
+            Action::Advance { seconds } => self.now += i64::try_from(*seconds).unwrap_or(0),
             Action::Apply { file } => {
+                let k = load_yaml(&file.source, &file.content)?;
                 let mut m = Manifests::default();
-                m.add_yaml(&file.source, &file.content)?;
+                m.nodes = k.nodes.into_iter().map(|l| l.object).collect();
+                m.daemon_sets = k.daemon_sets.into_iter().map(|l| l.object).collect();
+                m.runtime_classes = k.runtime_classes.into_iter().map(|l| l.object).collect();
                 for ds in m.daemon_sets {
                     match self.rollout.as_mut() {
                         Some(r) if r.controller.ds.metadata.name == ds.metadata.name => r.apply_update(ds),
@@ -86,16 +176,25 @@ impl Cluster {
                     }
                     self.manifests.runtime_classes.push(rc);
                 }
-                if !m.nodes.is_empty() {
-                    return Err("Node objects come with the scenario's initial manifests".into());
+                // A Node applied again is its status patched (e.g. GPU capacity advertised).
+                for node in m.nodes {
+                    match self.manifests.nodes.iter_mut().find(|n| n.metadata.name == node.metadata.name) {
+                        Some(slot) => *slot = node,
+                        None => return Err("Node objects come with the scenario's initial manifests".into()),
+                    }
+                }
+                for pod in k.pods {
+                    self.add_pod(PodState::new(&file.source, pod.object), nodes);
                 }
             }
             Action::Sync { count } => {
-                if let Some(r) = self.rollout.as_mut() {
-                    for _ in 0..*count {
+                for _ in 0..*count {
+                    if let Some(r) = self.rollout.as_mut() {
                         r.runtimes = runtimes(nodes);
                         r.step();
                     }
+                    self.now += 10;
+                    self.reconcile(nodes);
                 }
             }
             Action::Delete { kind, name } => return Err(format!("delete {kind}/{name}: not modelled yet")),
@@ -142,6 +241,10 @@ impl Cluster {
                 other => Err(format!("`{}` is not a node field", other.name())),
             };
         }
-        Err(format!("`{subject}.{}`: pods are observed once the Kubernetes model is merged into scenarios", field.name()))
+        if let Some(name) = subject.strip_prefix("pod/") {
+            let pod = self.pods.iter().find(|p| p.name == name).ok_or_else(|| format!("no pod {name}"))?;
+            return pod.observe(field).ok_or_else(|| format!("`{}` is not a pod field", field.name()));
+        }
+        Err(format!("`{subject}`: unknown subject"))
     }
 }

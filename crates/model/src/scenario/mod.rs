@@ -58,6 +58,7 @@
 //! - [`engine`]: the [`Backend`] trait, [`run`], the [`Record`].
 //! - [`model`]: the model backend (containerd daemons, the check); [`cluster`]: its
 //!   Kubernetes side.
+//! - [`pods`]: pods through admission, the scheduler and the kubelet's sandbox.
 //! - [`parity`]: two records diffed.
 //!
 //! **Architecture Invariant:** pure, like the rest of the model: files come in through
@@ -69,6 +70,7 @@ pub mod expect;
 pub mod format;
 pub mod model;
 pub mod parity;
+pub mod pods;
 
 pub use engine::{run, run_with_progress, Backend, Observation, Record, StepRecord};
 pub use expect::{Domain, Expected, Field, Observed};
