@@ -19,6 +19,7 @@ use crate::daemonset::diagnosis::diagnose;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::seed::{Manifests, SEED_EPOCH};
 use crate::daemonset::NodeOrder;
+use crate::kubernetes::advertisement::{advertise, apply_to_node, GpuNodeLayers};
 use crate::kubernetes::KubeVersion;
 use crate::Severity;
 
@@ -37,6 +38,8 @@ pub struct Cluster {
     pub version: Option<KubeVersion>,
     /// The cluster clock (unix seconds).
     pub now: i64,
+    /// Each GPU node's advertisement layers (device plugin → kubelet → node status).
+    pub layers: BTreeMap<String, GpuNodeLayers>,
 }
 
 /// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
@@ -86,7 +89,17 @@ impl Cluster {
             manifests.runtime_classes.extend(k.runtime_classes.into_iter().map(|l| l.object));
             pods.extend(k.pods.into_iter().map(|l| PodState::new(&m.source, l.object)));
         }
-        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH };
+        let layers = scenario
+            .nodes
+            .iter()
+            .filter(|n| n.gpus > 0)
+            .map(|n| {
+                let l = GpuNodeLayers { node_ready: true, kubelet_running: true, device_plugin_running: true, socket_dir_mounted: true, devices: i64::from(n.gpus) };
+                (n.name.clone(), l)
+            })
+            .collect();
+        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH, layers };
+        cluster.refresh_readiness(nodes);
         if let Some(ds) = cluster.manifests.daemon_sets.first().cloned() {
             let mut rollout = Rollout::new(ds, cluster.manifests.nodes.clone(), cluster.manifests.runtime_classes.clone(), NodeOrder::Listed, 1, SEED_EPOCH);
             rollout.runtimes = runtimes(nodes);
@@ -111,12 +124,24 @@ impl Cluster {
 
     /// Each Node's readiness from its kubelet: a node whose containerd serves no CRI is
     /// NotReady with the `node.kubernetes.io/not-ready:NoSchedule` taint (the node
-    /// lifecycle controller's), so the scheduler sees what the kubelet sees.
+    /// lifecycle controller's), so the scheduler sees what the kubelet sees. A GPU node's
+    /// `nvidia.com/gpu` is what its advertisement layers give.
     pub fn refresh_readiness(&mut self, nodes: &[ModelNode]) {
+        for n in &mut self.manifests.nodes {
+            let name = n.metadata.name.clone().unwrap_or_default();
+            let Some(model) = nodes.iter().find(|m| m.spec.name == name) else { continue };
+            if let Some(layers) = self.layers.get_mut(&name) {
+                layers.node_ready = crate::kubernetes::kubelet::node_ready(&super::pods::loaded_cri(model));
+                apply_to_node(n, layers);
+            }
+        }
         use k8s_openapi::api::core::v1::{NodeCondition, Taint};
         use crate::kubernetes::advertisement::TAINT_NOT_READY;
         for n in &mut self.manifests.nodes {
             let Some(model) = nodes.iter().find(|m| Some(&m.spec.name) == n.metadata.name.as_ref()) else { continue };
+            if self.layers.contains_key(&model.spec.name) {
+                continue;
+            }
             let ready = crate::kubernetes::kubelet::node_ready(&super::pods::loaded_cri(model));
             let status = n.status.get_or_insert_with(Default::default);
             let conds = status.conditions.get_or_insert_with(Default::default);
@@ -153,7 +178,30 @@ impl Cluster {
     }
 
     pub fn act(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
+        let r = self.act_inner(action, nodes);
+        self.refresh_readiness(nodes);
+        r
+    }
+
+    fn act_inner(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
         match action {
+            Action::NodeLayers { node, kubelet, device_plugin, socket_mount, devices } => {
+                let l = self.layers.get_mut(node).ok_or_else(|| format!("{node} has no GPUs (gpus = 0): it has no advertisement layers"))?;
+                if let Some(v) = kubelet {
+                    l.kubelet_running = *v;
+                }
+                if let Some(v) = device_plugin {
+                    l.device_plugin_running = *v;
+                }
+                if let Some(v) = socket_mount {
+                    l.socket_dir_mounted = *v;
+                }
+                if let Some(v) = devices {
+                    l.devices = *v;
+                }
+                self.refresh_readiness(nodes);
+                self.reconcile(nodes);
+            }
             Action::Advance { seconds } => self.now += i64::try_from(*seconds).unwrap_or(0),
             Action::Apply { file } => {
                 let k = load_yaml(&file.source, &file.content)?;
@@ -238,6 +286,10 @@ impl Cluster {
                 .unwrap_or(0);
             return match field {
                 Field::Gpus => Ok(Observed::Int(gpus)),
+                Field::BrokenLayer => {
+                    let layer = self.layers.get(name).and_then(|l| advertise(l).broken).map_or("", |l| l.code());
+                    Ok(Observed::Text(layer.to_string()))
+                }
                 other => Err(format!("`{}` is not a node field", other.name())),
             };
         }

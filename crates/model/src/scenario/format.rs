@@ -90,6 +90,10 @@ pub enum Action {
     Delete { kind: String, name: String },
     /// Run the controllers `count` times (DaemonSet syncs, scheduling cycles).
     Sync { count: u32 },
+    /// Set the GPU advertisement layers of a node (what is not given is unchanged):
+    /// the kubelet runs, the device-plugin pod runs, its socket directory is mounted,
+    /// and how many GPUs the plugin finds (0 when the driver does not load).
+    NodeLayers { node: String, kubelet: Option<bool>, device_plugin: Option<bool>, socket_mount: Option<bool>, devices: Option<i64> },
 }
 
 impl Action {
@@ -107,6 +111,7 @@ impl Action {
             Action::Apply { .. } => "apply",
             Action::Delete { .. } => "delete",
             Action::Sync { .. } => "sync",
+            Action::NodeLayers { .. } => "node-layers",
         }
     }
 
@@ -118,7 +123,8 @@ impl Action {
             | Action::Start { node }
             | Action::Restart { node }
             | Action::Signal { node, .. }
-            | Action::Check { node } => Some(node),
+            | Action::Check { node }
+            | Action::NodeLayers { node, .. } => Some(node),
             _ => None,
         }
     }
@@ -177,6 +183,17 @@ impl Ctx<'_> {
             }),
             None => {
                 self.err(line, "scenario-missing-key", format!("`{key}` is required"));
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, t: &Table, key: &str) -> Option<bool> {
+        let n = t.get(key)?;
+        match n.value {
+            Value::Boolean(b) => Some(b),
+            _ => {
+                self.err(line_of(n), "scenario-wrong-type", format!("`{key}` must be true or false, not {}", n.type_name()));
                 None
             }
         }
@@ -344,7 +361,7 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
 }
 
 fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Option<Step> {
-    cx.unknown_keys(t, &["name", "do", "node", "path", "file", "signal", "seconds", "kind", "object", "count", "expect"], "a [[step]]");
+    cx.unknown_keys(t, &["name", "do", "node", "path", "file", "signal", "seconds", "kind", "object", "count", "kubelet", "device_plugin", "socket_mount", "devices", "expect"], "a [[step]]");
     let name = cx.string(t, "name", line, true).unwrap_or_default();
     let verb = cx.string(t, "do", line, true)?;
     let node = |cx: &mut Ctx<'_>| -> Option<String> {
@@ -386,6 +403,20 @@ fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Optio
             Action::Apply { file: cx.reference(&src, line)? }
         }
         "delete" => Action::Delete { kind: cx.string(t, "kind", line, true)?, name: cx.string(t, "object", line, true)? },
+        "node-layers" => {
+            let node = node(cx)?;
+            let devices = match t.get("devices") {
+                Some(_) => Some(cx.int(t, "devices", line)?),
+                None => None,
+            };
+            Action::NodeLayers {
+                node,
+                kubelet: cx.boolean(t, "kubelet"),
+                device_plugin: cx.boolean(t, "device_plugin"),
+                socket_mount: cx.boolean(t, "socket_mount"),
+                devices,
+            }
+        }
         "sync" => Action::Sync { count: cx.int(t, "count", line).and_then(|c| u32::try_from(c).ok())? },
         other => {
             cx.err(line, "scenario-unknown-action", format!("unknown action `do = \"{other}\"` (known: {})", super::ACTIONS.join(", ")));

@@ -41,7 +41,8 @@
 //! Every node's daemon starts before step 1. Actions and their keys: `observe`;
 //! `write-file` (node, path, file); `remove-file` (node, path); `start`, `restart`,
 //! `check` (node); `signal` (node, signal = HUP|TERM|KILL); `advance` (seconds);
-//! `apply` (file); `delete` (kind, object); `sync` (count).
+//! `apply` (file); `delete` (kind, object); `sync` (count); `node-layers` (node, and any
+//! of `kubelet`, `device_plugin`, `socket_mount` = true|false, `devices` = N).
 //!
 //! Expected values are exact: a string, an integer, a boolean or a list of strings. For
 //! what reality makes nondeterministic: `{{any}}` inside a string matches any text;
@@ -80,7 +81,7 @@ pub use parity::{diff, Parity, ParityRow};
 
 /// The `do = "…"` words.
 pub const ACTIONS: &[&str] =
-    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync"];
+    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers"];
 
 /// Parses and runs a scenario on the model.
 pub fn run_on_model(scenario: &Scenario) -> Record {
