@@ -81,7 +81,12 @@ fn load_all(dirs: &[PathBuf]) -> Result<Vec<Scenario>, ExitCode> {
 fn print_record(r: &Record, strict: bool) {
     let (held, failed, unobserved) = r.counts();
     let ok = if strict { r.passed() } else { r.passed_where_observed() };
-    println!("{} {} on {}: {held} held, {failed} failed, {unobserved} not observed", if ok { "PASS" } else { "FAIL" }, r.scenario, r.backend);
+    let verdict = match (ok, held + failed) {
+        (true, 0) if unobserved > 0 => "NOTHING-OBSERVED",
+        (true, _) => "PASS",
+        (false, _) => "FAIL",
+    };
+    println!("{verdict} {} on {}: {held} held, {failed} failed, {unobserved} not observed", r.scenario, r.backend);
     if let Some(e) = &r.setup_error {
         println!("  setup failed: {e}");
     }
