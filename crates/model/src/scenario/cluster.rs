@@ -40,6 +40,8 @@ pub struct Cluster {
     pub now: i64,
     /// Each GPU node's advertisement layers (device plugin → kubelet → node status).
     pub layers: BTreeMap<String, GpuNodeLayers>,
+    /// Memory one `nvidia.com/gpu` seat is guaranteed per node, MiB (from the slot model).
+    pub seat_memory: BTreeMap<String, Option<u64>>,
 }
 
 /// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
@@ -98,7 +100,11 @@ impl Cluster {
                 (n.name.clone(), l)
             })
             .collect();
-        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH, layers };
+        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH, layers, seat_memory: BTreeMap::new() };
+        for n in scenario.nodes.iter().filter(|n| n.gpus > 0) {
+            let model = crate::slots::GpuModel::known(&n.gpu_model).ok().flatten();
+            cluster.seat_memory.insert(n.name.clone(), model.and_then(|m| m.memory_mib));
+        }
         cluster.refresh_readiness(nodes);
         if let Some(ds) = cluster.manifests.daemon_sets.first().cloned() {
             let mut rollout = Rollout::new(ds, cluster.manifests.nodes.clone(), cluster.manifests.runtime_classes.clone(), NodeOrder::Listed, 1, SEED_EPOCH);
@@ -164,6 +170,32 @@ impl Cluster {
         }
     }
 
+    /// The device plugin restarts on every GPU node with `text`: each node's
+    /// `nvidia.com/gpu` count and seat memory follow from the slot model; a config the
+    /// plugin refuses leaves the plugin down.
+    fn plugin_config(&mut self, source: &str, text: &str, nodes: &[ModelNode]) -> Result<(), String> {
+        use crate::slots::{evaluate, Deployment, GpuModel, MigCatalog, NodeSpec, PluginVersion, Scenario as SlotScenario};
+        let catalog = MigCatalog::embedded()?;
+        let mut specs = Vec::new();
+        for n in nodes.iter().filter(|n| n.spec.gpus > 0) {
+            let model = GpuModel::known(&n.spec.gpu_model)?.ok_or_else(|| format!("{}: unknown GPU model {:?}", n.spec.name, n.spec.gpu_model))?;
+            specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, None));
+        }
+        let eval = evaluate(&SlotScenario { file: source.into(), text: text.into(), version: PluginVersion::REFERENCE, deployment: Deployment::default(), nodes: specs }, &catalog);
+        for adv in &eval.nodes {
+            let gpu = adv.planned.iter().find(|r| r.name == "nvidia.com/gpu");
+            if let Some(l) = self.layers.get_mut(&adv.node) {
+                let serving = adv.plugin == crate::slots::PluginState::Serving;
+                l.device_plugin_running = serving;
+                l.devices = adv.resources.get("nvidia.com/gpu").map_or(0, |c| i64::try_from(*c).unwrap_or(i64::MAX));
+            }
+            self.seat_memory.insert(adv.node.clone(), gpu.and_then(|g| g.guaranteed_memory_mib));
+        }
+        self.refresh_readiness(nodes);
+        self.reconcile(nodes);
+        Ok(())
+    }
+
     /// One pass over every pod that is not settled.
     fn reconcile(&mut self, nodes: &[ModelNode]) {
         self.refresh_readiness(nodes);
@@ -185,6 +217,7 @@ impl Cluster {
 
     fn act_inner(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
         match action {
+            Action::PluginConfig { file } => self.plugin_config(&file.source, &file.content, nodes)?,
             Action::NodeLayers { node, kubelet, device_plugin, socket_mount, devices } => {
                 let l = self.layers.get_mut(node).ok_or_else(|| format!("{node} has no GPUs (gpus = 0): it has no advertisement layers"))?;
                 if let Some(v) = kubelet {
@@ -286,6 +319,10 @@ impl Cluster {
                 .unwrap_or(0);
             return match field {
                 Field::Gpus => Ok(Observed::Int(gpus)),
+                Field::SeatMemory => match self.seat_memory.get(name) {
+                    Some(Some(m)) => Ok(Observed::Int(i64::try_from(*m).unwrap_or(i64::MAX))),
+                    _ => Err(format!("{name}: the GPU model's memory is not known")),
+                },
                 Field::BrokenLayer => {
                     let layer = self.layers.get(name).and_then(|l| advertise(l).broken).map_or("", |l| l.code());
                     Ok(Observed::Text(layer.to_string()))

@@ -99,6 +99,7 @@ fields! {
     RolloutStatus = "rollout_status", Kubernetes, DS, "The last line `kubectl rollout status` prints.";
     StalledOn = "stalled_on", Kubernetes, DS, "The nodes the rollout is stuck on (stall diagnosis), sorted.";
     Gpus = "gpus", Kubernetes, KNODE, "The node's allocatable `nvidia.com/gpu` (0 when not advertised).";
+    SeatMemory = "seat_memory_mib", Kubernetes, KNODE, "Memory one `nvidia.com/gpu` seat is guaranteed, MiB (0 with time-slicing: replicas are access, not memory).";
     BrokenLayer = "broken_layer", Kubernetes, KNODE, "The first broken advertisement layer, top-down: node-status, kubelet, device-plugin-pod, socket-mount; empty when none.";
 }
 

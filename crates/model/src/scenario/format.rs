@@ -94,6 +94,9 @@ pub enum Action {
     /// the kubelet runs, the device-plugin pod runs, its socket directory is mounted,
     /// and how many GPUs the plugin finds (0 when the driver does not load).
     NodeLayers { node: String, kubelet: Option<bool>, device_plugin: Option<bool>, socket_mount: Option<bool>, devices: Option<i64> },
+    /// The device plugin (re)starts on every GPU node with this config file (time-slicing,
+    /// MPS, renaming): what each node advertises follows from it.
+    PluginConfig { file: FileRef },
 }
 
 impl Action {
@@ -112,6 +115,7 @@ impl Action {
             Action::Delete { .. } => "delete",
             Action::Sync { .. } => "sync",
             Action::NodeLayers { .. } => "node-layers",
+            Action::PluginConfig { .. } => "plugin-config",
         }
     }
 
@@ -416,6 +420,10 @@ fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Optio
                 socket_mount: cx.boolean(t, "socket_mount"),
                 devices,
             }
+        }
+        "plugin-config" => {
+            let src = cx.string(t, "file", line, true)?;
+            Action::PluginConfig { file: cx.reference(&src, line)? }
         }
         "sync" => Action::Sync { count: cx.int(t, "count", line).and_then(|c| u32::try_from(c).ok())? },
         other => {

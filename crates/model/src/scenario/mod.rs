@@ -42,7 +42,8 @@
 //! `write-file` (node, path, file); `remove-file` (node, path); `start`, `restart`,
 //! `check` (node); `signal` (node, signal = HUP|TERM|KILL); `advance` (seconds);
 //! `apply` (file); `delete` (kind, object); `sync` (count); `node-layers` (node, and any
-//! of `kubelet`, `device_plugin`, `socket_mount` = true|false, `devices` = N).
+//! of `kubelet`, `device_plugin`, `socket_mount` = true|false, `devices` = N);
+//! `plugin-config` (file: the device plugin's config, e.g. time-slicing).
 //!
 //! Expected values are exact: a string, an integer, a boolean or a list of strings. For
 //! what reality makes nondeterministic: `{{any}}` inside a string matches any text;
@@ -81,7 +82,7 @@ pub use parity::{diff, Parity, ParityRow};
 
 /// The `do = "…"` words.
 pub const ACTIONS: &[&str] =
-    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers"];
+    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config"];
 
 /// Parses and runs a scenario on the model.
 pub fn run_on_model(scenario: &Scenario) -> Record {
