@@ -238,10 +238,11 @@ impl Cluster {
             Action::Advance { seconds } => self.now += i64::try_from(*seconds).unwrap_or(0),
             Action::Apply { file } => {
                 let k = load_yaml(&file.source, &file.content)?;
-                let mut m = Manifests::default();
-                m.nodes = k.nodes.into_iter().map(|l| l.object).collect();
-                m.daemon_sets = k.daemon_sets.into_iter().map(|l| l.object).collect();
-                m.runtime_classes = k.runtime_classes.into_iter().map(|l| l.object).collect();
+                let m = Manifests {
+                    nodes: k.nodes.into_iter().map(|l| l.object).collect(),
+                    daemon_sets: k.daemon_sets.into_iter().map(|l| l.object).collect(),
+                    runtime_classes: k.runtime_classes.into_iter().map(|l| l.object).collect(),
+                };
                 for ds in m.daemon_sets {
                     match self.rollout.as_mut() {
                         Some(r) if r.controller.ds.metadata.name == ds.metadata.name => r.apply_update(ds),
