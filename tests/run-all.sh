@@ -17,6 +17,10 @@ cargo test --locked --workspace --exclude gpu-node-lab
 tier "real containerd: check-runtime.sh against a live daemon (private root/state/socket; needs root)"
 cargo test --locked -p gpulab --features real-containerd --test check_runtime_daemon
 
+tier "scenarios: every scenario on the model, and every containerd expectation against real containerd daemons"
+cargo run --locked -q -p gpulab -- scenario run scenarios | tail -n 1
+cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail -n 1
+
 tier "native: the app's pure parts (reducer, i18n, options)"
 cargo test --locked -p gpu-node-lab --lib
 

@@ -57,6 +57,52 @@ pub enum Command {
     /// Talk to a container runtime over CRI (the live, loaded state).
     #[command(subcommand)]
     Cri(CriCommand),
+    /// Scenarios (`scenarios/NAME/scenario.toml`): run on the model, replay on a real backend.
+    #[command(subcommand)]
+    Scenario(ScenarioCommand),
+    /// Replay scenarios on a real backend and diff every expectation against the model:
+    /// model value, real value, agree/differ. Exit 0 only when all compared values agree.
+    Parity(ParityArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScenarioCommand {
+    /// Run scenarios on the model; exit 0 when every expectation holds, 1 otherwise,
+    /// 2 when a scenario is malformed (errors name scenario.toml:LINE).
+    Run(ScenarioRunArgs),
+    /// Run scenarios on a real backend and check the expectations against what it observed.
+    Replay(ParityArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioRunArgs {
+    /// Scenario directories (each holds a scenario.toml), or a directory of them.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+}
+
+/// The real system a replay runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    /// The real `containerd` binary and daemons on private roots and sockets.
+    Containerd,
+    /// A Kubernetes cluster through a kubeconfig context (not built yet).
+    Kube,
+}
+
+#[derive(Debug, Args)]
+pub struct ParityArgs {
+    /// Scenario directories (each holds a scenario.toml), or a directory of them.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    #[arg(long, value_enum)]
+    pub backend: BackendKind,
+    /// kubeconfig context (kube backend).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Allow a context whose name does not start with `kind-` or `kwok-`.
+    #[arg(long)]
+    pub allow_non_lab_cluster: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -10,6 +10,7 @@
 //! - [`containerd`]: `gpulab containerd dump|explain` over a node root.
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
+//! - [`scenario`]: `gpulab scenario run|replay` and `gpulab parity`; the real containerd backend.
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
@@ -21,6 +22,7 @@ mod containerd;
 mod exit;
 mod goldens;
 mod output;
+mod scenario;
 mod slots;
 mod report;
 mod rollout;
@@ -38,6 +40,9 @@ fn main() {
             cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
         }
         cli::Command::Containerd(cmd) => containerd::run(&cmd, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::Run(args)) => scenario::run(&args.dirs, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::Replay(args)) => scenario::replay(&args, cli.output),
+        cli::Command::Parity(args) => scenario::parity(&args, cli.output),
         cli::Command::Rollout(args) => rollout::run(&args, cli.output),
         cli::Command::Report(args) => report::run(&args, cli.output),
         cli::Command::Schedule(args) => schedule::run(&args, cli.output),

@@ -11,6 +11,7 @@
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
+//! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
@@ -30,6 +31,7 @@ pub mod daemonset;
 pub mod diagnostic;
 pub mod go;
 pub mod kubernetes;
+pub mod scenario;
 pub mod slots;
 
 pub use diagnostic::{Diagnostic, Related, Severity, Span};

@@ -1,0 +1,239 @@
+//! `gpulab scenario run DIR…` (the model), `gpulab scenario replay DIR… --backend B`
+//! and `gpulab parity DIR… --backend B` (a real backend, diffed against the model). The
+//! only I/O of scenarios is here: reading the directory, printing, and the real
+//! backends ([`real_containerd`]).
+//!
+//! A DIR is a scenario directory (it holds `scenario.toml`) or a directory of them
+//! (e.g. `scenarios/`), run in name order.
+
+pub mod kube;
+pub mod real_containerd;
+
+use std::path::{Path, PathBuf};
+
+use gpulab_model::scenario::{self, engine::Record, Parity, Scenario, SCENARIO_FILE};
+use serde_json::json;
+
+use crate::cli::{BackendKind, ParityArgs};
+use crate::exit::ExitCode;
+use crate::output::OutputFormat;
+
+/// The scenario directories named by `dirs`, in order.
+pub fn expand(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for d in dirs {
+        if d.join(SCENARIO_FILE).is_file() {
+            out.push(d.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        let mut found: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join(SCENARIO_FILE).is_file()).collect();
+        if found.is_empty() {
+            return Err(format!("{}: no {SCENARIO_FILE} here or in its subdirectories", d.display()));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Reads and parses one scenario directory; errors as `DIR/scenario.toml:LINE:COL: code: message`.
+pub fn load(dir: &Path) -> Result<Scenario, Vec<String>> {
+    let file = dir.join(SCENARIO_FILE);
+    let text = std::fs::read_to_string(&file).map_err(|e| vec![format!("{}: {e}", file.display())])?;
+    let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).map_err(|e| e.to_string());
+    scenario::parse(&name, &file.display().to_string(), &text, &read).map_err(|diags| {
+        diags
+            .iter()
+            .map(|d| {
+                let at = d.primary.as_ref().map_or_else(String::new, |s| format!("{}:{}:{}: ", s.file, s.line, s.column));
+                format!("{at}{}: {}", d.code, d.get("message").unwrap_or(""))
+            })
+            .collect()
+    })
+}
+
+fn load_all(dirs: &[PathBuf]) -> Result<Vec<Scenario>, ExitCode> {
+    let dirs = expand(dirs).map_err(|e| {
+        eprintln!("gpulab: {e}");
+        ExitCode::BadInput
+    })?;
+    let mut out = Vec::new();
+    let mut bad = false;
+    for d in &dirs {
+        match load(d) {
+            Ok(s) => out.push(s),
+            Err(errs) => {
+                bad = true;
+                for e in errs {
+                    eprintln!("{e}");
+                }
+            }
+        }
+    }
+    if bad {
+        return Err(ExitCode::BadInput);
+    }
+    Ok(out)
+}
+
+fn print_record(r: &Record, strict: bool) {
+    let (held, failed, unobserved) = r.counts();
+    let ok = if strict { r.passed() } else { r.passed_where_observed() };
+    let verdict = match (ok, held + failed) {
+        (true, 0) if unobserved > 0 => "NOTHING-OBSERVED",
+        (true, _) => "PASS",
+        (false, _) => "FAIL",
+    };
+    println!("{verdict} {} on {}: {held} held, {failed} failed, {unobserved} not observed", r.scenario, r.backend);
+    if let Some(e) = &r.setup_error {
+        println!("  setup failed: {e}");
+    }
+    for s in &r.steps {
+        println!("  {:>2}. {} [{}{}]", s.index, s.name, s.action, s.node.as_deref().map(|n| format!(" {n}")).unwrap_or_default());
+        if let Some(e) = &s.error {
+            println!("      error: {e}");
+        }
+        for o in &s.observations {
+            let mark = match (&o.observed, o.holds) {
+                (None, _) => "-",
+                (Some(_), true) => "ok",
+                (Some(_), false) => "FAIL",
+            };
+            let seen = o.observed.as_ref().map_or_else(|| format!("not observed: {}", o.unobservable.as_deref().unwrap_or("")), ToString::to_string);
+            if o.holds {
+                println!("      {mark:<4} {}.{} = {seen}", o.subject, o.field.name());
+            } else {
+                println!("      {mark:<4} {}.{} = {seen} (expected {}, line {})", o.subject, o.field.name(), o.expected, o.line);
+            }
+        }
+    }
+    for n in &r.notes {
+        println!("  note: {n}");
+    }
+}
+
+/// `gpulab scenario run`.
+pub fn run(dirs: &[PathBuf], output: OutputFormat) -> ExitCode {
+    let scenarios = match load_all(dirs) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let records: Vec<Record> = scenarios.iter().map(scenario::run_on_model).collect();
+    let all_ok = records.iter().all(Record::passed);
+    let (held, failed, unobserved) = records.iter().map(Record::counts).fold((0, 0, 0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2));
+    match output {
+        OutputFormat::Json => println!("{}", json!({ "passed": all_ok, "records": records })),
+        _ => {
+            for r in &records {
+                print_record(r, true);
+            }
+            println!("{} scenarios, {} passed; expectations: {held} held, {failed} failed, {unobserved} not observed", records.len(), records.iter().filter(|r| r.passed()).count());
+        }
+    }
+    if all_ok { ExitCode::Success } else { ExitCode::CheckFailed }
+}
+
+fn real_record(s: &Scenario, args: &ParityArgs, quiet_progress: bool) -> Result<Record, (ExitCode, String)> {
+    match args.backend {
+        BackendKind::Containerd => {
+            let mut backend = real_containerd::RealContainerd::new().map_err(|e| (ExitCode::External, e))?;
+            let mut progress = |i: usize, name: &str| {
+                if !quiet_progress {
+                    eprintln!("[{}] step {i}: {name}", s.name);
+                }
+            };
+            Ok(scenario::run_with_progress(s, &mut backend, &mut progress))
+        }
+        BackendKind::Kube => {
+            let context = args.context.as_deref().unwrap_or("");
+            kube::check_context(context, args.allow_non_lab_cluster).map_err(|e| (ExitCode::BadInput, e))?;
+            Err((
+                ExitCode::External,
+                "the kube backend's transport is not built yet (its requests are, see scenario/kube.rs): only --backend containerd replays scenarios".into(),
+            ))
+        }
+    }
+}
+
+/// `gpulab scenario replay`.
+pub fn replay(args: &ParityArgs, output: OutputFormat) -> ExitCode {
+    let scenarios = match load_all(&args.dirs) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut records = Vec::new();
+    for s in &scenarios {
+        match real_record(s, args, false) {
+            Ok(r) => records.push(r),
+            Err((code, e)) => {
+                eprintln!("gpulab: {e}");
+                return code;
+            }
+        }
+    }
+    let all_ok = records.iter().all(Record::passed_where_observed);
+    match output {
+        OutputFormat::Json => println!("{}", json!({ "passed": all_ok, "records": records })),
+        _ => records.iter().for_each(|r| print_record(r, false)),
+    }
+    if records.iter().any(|r| r.setup_error.is_some()) {
+        return ExitCode::External;
+    }
+    if all_ok { ExitCode::Success } else { ExitCode::CheckFailed }
+}
+
+/// Runs one scenario on the model and on the real backend, and diffs them.
+pub fn parity_of(s: &Scenario, args: &ParityArgs, quiet_progress: bool) -> Result<Parity, (ExitCode, String)> {
+    let model = scenario::run_on_model(s);
+    let real = real_record(s, args, quiet_progress)?;
+    Ok(scenario::diff(&model, &real))
+}
+
+fn print_parity(p: &Parity) {
+    println!("{} {} vs model: {} agree, {} differ, {} not compared", if p.ok() { "AGREE" } else { "DIFFER" }, p.scenario, p.agree, p.differ, p.not_compared);
+    for e in &p.errors {
+        println!("  error: {e}");
+    }
+    let show = |o: &Option<gpulab_model::scenario::Observed>| o.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);
+    let hidden = p.rows.iter().filter(|r| r.verdict == "not-compared" && r.domain != gpulab_model::scenario::Domain::Containerd).count();
+    for r in p.rows.iter().filter(|r| r.verdict != "not-compared" || r.domain == gpulab_model::scenario::Domain::Containerd) {
+        let why = r.why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
+        println!("  {:>2} {:<8} {}.{}  model {}  real {}{why}", r.step, r.verdict, r.subject, r.field.name(), show(&r.model), show(&r.real));
+    }
+    if hidden > 0 {
+        println!("  ({hidden} Kubernetes expectations not compared: the {} backend does not observe them)", p.backend);
+    }
+}
+
+/// `gpulab parity`.
+pub fn parity(args: &ParityArgs, output: OutputFormat) -> ExitCode {
+    let scenarios = match load_all(&args.dirs) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut results = Vec::new();
+    for s in &scenarios {
+        match parity_of(s, args, false) {
+            Ok(p) => results.push(p),
+            Err((code, e)) => {
+                eprintln!("gpulab: {e}");
+                return code;
+            }
+        }
+    }
+    let ok = results.iter().all(Parity::ok);
+    match output {
+        OutputFormat::Json => println!("{}", json!({ "agree": ok, "scenarios": results })),
+        _ => {
+            results.iter().for_each(print_parity);
+            let sum = |f: fn(&Parity) -> usize| results.iter().map(f).sum::<usize>();
+            println!("{} scenarios: {} agree, {} differ, {} not compared", results.len(), sum(|p| p.agree), sum(|p| p.differ), sum(|p| p.not_compared));
+        }
+    }
+    if results.iter().any(|p| !p.errors.is_empty()) && results.iter().all(|p| p.differ == 0) {
+        return ExitCode::External;
+    }
+    if ok { ExitCode::Success } else { ExitCode::CheckFailed }
+}

@@ -1,0 +1,340 @@
+//! The cluster side of the model backend: the scenario's Kubernetes objects (Nodes,
+//! the RuntimeClass, the device-plugin DaemonSet) and the DaemonSet rollout over the
+//! [`daemonset`](crate::daemonset) model, with each node's kubelet meeting that node's
+//! *simulated containerd* — the handlers its daemon loaded at its last start, not the
+//! files on disk — so a node whose containerd lost `nvidia` stalls the rollout with the
+//! kubelet's real sandbox error.
+//!
+//! Pods go through [`super::pods`]: admission, the scheduler, the kubelet's sandbox.
+//!
+//! The first DaemonSet of the initial manifests is created and settled before step 1
+//! (every pod Ready); an `apply` of a DaemonSet with the same name is its update;
+//! `sync` runs controller rounds (sync, bind, kubelet pass). The node order the
+//! controller walks is the node list's (Go's is random: expectations that depend on it
+//! use `one_of`).
+
+use std::collections::BTreeMap;
+
+use crate::daemonset::diagnosis::diagnose;
+use crate::daemonset::rollout::{NodeRuntime, Rollout};
+use crate::daemonset::seed::{Manifests, SEED_EPOCH};
+use crate::daemonset::NodeOrder;
+use crate::kubernetes::advertisement::{advertise, apply_to_node, GpuNodeLayers};
+use crate::kubernetes::KubeVersion;
+use crate::Severity;
+
+use super::engine::Unobservable;
+use super::expect::{Field, Observed};
+use super::format::{Action, Scenario};
+use super::model::ModelNode;
+use super::pods::PodState;
+
+/// The modelled cluster.
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    pub manifests: Manifests,
+    pub rollout: Option<Rollout>,
+    pub pods: Vec<PodState>,
+    pub version: Option<KubeVersion>,
+    /// The cluster clock (unix seconds).
+    pub now: i64,
+    /// Each GPU node's advertisement layers (device plugin → kubelet → node status).
+    pub layers: BTreeMap<String, GpuNodeLayers>,
+    /// Memory one `nvidia.com/gpu` seat is guaranteed per node, MiB (from the slot model).
+    pub seat_memory: BTreeMap<String, Option<u64>>,
+}
+
+/// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
+fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manifests, String> {
+    let (m, diags) = crate::kubernetes::yaml::load(source, text);
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| matches!(d.severity, Severity::Error | Severity::Fatal))
+        .map(|d| {
+            let at = d.primary.as_ref().map_or_else(String::new, |s| format!("{}:{}: ", s.file, s.line));
+            format!("{at}{} {}", d.code, d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(m)
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+/// What each node's kubelet finds in its containerd now.
+fn runtimes(nodes: &[ModelNode]) -> BTreeMap<String, NodeRuntime> {
+    nodes
+        .iter()
+        .map(|n| {
+            let files = crate::containerd::load(&n.daemon.files, &n.daemon.version).runtime_handlers();
+            let rt = NodeRuntime {
+                containerd_version: n.spec.containerd.clone(),
+                loaded_handlers: n.daemon.runtime_handlers(),
+                file_handlers: Some(files),
+                findings: Vec::new(),
+            };
+            (n.spec.name.clone(), rt)
+        })
+        .collect()
+}
+
+impl Cluster {
+    pub fn new(scenario: &Scenario, nodes: &[ModelNode]) -> Result<Cluster, String> {
+        let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|_| format!("kubernetes {}: not a modelled version (1.33-1.36)", scenario.kubernetes))?;
+        let mut manifests = Manifests::default();
+        let mut pods = Vec::new();
+        for m in &scenario.manifests {
+            let k = load_yaml(&m.source, &m.content)?;
+            manifests.nodes.extend(k.nodes.into_iter().map(|l| l.object));
+            manifests.daemon_sets.extend(k.daemon_sets.into_iter().map(|l| l.object));
+            manifests.runtime_classes.extend(k.runtime_classes.into_iter().map(|l| l.object));
+            pods.extend(k.pods.into_iter().map(|l| PodState::new(&m.source, l.object)));
+        }
+        let layers = scenario
+            .nodes
+            .iter()
+            .filter(|n| n.gpus > 0)
+            .map(|n| {
+                let l = GpuNodeLayers { node_ready: true, kubelet_running: true, device_plugin_running: true, socket_dir_mounted: true, devices: i64::from(n.gpus) };
+                (n.name.clone(), l)
+            })
+            .collect();
+        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH, layers, seat_memory: BTreeMap::new() };
+        for n in scenario.nodes.iter().filter(|n| n.gpus > 0) {
+            let model = crate::slots::GpuModel::known(&n.gpu_model).ok().flatten();
+            cluster.seat_memory.insert(n.name.clone(), model.and_then(|m| m.memory_mib));
+        }
+        cluster.refresh_readiness(nodes);
+        if let Some(ds) = cluster.manifests.daemon_sets.first().cloned() {
+            let mut rollout = Rollout::new(ds, cluster.manifests.nodes.clone(), cluster.manifests.runtime_classes.clone(), NodeOrder::Listed, 1, SEED_EPOCH);
+            rollout.runtimes = runtimes(nodes);
+            if !rollout.run_until_settled(200) {
+                return Err("the initial DaemonSet does not roll out cleanly on the initial nodes".into());
+            }
+            rollout.rounds.clear();
+            cluster.rollout = Some(rollout);
+        }
+        for p in pods {
+            cluster.add_pod(p, nodes);
+        }
+        Ok(cluster)
+    }
+
+    /// Creates a pod (replacing one of the same name) and reconciles it once.
+    fn add_pod(&mut self, pod: PodState, nodes: &[ModelNode]) {
+        self.pods.retain(|p| p.name != pod.name);
+        self.pods.push(pod);
+        self.reconcile(nodes);
+    }
+
+    /// Each Node's readiness from its kubelet: a node whose containerd serves no CRI is
+    /// NotReady with the `node.kubernetes.io/not-ready:NoSchedule` taint (the node
+    /// lifecycle controller's), so the scheduler sees what the kubelet sees. A GPU node's
+    /// `nvidia.com/gpu` is what its advertisement layers give.
+    pub fn refresh_readiness(&mut self, nodes: &[ModelNode]) {
+        for n in &mut self.manifests.nodes {
+            let name = n.metadata.name.clone().unwrap_or_default();
+            let Some(model) = nodes.iter().find(|m| m.spec.name == name) else { continue };
+            if let Some(layers) = self.layers.get_mut(&name) {
+                layers.node_ready = crate::kubernetes::kubelet::node_ready(&super::pods::loaded_cri(model));
+                apply_to_node(n, layers);
+            }
+        }
+        use k8s_openapi::api::core::v1::{NodeCondition, Taint};
+        use crate::kubernetes::advertisement::TAINT_NOT_READY;
+        for n in &mut self.manifests.nodes {
+            let Some(model) = nodes.iter().find(|m| Some(&m.spec.name) == n.metadata.name.as_ref()) else { continue };
+            if self.layers.contains_key(&model.spec.name) {
+                continue;
+            }
+            let ready = crate::kubernetes::kubelet::node_ready(&super::pods::loaded_cri(model));
+            let status = n.status.get_or_insert_with(Default::default);
+            let conds = status.conditions.get_or_insert_with(Default::default);
+            conds.retain(|c| c.type_ != "Ready");
+            conds.push(NodeCondition {
+                type_: "Ready".into(),
+                status: if ready { "True" } else { "False" }.into(),
+                reason: Some(if ready { "KubeletReady" } else { "KubeletNotReady" }.into()),
+                ..Default::default()
+            });
+            let spec = n.spec.get_or_insert_with(Default::default);
+            let taints = spec.taints.get_or_insert_with(Default::default);
+            taints.retain(|t| t.key != TAINT_NOT_READY);
+            if !ready {
+                taints.push(Taint { key: TAINT_NOT_READY.into(), effect: "NoSchedule".into(), value: None, time_added: None });
+            }
+            if taints.is_empty() {
+                spec.taints = None;
+            }
+        }
+    }
+
+    /// The device plugin restarts on every GPU node with `text`: each node's
+    /// `nvidia.com/gpu` count and seat memory follow from the slot model; a config the
+    /// plugin refuses leaves the plugin down.
+    fn plugin_config(&mut self, source: &str, text: &str, nodes: &[ModelNode]) -> Result<(), String> {
+        use crate::slots::{evaluate, Deployment, GpuModel, MigCatalog, NodeSpec, PluginVersion, Scenario as SlotScenario};
+        let catalog = MigCatalog::embedded()?;
+        let mut specs = Vec::new();
+        for n in nodes.iter().filter(|n| n.spec.gpus > 0) {
+            let model = GpuModel::known(&n.spec.gpu_model)?.ok_or_else(|| format!("{}: unknown GPU model {:?}", n.spec.name, n.spec.gpu_model))?;
+            specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, None));
+        }
+        let eval = evaluate(&SlotScenario { file: source.into(), text: text.into(), version: PluginVersion::REFERENCE, deployment: Deployment::default(), nodes: specs }, &catalog);
+        for adv in &eval.nodes {
+            let gpu = adv.planned.iter().find(|r| r.name == "nvidia.com/gpu");
+            if let Some(l) = self.layers.get_mut(&adv.node) {
+                let serving = adv.plugin == crate::slots::PluginState::Serving;
+                l.device_plugin_running = serving;
+                l.devices = adv.resources.get("nvidia.com/gpu").map_or(0, |c| i64::try_from(*c).unwrap_or(i64::MAX));
+            }
+            self.seat_memory.insert(adv.node.clone(), gpu.and_then(|g| g.guaranteed_memory_mib));
+        }
+        self.refresh_readiness(nodes);
+        self.reconcile(nodes);
+        Ok(())
+    }
+
+    /// One pass over every pod that is not settled.
+    fn reconcile(&mut self, nodes: &[ModelNode]) {
+        self.refresh_readiness(nodes);
+        let version = self.version.unwrap_or(KubeVersion::V1_33);
+        for i in 0..self.pods.len() {
+            let bound: Vec<_> = self.pods.iter().enumerate().filter(|(j, p)| *j != i && !p.node_name.is_empty()).filter_map(|(_, p)| p.stored.clone()).collect();
+            let (k8s_nodes, rcs, now) = (&self.manifests.nodes, &self.manifests.runtime_classes, self.now);
+            if let Some(p) = self.pods.get_mut(i) {
+                p.reconcile(k8s_nodes, &bound, rcs, version, nodes, now);
+            }
+        }
+    }
+
+    pub fn act(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
+        let r = self.act_inner(action, nodes);
+        self.refresh_readiness(nodes);
+        r
+    }
+
+    fn act_inner(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
+        match action {
+            Action::PluginConfig { file } => self.plugin_config(&file.source, &file.content, nodes)?,
+            Action::NodeLayers { node, kubelet, device_plugin, socket_mount, devices } => {
+                let l = self.layers.get_mut(node).ok_or_else(|| format!("{node} has no GPUs (gpus = 0): it has no advertisement layers"))?;
+                if let Some(v) = kubelet {
+                    l.kubelet_running = *v;
+                }
+                if let Some(v) = device_plugin {
+                    l.device_plugin_running = *v;
+                }
+                if let Some(v) = socket_mount {
+                    l.socket_dir_mounted = *v;
+                }
+                if let Some(v) = devices {
+                    l.devices = *v;
+                }
+                self.refresh_readiness(nodes);
+                self.reconcile(nodes);
+            }
+            Action::Advance { seconds } => self.now += i64::try_from(*seconds).unwrap_or(0),
+            Action::Apply { file } => {
+                let k = load_yaml(&file.source, &file.content)?;
+                let m = Manifests {
+                    nodes: k.nodes.into_iter().map(|l| l.object).collect(),
+                    daemon_sets: k.daemon_sets.into_iter().map(|l| l.object).collect(),
+                    runtime_classes: k.runtime_classes.into_iter().map(|l| l.object).collect(),
+                };
+                for ds in m.daemon_sets {
+                    match self.rollout.as_mut() {
+                        Some(r) if r.controller.ds.metadata.name == ds.metadata.name => r.apply_update(ds),
+                        _ => return Err("applying a second DaemonSet is not modelled: apply an update of the scenario's DaemonSet".into()),
+                    }
+                }
+                for rc in m.runtime_classes {
+                    if let Some(r) = self.rollout.as_mut() {
+                        if let (Some(known), Some(name)) = (r.controller.admission.runtime_classes.as_mut(), rc.metadata.name.clone()) {
+                            known.insert(name);
+                        }
+                        r.runtime_classes.push(rc.clone());
+                    }
+                    self.manifests.runtime_classes.push(rc);
+                }
+                // A Node applied again is its status patched (e.g. GPU capacity advertised).
+                for node in m.nodes {
+                    match self.manifests.nodes.iter_mut().find(|n| n.metadata.name == node.metadata.name) {
+                        Some(slot) => *slot = node,
+                        None => return Err("Node objects come with the scenario's initial manifests".into()),
+                    }
+                }
+                for pod in k.pods {
+                    self.add_pod(PodState::new(&file.source, pod.object), nodes);
+                }
+            }
+            Action::Sync { count } => {
+                for _ in 0..*count {
+                    if let Some(r) = self.rollout.as_mut() {
+                        r.runtimes = runtimes(nodes);
+                        r.step();
+                    }
+                    self.now += 10;
+                    self.reconcile(nodes);
+                }
+            }
+            Action::Delete { kind, name } => return Err(format!("delete {kind}/{name}: not modelled yet")),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub fn observe(&self, subject: &str, field: Field, _nodes: &[ModelNode]) -> Result<Observed, Unobservable> {
+        if let Some(name) = subject.strip_prefix("daemonset/") {
+            let r = self.rollout.as_ref().filter(|r| r.controller.ds.metadata.name.as_deref() == Some(name)).ok_or_else(|| format!("no DaemonSet {name}"))?;
+            let status = r.controller.ds.status.clone().unwrap_or_default();
+            let int = |i: i32| Ok(Observed::Int(i64::from(i)));
+            return match field {
+                Field::Desired => int(status.desired_number_scheduled),
+                Field::Current => int(status.current_number_scheduled),
+                Field::Ready => int(status.number_ready),
+                Field::UpToDate => int(status.updated_number_scheduled.unwrap_or(0)),
+                Field::Available => int(status.number_available.unwrap_or(0)),
+                Field::RolloutStatus => {
+                    let s = r.rollout_status().map_or_else(|e| e, |s| s.message);
+                    Ok(Observed::Text(s.trim_end().to_string()))
+                }
+                Field::StalledOn => {
+                    let stalled = r.rounds.last().is_some_and(|l| l.stalled);
+                    let mut nodes: Vec<String> = if stalled { diagnose(r).stalled_nodes.into_iter().map(|n| n.node).collect() } else { Vec::new() };
+                    nodes.sort();
+                    Ok(Observed::List(nodes))
+                }
+                other => Err(format!("`{}` is not a DaemonSet field", other.name())),
+            };
+        }
+        if let Some(name) = subject.strip_prefix("node/") {
+            let node = self.manifests.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(name)).ok_or_else(|| format!("no Node {name} in the manifests"))?;
+            let gpus = node
+                .status
+                .as_ref()
+                .and_then(|s| s.allocatable.as_ref())
+                .and_then(|a| a.get("nvidia.com/gpu"))
+                .and_then(|q| q.0.parse::<i64>().ok())
+                .unwrap_or(0);
+            return match field {
+                Field::Gpus => Ok(Observed::Int(gpus)),
+                Field::SeatMemory => match self.seat_memory.get(name) {
+                    Some(Some(m)) => Ok(Observed::Int(i64::try_from(*m).unwrap_or(i64::MAX))),
+                    _ => Err(format!("{name}: the GPU model's memory is not known")),
+                },
+                Field::BrokenLayer => {
+                    let layer = self.layers.get(name).and_then(|l| advertise(l).broken).map_or("", |l| l.code());
+                    Ok(Observed::Text(layer.to_string()))
+                }
+                other => Err(format!("`{}` is not a node field", other.name())),
+            };
+        }
+        if let Some(name) = subject.strip_prefix("pod/") {
+            let pod = self.pods.iter().find(|p| p.name == name).ok_or_else(|| format!("no pod {name}"))?;
+            return pod.observe(field).ok_or_else(|| format!("`{}` is not a pod field", field.name()));
+        }
+        Err(format!("`{subject}`: unknown subject"))
+    }
+}

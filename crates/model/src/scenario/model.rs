@@ -1,0 +1,160 @@
+//! The model as a backend: each node's containerd is a [`containerd::Daemon`] (the
+//! files on disk versus the config its last start loaded), the check is
+//! [`check_runtime::evaluate`] on [`check_runtime::simulated::inputs`], and the cluster
+//! is [`super::cluster::Cluster`] over the Kubernetes and DaemonSet models. Time is
+//! the scenario's own clock (seconds); nothing reads a real one.
+
+use crate::check_runtime::{self, simulated::NodeCheck, Status};
+use crate::containerd::{self, Daemon, Files, Signal};
+
+use super::engine::{Backend, Unobservable};
+use super::expect::{Domain, Field, Observed};
+use super::format::{Action, NodeSpec, Scenario};
+
+/// One node of the model.
+#[derive(Debug, Clone)]
+pub struct ModelNode {
+    pub spec: NodeSpec,
+    pub daemon: Daemon,
+    pub check: NodeCheck,
+}
+
+/// The scenario run on the model.
+#[derive(Debug, Clone, Default)]
+pub struct ModelBackend {
+    pub nodes: Vec<ModelNode>,
+    pub cluster: Option<super::cluster::Cluster>,
+}
+
+impl ModelBackend {
+    pub fn new() -> Self {
+        ModelBackend::default()
+    }
+
+    fn node_mut(&mut self, name: &str) -> Result<&mut ModelNode, String> {
+        self.nodes.iter_mut().find(|n| n.spec.name == name).ok_or_else(|| format!("no node `{name}`"))
+    }
+
+    fn node(&self, name: &str) -> Result<&ModelNode, String> {
+        self.nodes.iter().find(|n| n.spec.name == name).ok_or_else(|| format!("no node `{name}`"))
+    }
+}
+
+/// The node's files as the model holds them.
+pub fn node_files(spec: &NodeSpec) -> Files {
+    let mut files = Files::new();
+    for (path, f) in &spec.files {
+        files.insert(path, f.content.as_bytes());
+    }
+    files
+}
+
+/// A containerd field of one node, read off the model's daemon.
+pub fn observe_containerd(node: &ModelNode, field: Field) -> Result<Observed, Unobservable> {
+    let d = &node.daemon;
+    let text = |s: &str| Ok(Observed::Text(s.to_string()));
+    match field {
+        Field::Daemon => text(if d.is_running() { "running" } else { "down" }),
+        Field::Cri => match (d.is_running(), d.cri()) {
+            (true, Some(cri)) => text(cri.status().as_str()),
+            (true, None) => text("absent"),
+            (false, _) => text("not-running"),
+        },
+        Field::CriError => text(&d.cri().and_then(|c| c.error.as_ref()).map(|e| format!("invalid plugin config: {e}")).unwrap_or_default()),
+        Field::Handlers => {
+            let mut h = d.runtime_handlers();
+            h.sort();
+            Ok(Observed::List(h))
+        }
+        Field::DumpExit | Field::DumpDefaultRuntime | Field::DumpRuntimes => Ok(dump_field(&d.config_dump(), field)),
+        Field::Check | Field::CheckCodes => {
+            let report = check_runtime::evaluate(&check_runtime::simulated::inputs(d, &node.check));
+            Ok(check_field(report.verdict.as_str(), report.findings.iter().map(|f| (f.status, f.code.as_str())), field))
+        }
+        other => Err(format!("`{}` is not a containerd field", other.name())),
+    }
+}
+
+/// `dump_exit`, `dump_default_runtime`, `dump_runtimes` of one `config dump` output.
+pub fn dump_field(dump: &containerd::CommandOutput, field: Field) -> Observed {
+    let tables = check_runtime::toml_runtimes(&dump.stdout, None);
+    match field {
+        Field::DumpExit => Observed::Int(i64::from(dump.exit)),
+        Field::DumpDefaultRuntime => Observed::Text(tables.default_runtime_name.unwrap_or_default()),
+        _ => {
+            let mut r = tables.runtimes;
+            r.sort();
+            r.dedup();
+            Observed::List(r)
+        }
+    }
+}
+
+/// `check` / `check_codes` of one check report.
+pub fn check_field<'a>(verdict: &str, findings: impl Iterator<Item = (Status, &'a str)>, field: Field) -> Observed {
+    match field {
+        Field::Check => Observed::Text(verdict.to_string()),
+        _ => Observed::List(findings.filter(|(s, _)| !matches!(s, Status::Pass | Status::Skip)).map(|(_, c)| c.to_string()).collect()),
+    }
+}
+
+impl Backend for ModelBackend {
+    fn name(&self) -> String {
+        "model".into()
+    }
+
+    fn setup(&mut self, scenario: &Scenario) -> Result<(), String> {
+        self.nodes.clear();
+        for spec in &scenario.nodes {
+            let version = spec.version.clone().or_else(|| containerd::Version::parse(&spec.containerd).ok()).ok_or_else(|| format!("node {}: bad containerd version", spec.name))?;
+            let mut daemon = Daemon::new(version, spec.supervisor, node_files(spec));
+            daemon.start();
+            let mut check = NodeCheck::default();
+            if let Some(b) = &spec.binaries {
+                check.existing_binaries = b.clone();
+            }
+            self.nodes.push(ModelNode { spec: spec.clone(), daemon, check });
+        }
+        let cluster = super::cluster::Cluster::new(scenario, &self.nodes)?;
+        self.cluster = Some(cluster);
+        Ok(())
+    }
+
+    fn act(&mut self, action: &Action) -> Result<(), String> {
+        match action {
+            Action::Observe | Action::Check { .. } => {}
+            Action::WriteFile { node, path, file } => self.node_mut(node)?.daemon.write_file(path, file.content.as_bytes()),
+            Action::RemoveFile { node, path } => self.node_mut(node)?.daemon.remove_file(path),
+            Action::Start { node } => self.node_mut(node)?.daemon.start(),
+            Action::Restart { node } => self.node_mut(node)?.daemon.restart(),
+            Action::Signal { node, signal } => {
+                let s = match signal.as_str() {
+                    "HUP" => Signal::Hup,
+                    "TERM" => Signal::Term,
+                    _ => Signal::Kill,
+                };
+                self.node_mut(node)?.daemon.signal(s);
+            }
+            Action::Advance { seconds } => {
+                for n in &mut self.nodes {
+                    n.daemon.advance(*seconds);
+                }
+            }
+            Action::Apply { .. } | Action::Delete { .. } | Action::Sync { .. } | Action::NodeLayers { .. } | Action::PluginConfig { .. } => {}
+        }
+        if let Some(c) = self.cluster.as_mut() {
+            c.act(action, &self.nodes)?;
+        }
+        Ok(())
+    }
+
+    fn observe(&mut self, subject: &str, field: Field) -> Result<Observed, Unobservable> {
+        match field.domain() {
+            Domain::Containerd => observe_containerd(self.node(subject)?, field),
+            Domain::Kubernetes => match &self.cluster {
+                Some(c) => c.observe(subject, field, &self.nodes),
+                None => Err("no cluster".into()),
+            },
+        }
+    }
+}

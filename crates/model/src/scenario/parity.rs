@@ -1,0 +1,85 @@
+//! Parity: two records of the same scenario (the model's and a real backend's) diffed
+//! field by field. A row per expectation the real backend observed: the model's value,
+//! the real value, agree or differ; and the expectations it could not observe, with why.
+
+use serde::{Deserialize, Serialize};
+
+use super::engine::Record;
+use super::expect::{Domain, Expected, Field, Observed};
+
+/// One compared expectation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParityRow {
+    pub step: usize,
+    pub step_name: String,
+    pub subject: String,
+    pub field: Field,
+    pub domain: Domain,
+    pub line: u32,
+    pub expected: Expected,
+    pub model: Option<Observed>,
+    pub real: Option<Observed>,
+    /// `agree`, `differ`, or `not-compared` (with `why`).
+    pub verdict: String,
+    pub why: Option<String>,
+}
+
+/// The diff, with counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parity {
+    pub scenario: String,
+    pub backend: String,
+    pub rows: Vec<ParityRow>,
+    pub agree: usize,
+    pub differ: usize,
+    pub not_compared: usize,
+    /// Setup or step errors of the real backend.
+    pub errors: Vec<String>,
+}
+
+impl Parity {
+    /// Every compared value agrees and the real run had no errors.
+    pub fn ok(&self) -> bool {
+        self.differ == 0 && self.errors.is_empty()
+    }
+}
+
+/// Diffs `real` against `model` (same scenario, same steps). Only expectations of
+/// `domain`-observable fields the real backend reported are compared; the rest are
+/// listed as not compared.
+pub fn diff(model: &Record, real: &Record) -> Parity {
+    let mut rows = Vec::new();
+    let mut errors: Vec<String> = real.setup_error.iter().map(|e| format!("setup: {e}")).collect();
+    for (i, rs) in real.steps.iter().enumerate() {
+        if let Some(e) = &rs.error {
+            errors.push(format!("step {} ({}): {e}", rs.index, rs.name));
+        }
+        let ms = model.steps.get(i);
+        for (j, ro) in rs.observations.iter().enumerate() {
+            let mo = ms.and_then(|s| s.observations.get(j));
+            let model_value = mo.and_then(|o| o.observed.clone());
+            let (verdict, why) = match (&ro.observed, &model_value) {
+                (None, _) => ("not-compared", ro.unobservable.clone()),
+                (Some(_), None) => ("not-compared", Some("the model did not observe it".into())),
+                (Some(r), Some(m)) if r == m => ("agree", None),
+                (Some(_), Some(_)) => ("differ", None),
+            };
+            rows.push(ParityRow {
+                step: rs.index,
+                step_name: rs.name.clone(),
+                subject: ro.subject.clone(),
+                field: ro.field,
+                domain: ro.domain,
+                line: ro.line,
+                expected: ro.expected.clone(),
+                model: model_value,
+                real: ro.observed.clone(),
+                verdict: verdict.to_string(),
+                why,
+            });
+        }
+    }
+    let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
+    let (agree, differ, not_compared) = (count("agree"), count("differ"), count("not-compared"));
+    Parity { scenario: real.scenario.clone(), backend: real.backend.clone(), rows, agree, differ, not_compared, errors }
+}

@@ -1,0 +1,131 @@
+//! Pods in the model backend's cluster, over the [`kubernetes`](crate::kubernetes)
+//! model: a pod is created as the API server does it (defaulting, RuntimeClass
+//! admission, validation — a refusal is phase `Rejected` with kubectl's text), then
+//! scheduled (the scheduler's exact FailedScheduling text), then the node's kubelet asks
+//! that node's *simulated containerd* for the sandbox (FailedCreatePodSandBox with the
+//! version's wording). `sync` retries what is Pending, as the scheduler's queue and the
+//! kubelet's retries do.
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
+
+use crate::kubernetes::apply::create_pod;
+use crate::kubernetes::kubelet::{create_pod_sandbox, sandbox_id, LoadedCri};
+use crate::kubernetes::scheduler::Outcome;
+use crate::kubernetes::scheduler::{FilterOptions, Snapshot};
+use crate::kubernetes::KubeVersion;
+
+use super::expect::{Field, Observed};
+use super::model::ModelNode;
+
+/// One pod and what the cluster did with it.
+#[derive(Debug, Clone)]
+pub struct PodState {
+    pub name: String,
+    pub source: String,
+    /// As submitted (re-admitted on every retry while unscheduled).
+    pub submitted: Pod,
+    /// As stored (after admission), once accepted.
+    pub stored: Option<Pod>,
+    pub phase: String,
+    pub reason: String,
+    pub node_name: String,
+    pub event_reason: String,
+    pub message: String,
+    pub attempts: u32,
+}
+
+/// The kubelet's view of a node's containerd, from the containerd model.
+pub fn loaded_cri(node: &ModelNode) -> LoadedCri {
+    let d = &node.daemon;
+    let cri_loaded = d.cri().is_some_and(|c| c.status() == &crate::containerd::PluginState::Ok);
+    let id = if d.version.is_1x() { "io.containerd.grpc.v1.cri" } else { "io.containerd.cri.v1.runtime" };
+    let default_runtime_name = d
+        .loaded()
+        .and_then(|l| l.config.as_ref())
+        .and_then(|c| c.decoded.get_path(&[id, "containerd", "default_runtime_name"]))
+        .and_then(crate::containerd::value::Node::as_str)
+        .map_or_else(|| "runc".to_string(), str::to_string);
+    LoadedCri { containerd_version: node.spec.containerd.clone(), cri_loaded, runtimes: d.runtime_handlers(), default_runtime_name }
+}
+
+impl PodState {
+    pub fn new(source: &str, pod: Pod) -> PodState {
+        PodState {
+            name: pod.metadata.name.clone().unwrap_or_default(),
+            source: source.to_string(),
+            submitted: pod,
+            stored: None,
+            phase: String::new(),
+            reason: String::new(),
+            node_name: String::new(),
+            event_reason: String::new(),
+            message: String::new(),
+            attempts: 0,
+        }
+    }
+
+    /// One pass: admit and schedule if unscheduled, then ask the kubelet for the sandbox.
+    pub fn reconcile(&mut self, k8s_nodes: &[Node], bound: &[Pod], rcs: &[RuntimeClass], version: KubeVersion, nodes: &[ModelNode], now: i64) {
+        if self.phase == "Running" || self.phase == "Rejected" {
+            return;
+        }
+        if self.node_name.is_empty() {
+            let snapshot = Snapshot::new(k8s_nodes.iter().cloned(), bound);
+            let opts = FilterOptions { version, ..Default::default() };
+            match create_pod(self.submitted.clone(), &snapshot, rcs, &opts, now) {
+                Err(rejection) => {
+                    self.phase = "Rejected".into();
+                    self.reason = rejection.reason.to_string();
+                    self.event_reason = String::new();
+                    self.message = rejection.kubectl_text(&self.source);
+                    return;
+                }
+                Ok(s) => {
+                    self.phase = "Pending".into();
+                    self.event_reason = s.event.reason.clone();
+                    self.message = s.event.message.clone();
+                    self.reason = s.condition.reason.clone();
+                    if let Outcome::Scheduled { node, .. } = &s.result.outcome {
+                        self.node_name = node.clone();
+                        self.reason = String::new();
+                    }
+                    self.stored = Some(s.pod);
+                }
+            }
+        }
+        if self.node_name.is_empty() {
+            return;
+        }
+        let Some(pod) = self.stored.as_ref() else { return };
+        let Some(node) = nodes.iter().find(|n| n.spec.name == self.node_name) else { return };
+        self.attempts += 1;
+        let id = sandbox_id(&self.name, self.attempts);
+        match create_pod_sandbox(pod, rcs, &loaded_cri(node), &id) {
+            Ok(_) => {
+                self.phase = "Running".into();
+                self.reason = String::new();
+                self.event_reason = "Started".into();
+                self.message = format!("Started container {}", pod.spec.as_ref().and_then(|s| s.containers.first()).map(|c| c.name.as_str()).unwrap_or(""));
+            }
+            Err(e) => {
+                self.phase = "Pending".into();
+                self.reason = "ContainerCreating".into();
+                self.event_reason = crate::kubernetes::kubelet::FAILED_CREATE_POD_SANDBOX.into();
+                self.message = e.event_message();
+            }
+        }
+    }
+
+    pub fn observe(&self, field: Field) -> Option<Observed> {
+        let t = |s: &str| Some(Observed::Text(s.to_string()));
+        match field {
+            Field::Phase => t(&self.phase),
+            Field::Reason => t(&self.reason),
+            Field::NodeName => t(&self.node_name),
+            Field::Message => t(&self.message),
+            Field::EventReason => t(&self.event_reason),
+            _ => None,
+        }
+    }
+}
