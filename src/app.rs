@@ -6,12 +6,15 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::components::hint::Hint;
 use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, LabState};
 use crate::steps::not_built::NotBuilt;
+use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
+use crate::storage;
 
 /// Told about every state change, so the handle can answer `state()` and the host
 /// page gets `gpulab:statechange` events. Compared by identity.
@@ -36,9 +39,32 @@ pub struct AppProps {
     pub observer: Option<StateObserver>,
 }
 
+/// The current step's view: the built ones render model results; the rest say
+/// honestly that they are not built yet.
+fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html {
+    let dispatcher = state.dispatcher();
+    let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
+    match step {
+        Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
+        _ => html! { <NotBuilt {lang} {step} /> },
+    }
+}
+
 #[component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step });
+    // Saved work is read once, here at the edge; the reducer stays pure.
+    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: storage::load().unwrap_or_default() });
+    {
+        // Save on every change of the work (not on mount: unreadable saved data is left
+        // alone until the learner changes something).
+        let first = use_mut_ref(|| true);
+        use_effect_with(state.work.clone(), move |work| {
+            if std::mem::replace(&mut *first.borrow_mut(), false) {
+                return;
+            }
+            storage::save(work);
+        });
+    }
     {
         let dispatcher = state.dispatcher();
         use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
@@ -49,9 +75,9 @@ pub fn app(props: &AppProps) -> Html {
     }
     {
         let observer = props.observer.clone();
-        use_effect_with(*state, move |s| {
+        use_effect_with((*state).clone(), move |s| {
             if let Some(o) = observer {
-                (o.0)(*s);
+                (o.0)(s.clone());
             }
         });
     }
@@ -80,7 +106,10 @@ pub fn app(props: &AppProps) -> Html {
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
-                    <NotBuilt {lang} {step} />
+                    if let Some(hint) = step.hint() {
+                        <Hint {lang} text={hint} />
+                    }
+                    { step_view(&state, lang, step) }
                 </main>
             </div>
         </div>

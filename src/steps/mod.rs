@@ -2,6 +2,7 @@
 //! that builds each one. One module per step's view lands here as its issue does.
 
 pub mod not_built;
+pub mod slots;
 
 use crate::i18n::MessageId;
 
@@ -52,6 +53,14 @@ impl Step {
             Step::Scheduling => MessageId::Step6Title,
             Step::Slots => MessageId::Step7Title,
             Step::Rollout => MessageId::Step8Title,
+        }
+    }
+
+    /// The hint under the heading of a built step (`None` while the step is not built).
+    pub fn hint(self) -> Option<MessageId> {
+        match self {
+            Step::Slots => Some(MessageId::Hint7),
+            _ => None,
         }
     }
 
