@@ -38,6 +38,10 @@ pub enum Command {
     /// The MIG planner: a GPU model's profiles and shipped layouts, and whether a geometry
     /// (e.g. `2x1g.10gb,1x2g.20gb,1x3g.40gb`) fits; exits 1 when it does not.
     Mig(MigArgs),
+    /// containerd config files through the model: what `config dump` prints, and
+    /// the explanation of how the main config and its drop-ins merged.
+    #[command(subcommand)]
+    Containerd(ContainerdCommand),
     /// Talk to a container runtime over CRI (the live, loaded state).
     #[command(subcommand)]
     Cri(CriCommand),
@@ -120,6 +124,29 @@ pub struct MigArgs {
     pub geometry: Option<String>,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum ContainerdCommand {
+    /// Print what `containerd --config /etc/containerd/config.toml config dump`
+    /// prints for the files under DIR: same stdout, stderr and exit code.
+    Dump(NodeArgs),
+    /// Explain the merge: where each effective setting came from, tables replaced
+    /// whole, settings lost, unknown keys, and the CRI plugin's status.
+    /// Exit 0: CRI loads with every main-config setting intact; 1: settings lost or
+    /// the plugin (or daemon) fails; 2: unreadable input.
+    Explain(NodeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NodeArgs {
+    /// The node's root: DIR stands for `/` (the config is DIR/etc/containerd/config.toml).
+    #[arg(long, value_name = "DIR")]
+    pub root: PathBuf,
+    /// A recorded version (1.6.20, 1.6.39, 1.7.34, 2.0.11, 2.1.9, 2.2.7, 2.3.4, main)
+    /// or any patch release of those lines.
+    #[arg(long = "containerd-version", value_name = "V")]
+    pub containerd_version: String,
+}
+
 #[derive(Debug, Args)]
 pub struct GoldensArgs {
     #[arg(required = true, value_name = "PATH")]
@@ -171,6 +198,16 @@ mod tests {
             let Command::Cri(CriCommand::Info(a)) = cli.command else { panic!("not cri info") };
             assert_eq!((a.address, a.timeout), (PathBuf::from(address), timeout));
         }
+    }
+
+    /// `containerd explain` takes the root and version; `--output json` may follow.
+    #[test]
+    fn containerd_explain_args() {
+        let cli = Cli::try_parse_from(["gpulab", "containerd", "explain", "--root", "/n", "--containerd-version", "1.6.20", "--output", "json"]).unwrap();
+        assert_eq!(cli.output, OutputFormat::Json);
+        let Command::Containerd(ContainerdCommand::Explain(a)) = cli.command else { panic!("not explain") };
+        assert_eq!((a.root, a.containerd_version.as_str()), (PathBuf::from("/n"), "1.6.20"));
+        assert!(Cli::try_parse_from(["gpulab", "containerd", "dump", "--root", "/n"]).is_err());
     }
 
     /// clap's own consistency checks on the whole definition.

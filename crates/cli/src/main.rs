@@ -7,12 +7,14 @@
 //! - [`exit`]: the documented exit codes.
 //! - [`output`]: text or `--output json`.
 //! - [`cri`]: `gpulab cri info`, a minimal CRI client (the live CRI status).
+//! - [`containerd`]: `gpulab containerd dump|explain` over a node root.
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 
 mod cli;
 mod cri;
+mod containerd;
 mod exit;
 mod goldens;
 mod output;
@@ -29,6 +31,7 @@ fn main() {
         cli::Command::Cri(cli::CriCommand::Info(args)) => {
             cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
         }
+        cli::Command::Containerd(cmd) => containerd::run(&cmd, cli.output),
     };
     std::process::exit(code.into());
 }

@@ -16,7 +16,7 @@ pub fn run_unit(unit: &Unit) -> Vec<CaseResult> {
             super::nvidia_mig_profiles::AREA => super::nvidia_mig_profiles::run(path, doc),
             _ => not_implemented_json(path, area, doc),
         },
-        Unit::ContainerdCase { path } => not_implemented_dir(path, "containerd"),
+        Unit::ContainerdCase { path } => super::containerd::run_case(path),
     }
 }
 
@@ -40,24 +40,5 @@ fn not_implemented_json(path: &Path, area: &str, doc: &serde_json::Value) -> Vec
     json_case_names(path, doc)
         .into_iter()
         .map(|case| CaseResult::failed(area, case, "not implemented"))
-        .collect()
-}
-
-fn not_implemented_dir(path: &Path, area: &str) -> Vec<CaseResult> {
-    let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut versions: Vec<String> = std::fs::read_dir(path)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("result.json").is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    versions.sort();
-    if versions.is_empty() {
-        versions.push(String::from("-"));
-    }
-    versions
-        .into_iter()
-        .map(|v| CaseResult::failed(area, format!("{name} @ {v}"), "not implemented"))
         .collect()
 }

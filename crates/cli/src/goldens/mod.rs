@@ -9,10 +9,12 @@
 //!
 //! - [`discover`]: which golden units a path holds (JSON files, case directories).
 //! - [`areas`]: the registry of area runners.
+//! - [`containerd`]: the containerd case-directory runner.
 //! - [`report`]: the per-case result type and how results are printed.
 //! - [`nvidia_sharing`], [`nvidia_mig_profiles`]: the nvidia areas (slot calculator).
 
 pub mod areas;
+pub mod containerd;
 pub mod discover;
 pub mod nvidia_mig_profiles;
 pub mod nvidia_sharing;

@@ -1,0 +1,270 @@
+//! The containerd daemon as a state machine: the files on disk versus the config it
+//! loaded at its last start. `config dump` reads the files, never the daemon; the CRI
+//! plugin and its runtime handlers come from the loaded config; only a start reads the
+//! files. No version reloads on SIGHUP: SIGHUP is not among containerd's handled
+//! signals (`SIGTERM, SIGINT, SIGUSR1, SIGPIPE`), so it kills the process — unless the
+//! process inherited SIGHUP as ignored (`nohup`). Whether it comes back depends on the
+//! supervisor: systemd's shipped unit (`Restart=always`, `RestartSec=5`) starts it
+//! again with the files as they are then; a daemon started by hand stays down.
+//!
+//! Time is a value (seconds) the caller advances; nothing here reads a clock.
+
+use serde::{Deserialize, Serialize};
+
+use super::{load, CommandOutput, CriOutcome, Files, LoadResult, Start, Version};
+
+/// Who started the daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Supervisor {
+    /// systemd with the shipped `containerd.service`: `Restart=always`, `RestartSec`.
+    Systemd { restart_sec: u64 },
+    /// Started by hand in a shell: nothing restarts it.
+    ByHand,
+    /// Started with SIGHUP ignored (`nohup`): SIGHUP does nothing.
+    SighupIgnored,
+}
+
+impl Supervisor {
+    /// The upstream unit file's settings.
+    pub fn systemd() -> Self {
+        Supervisor::Systemd { restart_sec: 5 }
+    }
+}
+
+/// Signals a learner (or the NVIDIA toolkit's "signal" restart mode) can send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Signal {
+    Hup,
+    Term,
+    Kill,
+}
+
+/// The process's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum DaemonState {
+    NeverStarted,
+    Running { since: u64 },
+    /// Not running. `by_signal` names the signal that killed it; `exit_code` is set
+    /// when it exited by itself (a config it refused).
+    Down { at: u64, by_signal: Option<String>, exit_code: Option<i32> },
+    /// Down, and systemd will start it at `at`.
+    RestartPending { at: u64 },
+}
+
+/// What happened, for the learner's timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DaemonEvent {
+    pub at: u64,
+    /// Stable code: `started`, `start-failed`, `killed-by-signal`, `signal-ignored`,
+    /// `stopped`, `restart-scheduled`, `files-changed`.
+    pub code: String,
+    pub detail: String,
+}
+
+/// A containerd daemon on one node.
+#[derive(Debug, Clone)]
+pub struct Daemon {
+    pub version: Version,
+    pub supervisor: Supervisor,
+    /// The files on disk now.
+    pub files: Files,
+    pub state: DaemonState,
+    /// The files as they were at the last start, and what that start loaded.
+    loaded_files: Option<Files>,
+    loaded: Option<Box<LoadResult>>,
+    now: u64,
+    pub events: Vec<DaemonEvent>,
+}
+
+impl Daemon {
+    /// A daemon that has not started yet.
+    pub fn new(version: Version, supervisor: Supervisor, files: Files) -> Self {
+        Daemon { version, supervisor, files, state: DaemonState::NeverStarted, loaded_files: None, loaded: None, now: 0, events: Vec::new() }
+    }
+
+    /// The current time (seconds since the scenario began).
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn event(&mut self, code: &str, detail: impl Into<String>) {
+        self.events.push(DaemonEvent { at: self.now, code: code.to_string(), detail: detail.into() });
+    }
+
+    /// Starts the daemon on the files as they are now (a no-op when running).
+    pub fn start(&mut self) {
+        if self.is_running() {
+            return;
+        }
+        let result = load(&self.files, &self.version);
+        self.loaded_files = Some(self.files.clone());
+        match &result.start {
+            Start::Serving(cri) => {
+                let status = cri.status().as_str().to_string();
+                self.state = DaemonState::Running { since: self.now };
+                self.event("started", format!("cri={status}"));
+            }
+            Start::Exited { code, last_line, .. } => {
+                self.state = DaemonState::Down { at: self.now, by_signal: None, exit_code: Some(*code) };
+                self.event("start-failed", last_line.clone());
+                self.schedule_restart();
+            }
+        }
+        self.loaded = Some(Box::new(result));
+    }
+
+    fn schedule_restart(&mut self) {
+        if let Supervisor::Systemd { restart_sec } = self.supervisor {
+            let at = self.now + restart_sec;
+            self.state = DaemonState::RestartPending { at };
+            self.event("restart-scheduled", format!("at={at}"));
+        }
+    }
+
+    /// `systemctl restart containerd` (or stop + start by hand): a fresh start.
+    pub fn restart(&mut self) {
+        if self.is_running() {
+            self.state = DaemonState::Down { at: self.now, by_signal: None, exit_code: Some(0) };
+            self.event("stopped", "restart");
+        }
+        self.start();
+    }
+
+    /// Sends `signal` to the daemon process.
+    pub fn signal(&mut self, signal: Signal) {
+        if !self.is_running() {
+            return;
+        }
+        match (signal, self.supervisor) {
+            (Signal::Hup, Supervisor::SighupIgnored) => self.event("signal-ignored", "SIGHUP"),
+            (Signal::Hup | Signal::Kill, _) => {
+                let name = if signal == Signal::Hup { "SIGHUP" } else { "SIGKILL" };
+                self.state = DaemonState::Down { at: self.now, by_signal: Some(name.into()), exit_code: None };
+                self.event("killed-by-signal", name);
+                self.schedule_restart();
+            }
+            (Signal::Term, _) => {
+                self.state = DaemonState::Down { at: self.now, by_signal: None, exit_code: Some(0) };
+                self.event("stopped", "SIGTERM");
+                self.schedule_restart();
+            }
+        }
+    }
+
+    /// Lets `seconds` pass; systemd's pending restart happens on time.
+    pub fn advance(&mut self, seconds: u64) {
+        let until = self.now + seconds;
+        while let DaemonState::RestartPending { at } = self.state {
+            if at > until {
+                break;
+            }
+            self.now = at;
+            self.state = DaemonState::Down { at, by_signal: None, exit_code: None };
+            self.start();
+        }
+        self.now = until;
+    }
+
+    /// Writes a file on disk; the running daemon does not notice.
+    pub fn write_file(&mut self, path: &str, content: impl Into<Vec<u8>>) {
+        self.files.insert(path, content);
+        self.event("files-changed", path);
+    }
+
+    pub fn remove_file(&mut self, path: &str) {
+        self.files.remove(path);
+        self.event("files-changed", path);
+    }
+
+    pub fn is_running(&self) -> bool {
+        matches!(self.state, DaemonState::Running { .. })
+    }
+
+    /// `containerd config dump`: reads the files on disk, not the daemon.
+    pub fn config_dump(&self) -> CommandOutput {
+        load(&self.files, &self.version).dump
+    }
+
+    /// The CRI plugins as `ctr plugins ls` shows them (only while running).
+    pub fn cri(&self) -> Option<&CriOutcome> {
+        match (&self.state, self.loaded.as_deref().map(|l| &l.start)) {
+            (DaemonState::Running { .. }, Some(Start::Serving(cri))) => Some(cri),
+            _ => None,
+        }
+    }
+
+    /// What the last start loaded.
+    pub fn loaded(&self) -> Option<&LoadResult> {
+        self.loaded.as_deref()
+    }
+
+    /// The runtime handlers the running CRI plugin offers.
+    pub fn runtime_handlers(&self) -> Vec<String> {
+        match self.cri() {
+            Some(cri) if cri.status() == &super::PluginState::Ok => self.loaded.as_deref().map(LoadResult::runtime_handlers).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The files on disk differ from those the running daemon loaded.
+    pub fn loaded_config_is_stale(&self) -> bool {
+        self.loaded_files.as_ref().is_some_and(|f| f != &self.files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::containerd::PluginState;
+
+    const MAIN: &str = "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"runc\"\n  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n    runtime_type = \"io.containerd.runc.v2\"\n";
+    const BREAK: &str = "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"nvidia\"\n";
+
+    fn daemon(sup: Supervisor) -> Daemon {
+        let files = Files::new().with("/etc/containerd/config.toml", MAIN);
+        let mut d = Daemon::new(Version::parse("2.0.11").unwrap(), sup, files);
+        d.start();
+        d
+    }
+
+    /// Files changed under a running daemon change nothing until it starts again;
+    /// `config dump` already shows the new files.
+    #[test]
+    fn file_change_needs_restart() {
+        let mut d = daemon(Supervisor::systemd());
+        assert_eq!(d.cri().unwrap().status(), &PluginState::Ok);
+        d.write_file("/etc/containerd/conf.d/50-default.toml", BREAK);
+        assert_eq!(d.cri().unwrap().status(), &PluginState::Ok);
+        assert!(d.loaded_config_is_stale());
+        assert!(d.config_dump().stdout.contains("default_runtime_name = 'nvidia'"));
+        d.restart();
+        assert_eq!(d.cri().unwrap().status(), &PluginState::Error);
+    }
+
+    /// SIGHUP kills the daemon; systemd brings it back after RestartSec with the new
+    /// files; by hand it stays down; with SIGHUP ignored nothing happens.
+    #[test]
+    fn sighup_per_supervisor() {
+        let mut d = daemon(Supervisor::systemd());
+        d.write_file("/etc/containerd/conf.d/50-default.toml", BREAK);
+        d.signal(Signal::Hup);
+        assert!(!d.is_running());
+        d.advance(4);
+        assert!(!d.is_running());
+        d.advance(1);
+        assert!(d.is_running());
+        assert_eq!(d.cri().unwrap().status(), &PluginState::Error);
+
+        let mut d = daemon(Supervisor::ByHand);
+        d.signal(Signal::Hup);
+        d.advance(60);
+        assert!(!d.is_running());
+        assert_eq!(d.state, DaemonState::Down { at: 0, by_signal: Some("SIGHUP".into()), exit_code: None });
+
+        let mut d = daemon(Supervisor::SighupIgnored);
+        d.write_file("/etc/containerd/conf.d/50-default.toml", BREAK);
+        d.signal(Signal::Hup);
+        assert!(d.is_running());
+        assert_eq!(d.cri().unwrap().status(), &PluginState::Ok);
+    }
+}

@@ -1,0 +1,307 @@
+//! The two TOML encoders `containerd config dump` prints with: go-toml v1 (1.x: keys
+//! sorted, `"` strings, a blank line before every header) and go-toml v2 (2.x: the
+//! order given — struct order, maps sorted by the decoder — `'` strings where
+//! possible, blank lines only between sibling tables). `main` uses a newer go-toml v2
+//! that prints no blank line after a table with nothing in it.
+
+use super::value::{Node, Table, Value};
+
+/// Which encoder, and which of its revisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    GoTomlV1,
+    GoTomlV2 { compact_empty_tables: bool },
+}
+
+/// Encodes `root` as `config dump` prints it.
+pub fn encode(root: &Table, flavor: Flavor) -> String {
+    let mut out = String::new();
+    match flavor {
+        Flavor::GoTomlV1 => v1_table(&mut out, &mut Vec::new(), root),
+        Flavor::GoTomlV2 { compact_empty_tables } => {
+            v2_table(&mut out, &mut Vec::new(), root, compact_empty_tables);
+        }
+    }
+    out
+}
+
+fn indent(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push_str("  ");
+    }
+}
+
+fn is_table_like(n: &Node) -> bool {
+    n.is_table() || n.is_array_of_tables()
+}
+
+// ---- go-toml v1 -------------------------------------------------------------------
+
+fn v1_table(out: &mut String, path: &mut Vec<String>, t: &Table) {
+    let depth = path.len();
+    let mut kvs: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| !is_table_like(n)).collect();
+    let mut tables: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| is_table_like(n)).collect();
+    kvs.sort_by(|a, b| a.0.cmp(&b.0));
+    tables.sort_by(|a, b| a.0.cmp(&b.0));
+    for (k, n) in kvs {
+        indent(out, depth);
+        out.push_str(&v1_key(k));
+        out.push_str(" = ");
+        v1_value(out, n);
+        out.push('\n');
+    }
+    for (k, n) in tables {
+        path.push(k.clone());
+        let header: Vec<String> = path.iter().map(|p| v1_key(p)).collect();
+        match &n.value {
+            Value::Table(sub) => {
+                out.push('\n');
+                indent(out, depth);
+                out.push_str(&format!("[{}]\n", header.join(".")));
+                v1_table(out, path, sub);
+            }
+            Value::Array(items) => {
+                for item in items {
+                    if let Some(sub) = item.as_table() {
+                        out.push('\n');
+                        indent(out, depth);
+                        out.push_str(&format!("[[{}]]\n", header.join(".")));
+                        v1_table(out, path, sub);
+                    }
+                }
+            }
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+fn is_bare(k: &str) -> bool {
+    !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn v1_key(k: &str) -> String {
+    if is_bare(k) {
+        k.to_string()
+    } else {
+        format!("\"{}\"", v1_escape(k))
+    }
+}
+
+fn v1_escape(s: &str) -> String {
+    let mut b = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\u{8}' => b.push_str("\\b"),
+            '\t' => b.push_str("\\t"),
+            '\n' => b.push_str("\\n"),
+            '\u{c}' => b.push_str("\\f"),
+            '\r' => b.push_str("\\r"),
+            '"' => b.push_str("\\\""),
+            '\\' => b.push_str("\\\\"),
+            c if (c as u32) < 0x1f => b.push_str(&format!("\\u{:04X}", c as u32)),
+            c => b.push(c),
+        }
+    }
+    b
+}
+
+fn v1_value(out: &mut String, n: &Node) {
+    match &n.value {
+        Value::String(s) => {
+            out.push('"');
+            out.push_str(&v1_escape(s));
+            out.push('"');
+        }
+        Value::Integer(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => out.push_str(&v1_float(*f)),
+        Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Datetime(d) => out.push_str(d),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                v1_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Table(t) => inline_table(out, t, v1_key, v1_value),
+    }
+}
+
+/// go-toml v1 formats floats at float32 precision (`strconv.FormatFloat(v, 'f', -1, 32)`).
+fn v1_float(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+inf".into() } else { "-inf".into() };
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let f32v = f as f32;
+    if f.trunc() == f {
+        format!("{f32v:.1}")
+    } else {
+        format!("{f32v}")
+    }
+}
+
+fn inline_table(out: &mut String, t: &Table, key: fn(&str) -> String, value: fn(&mut String, &Node)) {
+    out.push('{');
+    for (i, (k, n)) in t.entries.iter().enumerate() {
+        out.push_str(if i > 0 { ", " } else { " " });
+        out.push_str(&key(k));
+        out.push_str(" = ");
+        value(out, n);
+    }
+    out.push_str(if t.entries.is_empty() { "}" } else { " }" });
+}
+
+// ---- go-toml v2 -------------------------------------------------------------------
+
+fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, compact: bool) {
+    let depth = path.len();
+    let mut has_kv = false;
+    for (k, n) in t.entries.iter().filter(|(_, n)| !is_table_like(n)) {
+        has_kv = true;
+        indent(out, depth);
+        out.push_str(&v2_key(k));
+        out.push_str(" = ");
+        v2_value(out, n);
+        out.push('\n');
+    }
+    let mut first = true;
+    let mut prev_empty = false;
+    for (k, n) in t.entries.iter().filter(|(_, n)| is_table_like(n)) {
+        let items: Vec<&Table> = match &n.value {
+            Value::Table(sub) => vec![sub],
+            Value::Array(items) => items.iter().filter_map(Node::as_table).collect(),
+            _ => Vec::new(),
+        };
+        let aot = !n.is_table();
+        path.push(k.clone());
+        let header: Vec<String> = path.iter().map(|p| v2_key(p)).collect();
+        for sub in items {
+            if first {
+                first = false;
+                if has_kv {
+                    out.push('\n');
+                }
+            } else if !(compact && prev_empty) {
+                out.push('\n');
+            }
+            indent(out, depth);
+            if aot {
+                out.push_str(&format!("[[{}]]\n", header.join(".")));
+            } else {
+                out.push_str(&format!("[{}]\n", header.join(".")));
+            }
+            v2_table(out, path, sub, compact);
+            prev_empty = sub.entries.is_empty();
+        }
+        path.pop();
+    }
+}
+
+/// go-toml v2 quotes a string when it holds a `'` or a control character.
+fn v2_needs_quoting(s: &str) -> bool {
+    s.chars().any(|c| c == '\'' || (c as u32) < 0x20 || c == '\u{7f}')
+}
+
+fn v2_key(k: &str) -> String {
+    if is_bare(k) {
+        k.to_string()
+    } else if !v2_needs_quoting(k) {
+        format!("'{k}'")
+    } else {
+        format!("\"{}\"", v2_escape(k))
+    }
+}
+
+fn v2_escape(s: &str) -> String {
+    let mut b = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => b.push_str("\\\""),
+            '\\' => b.push_str("\\\\"),
+            '\u{8}' => b.push_str("\\b"),
+            '\u{c}' => b.push_str("\\f"),
+            '\n' => b.push_str("\\n"),
+            '\r' => b.push_str("\\r"),
+            '\t' => b.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => b.push_str(&format!("\\u{:04X}", c as u32)),
+            c => b.push(c),
+        }
+    }
+    b
+}
+
+fn v2_value(out: &mut String, n: &Node) {
+    match &n.value {
+        Value::String(s) => {
+            if v2_needs_quoting(s) {
+                out.push('"');
+                out.push_str(&v2_escape(s));
+                out.push('"');
+            } else {
+                out.push('\'');
+                out.push_str(s);
+                out.push('\'');
+            }
+        }
+        Value::Integer(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => out.push_str(&v2_float(*f)),
+        Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Datetime(d) => out.push_str(d),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                v2_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Table(t) => inline_table(out, t, v2_key, v2_value),
+    }
+}
+
+fn v2_float(f: f64) -> String {
+    if f.is_nan() {
+        "nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if f.trunc() == f {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse;
+    use super::*;
+
+    /// v1 sorts, double-quotes and puts a blank line before every header.
+    #[test]
+    fn v1_layout() {
+        let t = parse("f", b"b = 'x'\na = 1\n[t.'k.v']\nz = [\"a\"]\n[s]\n").unwrap();
+        let s = encode(&t, Flavor::GoTomlV1);
+        assert_eq!(s, "a = 1\nb = \"x\"\n\n[s]\n\n[t]\n\n  [t.\"k.v\"]\n    z = [\"a\"]\n");
+    }
+
+    /// v2 keeps the given order, single-quotes, and separates only sibling tables.
+    #[test]
+    fn v2_layout() {
+        let t = parse("f", b"b = \"x\"\na = 0.5\n[t.'k.v']\nz = [\"it's\"]\n[t.w]\n[s]\n").unwrap();
+        let s = encode(&t, Flavor::GoTomlV2 { compact_empty_tables: false });
+        assert_eq!(s, "b = 'x'\na = 0.5\n\n[t]\n  [t.'k.v']\n    z = [\"it's\"]\n\n  [t.w]\n\n[s]\n");
+        let t = parse("f", b"[t.e]\n[t.f]\nx = 1\n").unwrap();
+        let s = encode(&t, Flavor::GoTomlV2 { compact_empty_tables: true });
+        assert_eq!(s, "[t]\n  [t.e]\n  [t.f]\n    x = 1\n");
+    }
+}

@@ -1,0 +1,232 @@
+//! containerd: a node's config files merged and decoded exactly as each containerd
+//! version does, the collision explained, and the daemon as a state machine.
+//!
+//! The rules, with upstream references, are in `../shared/specs/containerd.md`; the
+//! recorded truth is `../shared/goldens/containerd/` (eight real binaries).
+//!
+//! # Layout
+//!
+//! - [`version`]: release lines and the patch-level rule changes.
+//! - [`files`]: the node's files as a value, with Go's path and glob semantics.
+//! - [`parse`]: TOML with line/column spans; syntax errors as values.
+//! - [`value`]: the value tree every stage shares; each node knows its file:line.
+//! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
+//! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.
+//! - [`decode`]: plugin tables decoded onto defaults, go-toml v1 vs v2.
+//! - [`dump`]: what `config dump` prints; [`encode`]: the two go-toml encoders.
+//! - [`cri`]: CRI validation and plugin status at daemon start.
+//! - [`explain`]: blame, tables replaced whole, lost keys, unknown keys, changes.
+//! - [`daemon`]: files on disk vs the loaded config; restart, SIGHUP, supervisors.
+//! - [`log`]: log lines as logrus prints them.
+//!
+//! **API Boundary:** [`load`](fn@load) (files + version → [`LoadResult`]),
+//! [`Containerd`] (the same with defaults parsed once), [`Version::parse`], [`Files`],
+//! [`Daemon`]. Everything else is how.
+//!
+//! **Architecture Invariant:** pure. No I/O (files come in as [`Files`]), no clock, no
+//! globals: the embedded defaults are parsed per call.
+
+pub mod cri;
+pub mod daemon;
+pub mod decode;
+pub mod dump;
+pub mod encode;
+pub mod explain;
+pub mod files;
+pub mod load;
+pub mod log;
+pub mod parse;
+pub mod schema;
+pub mod value;
+pub mod version;
+
+use serde::{Deserialize, Serialize};
+
+pub use cri::{CriOutcome, PluginState};
+pub use daemon::{Daemon, DaemonState, Signal, Supervisor};
+pub use explain::Explanation;
+pub use files::Files;
+pub use version::{Line, Version, VersionError};
+
+use crate::diagnostic::{Diagnostic, Severity, Span};
+
+/// Where containerd reads its main config (`--config`, and the packaged default).
+pub const MAIN_CONFIG: &str = "/etc/containerd/config.toml";
+
+/// What a command printed and how it exited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: i32,
+}
+
+/// What a daemon start with these files does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Start {
+    /// The daemon serves its API; the CRI plugins are as given.
+    Serving(CriOutcome),
+    /// The daemon exited by itself with `code`; `last_line` is its fatal log line.
+    Exited { code: i32, last_line: String, cri_error_line: Option<String> },
+}
+
+impl Start {
+    /// The `cri_status` of the goldens: the gRPC CRI row, or `daemon-exited`.
+    pub fn cri_status(&self) -> &str {
+        match self {
+            Start::Serving(cri) => cri.status().as_str(),
+            Start::Exited { .. } => "daemon-exited",
+        }
+    }
+
+    /// The first CRI plugin failure line, if any.
+    pub fn cri_error_line(&self) -> Option<&str> {
+        match self {
+            Start::Serving(cri) => cri.error_line.as_deref(),
+            Start::Exited { cri_error_line, .. } => cri_error_line.as_deref(),
+        }
+    }
+
+    /// The runtime handlers the CRI plugin offers (none unless it is `ok`).
+    pub fn is_serving(&self) -> bool {
+        matches!(self, Start::Serving(_))
+    }
+}
+
+/// Everything the model computes for one node's files on one version.
+#[derive(Debug, Clone)]
+pub struct LoadResult {
+    pub version: Version,
+    /// `containerd --config /etc/containerd/config.toml config dump`.
+    pub dump: CommandOutput,
+    /// A daemon start with the same files.
+    pub start: Start,
+    /// The decoded config (absent when loading or decoding failed).
+    pub config: Option<dump::Effective>,
+    /// The merge as it happened (files, events, log).
+    pub loaded: load::Loaded,
+    /// Findings with stable codes and file:line spans.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The step-2 view.
+    pub explanation: Explanation,
+}
+
+impl LoadResult {
+    /// The decoded runtime handler names of the CRI plugin (`runc`, `nvidia`, …).
+    pub fn runtime_handlers(&self) -> Vec<String> {
+        let id = if self.version.is_1x() { "io.containerd.grpc.v1.cri" } else { "io.containerd.cri.v1.runtime" };
+        self.config
+            .as_ref()
+            .and_then(|c| c.decoded.get_path(&[id, "containerd", "runtimes"]))
+            .and_then(value::Node::as_table)
+            .map(|t| t.keys().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+}
+
+fn render_log(lines: &[log::LogLine]) -> String {
+    lines.iter().map(|l| format!("{}\n", l.render())).collect()
+}
+
+/// Loads `files` as containerd `version` does, from [`MAIN_CONFIG`].
+pub fn load(files: &Files, version: &Version) -> LoadResult {
+    load_from(files, version, MAIN_CONFIG)
+}
+
+/// Loads `files` starting at `main`.
+pub fn load_from(files: &Files, version: &Version, main: &str) -> LoadResult {
+    Containerd::new(version.clone()).load_from(files, main)
+}
+
+/// One containerd version with its built-in defaults parsed once: keep it (e.g. in
+/// the app's state) to re-run [`Containerd::load`] on every keystroke without
+/// re-reading the embedded defaults. A value, not a global.
+#[derive(Debug, Clone)]
+pub struct Containerd {
+    pub version: Version,
+    defaults: schema::Defaults,
+}
+
+impl Containerd {
+    pub fn new(version: Version) -> Self {
+        let defaults = schema::Defaults::of(&version);
+        Containerd { version, defaults }
+    }
+
+    /// [`load`](fn@load) with this version.
+    pub fn load(&self, files: &Files) -> LoadResult {
+        self.load_from(files, MAIN_CONFIG)
+    }
+
+    /// [`load_from`] with this version.
+    pub fn load_from(&self, files: &Files, main: &str) -> LoadResult {
+        run(files, &self.version, &self.defaults, main)
+    }
+}
+
+fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str) -> LoadResult {
+    let loaded = load::load(files, version, defaults, main);
+    let mut stderr = render_log(&loaded.log);
+    let mut diagnostics = Vec::new();
+    let (dump, start, config) = match &loaded.error {
+        Some(err) => {
+            if let Some(l) = &err.log {
+                stderr.push_str(&l.render());
+                stderr.push('\n');
+            }
+            diagnostics.push(load_error_diagnostic(err));
+            let last_line = format!("containerd: {}", err.message);
+            let start = Start::Exited { code: 1, last_line: last_line.clone(), cri_error_line: None };
+            if err.dump_ignores {
+                // 2.x `config dump` swallows os.IsNotExist and prints what merged so far.
+                match dump::effective(version, defaults, &loaded) {
+                    Ok(eff) => {
+                        stderr.push_str(&render_log(&eff.log));
+                        let out = CommandOutput { stdout: dump::dump_text(version, &eff), stderr, exit: 0 };
+                        (out, start, Some(eff))
+                    }
+                    Err(e) => {
+                        stderr.push_str(&format!("containerd: {}\n", e.message));
+                        (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                    }
+                }
+            } else {
+                stderr.push_str(&format!("{last_line}\n"));
+                (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+            }
+        }
+        None => match dump::effective(version, defaults, &loaded) {
+            Err(e) => {
+                diagnostics.push(load_error_diagnostic(&e));
+                let last_line = format!("containerd: {}", e.message);
+                stderr.push_str(&format!("{last_line}\n"));
+                let start = Start::Exited { code: 1, last_line, cri_error_line: None };
+                (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+            }
+            Ok(eff) => {
+                stderr.push_str(&render_log(&eff.log));
+                let required: Vec<String> = match loaded.top.get("required_plugins").map(|n| &n.value) {
+                    Some(value::Value::Array(a)) => a.iter().filter_map(|e| e.as_str().map(str::to_string)).collect(),
+                    _ => Vec::new(),
+                };
+                let cri = cri::cri_outcome(version, &eff, &required);
+                let start = match &cri.required_failure {
+                    Some(line) => Start::Exited { code: 1, last_line: line.clone(), cri_error_line: cri.error_line.clone() },
+                    None => Start::Serving(cri),
+                };
+                (CommandOutput { stdout: dump::dump_text(version, &eff), stderr, exit: 0 }, start, Some(eff))
+            }
+        },
+    };
+    let explanation = explain::explain(version, &loaded, config.as_ref(), &start);
+    diagnostics.extend(explanation.diagnostics.iter().cloned());
+    LoadResult { version: version.clone(), dump, start, config, loaded, diagnostics, explanation }
+}
+
+fn load_error_diagnostic(err: &load::LoadError) -> Diagnostic {
+    let mut d = Diagnostic::new(err.code.as_str(), Severity::Fatal).arg("message", &err.message);
+    if let Some(at) = &err.at {
+        d = d.at(Span::new(at.file.clone(), at.line, at.column));
+    }
+    d
+}

@@ -1,0 +1,219 @@
+//! TOML text → [`Table`] with the line and column of every key, using `toml_edit`'s
+//! spans. A parse failure is a value ([`ParseError`]) that keeps what containerd's two
+//! TOML libraries need to word it their way (go-toml v1 on 1.x, v2 on 2.x).
+
+use toml_edit::{Item, Value as TValue};
+
+use super::value::{Node, Origin, Table, Value};
+
+/// Why a file could not be parsed, with the position each go-toml version reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line and column of the error as `toml_edit` finds it.
+    pub line: u32,
+    pub column: u32,
+    pub kind: ParseErrorKind,
+    /// The text of the error's line (for wording errors the way go-toml does).
+    pub line_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// The bytes are not UTF-8 (at `line`/`column`, the first bad byte).
+    InvalidUtf8,
+    /// A basic string runs into the end of its line. `content_column` is where its
+    /// text starts (go-toml v1 reports that); `line`/`column` is the newline (v2).
+    UnterminatedBasicString { content_column: u32 },
+    /// A `[table]` header names a table that already exists; `header_column` is
+    /// where its `[` is (go-toml v1 reports the column after it).
+    DuplicateTable { name: String, header_column: u32 },
+    /// A key is set twice.
+    DuplicateKey { name: String },
+    /// Any other syntax error, with `toml_edit`'s description.
+    Other { message: String },
+}
+
+/// Maps byte offsets to 1-based (line, column) with columns in characters.
+struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts }
+    }
+
+    fn position(&self, offset: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts.get(line - 1).copied().unwrap_or(0);
+        let column = self.text.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
+        (to_u32(line), to_u32(column))
+    }
+
+    fn line_text(&self, line: u32) -> &'a str {
+        let i = line as usize;
+        let start = self.starts.get(i.saturating_sub(1)).copied().unwrap_or(0);
+        let end = self.starts.get(i).copied().unwrap_or(self.text.len());
+        self.text.get(start..end).unwrap_or("").trim_end_matches(['\n', '\r'])
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Parses `bytes` (the content of `file`) into a table whose nodes carry `file`:line.
+pub fn parse(file: &str, bytes: &[u8]) -> Result<Table, ParseError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let good = bytes.get(..e.valid_up_to()).unwrap_or(&[]);
+            let good = String::from_utf8_lossy(good);
+            let (line, column) = LineIndex::new(&good).position(good.len());
+            let line_text = good.lines().last().unwrap_or("").to_string();
+            return Err(ParseError { line, column, kind: ParseErrorKind::InvalidUtf8, line_text });
+        }
+    };
+    let index = LineIndex::new(text);
+    let doc = toml_edit::Document::parse(text).map_err(|e| classify(&index, &e))?;
+    let conv = Converter { file, index: &index };
+    Ok(conv.table(doc.as_table()))
+}
+
+fn classify(index: &LineIndex<'_>, err: &toml_edit::TomlError) -> ParseError {
+    let offset = err.span().map_or(0, |s| s.start);
+    let (line, column) = index.position(offset);
+    let message = err.message().to_string();
+    let span_text = err.span().and_then(|s| index.text.get(s)).unwrap_or("").to_string();
+    let kind = if message.starts_with("invalid basic string") {
+        // The text starts after the last `"` before the error on this line.
+        let line_text = index.line_text(line);
+        let upto: String = line_text.chars().take(column.saturating_sub(1) as usize).collect();
+        let quote = upto.rfind('"').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
+        ParseErrorKind::UnterminatedBasicString { content_column: to_u32(quote + 2) }
+    } else if message == "duplicate key" {
+        let name = span_text.trim_matches(['"', '\'']).to_string();
+        let text = index.line_text(line);
+        if text.trim_start().starts_with('[') {
+            let indent = text.chars().take_while(|c| c.is_whitespace()).count();
+            ParseErrorKind::DuplicateTable { name, header_column: to_u32(indent + 1) }
+        } else {
+            ParseErrorKind::DuplicateKey { name }
+        }
+    } else {
+        ParseErrorKind::Other { message }
+    };
+    ParseError { line, column, kind, line_text: index.line_text(line).to_string() }
+}
+
+struct Converter<'a> {
+    file: &'a str,
+    index: &'a LineIndex<'a>,
+}
+
+impl Converter<'_> {
+    fn origin(&self, span: Option<std::ops::Range<usize>>) -> Option<Origin> {
+        let span = span?;
+        let (line, column) = self.index.position(span.start);
+        Some(Origin { file: self.file.to_string(), line, column })
+    }
+
+    fn table(&self, t: &toml_edit::Table) -> Table {
+        let mut out = Table::new();
+        for (key, item) in t.iter() {
+            let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
+            if let Some(node) = self.item(item, key_origin) {
+                out.entries.push((key.to_string(), node));
+            }
+        }
+        out
+    }
+
+    fn item(&self, item: &Item, key_origin: Option<Origin>) -> Option<Node> {
+        match item {
+            Item::None => None,
+            Item::Value(v) => Some(self.value(v, key_origin)),
+            Item::Table(t) => {
+                let table = self.table(t);
+                // A header's own line; an implicit table (`[a.b.c]` makes `a`, `a.b`)
+                // points at its first child instead.
+                let origin = if t.is_implicit() || t.is_dotted() {
+                    first_origin(&table).or(key_origin)
+                } else {
+                    self.origin(t.span()).or(key_origin)
+                };
+                Some(Node::new(Value::Table(table), origin))
+            }
+            Item::ArrayOfTables(a) => {
+                let items: Vec<Node> = a
+                    .iter()
+                    .map(|t| Node::new(Value::Table(self.table(t)), self.origin(t.span())))
+                    .collect();
+                let origin = items.first().and_then(|n| n.origin.clone()).or(key_origin);
+                Some(Node::new(Value::Array(items), origin))
+            }
+        }
+    }
+
+    fn value(&self, v: &TValue, origin: Option<Origin>) -> Node {
+        let origin = origin.or_else(|| self.origin(v.span()));
+        let value = match v {
+            TValue::String(s) => Value::String(s.value().clone()),
+            TValue::Integer(i) => Value::Integer(*i.value()),
+            TValue::Float(f) => Value::Float(*f.value()),
+            TValue::Boolean(b) => Value::Boolean(*b.value()),
+            TValue::Datetime(d) => Value::Datetime(d.value().to_string()),
+            TValue::Array(a) => Value::Array(a.iter().map(|e| self.value(e, None)).collect()),
+            TValue::InlineTable(t) => {
+                let mut out = Table::new();
+                for (key, item) in t.iter() {
+                    let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
+                    out.entries.push((key.to_string(), self.value(item, key_origin)));
+                }
+                Value::Table(out)
+            }
+        };
+        Node::new(value, origin)
+    }
+}
+
+fn first_origin(t: &Table) -> Option<Origin> {
+    t.entries.iter().filter_map(|(_, n)| n.origin.clone()).min_by_key(|o| (o.line, o.column))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys carry their own line; implicit parent tables point at their first child.
+    #[test]
+    fn spans_point_at_keys_and_headers() {
+        let t = parse("/f.toml", b"version = 2\n\n[a.b]\n  x = 1\n").unwrap();
+        assert_eq!(t.get("version").unwrap().origin.as_ref().unwrap().line, 1);
+        let a = t.get("a").unwrap();
+        assert_eq!(a.origin.as_ref().unwrap().line, 3);
+        let x = t.get_path(&["a", "b", "x"]).unwrap();
+        assert_eq!((x.origin.as_ref().unwrap().line, x.origin.as_ref().unwrap().column), (4, 3));
+    }
+
+    /// The unterminated string of the `dropin-toml-syntax-error` golden: v1 reports the
+    /// first character of the text, v2 the newline.
+    #[test]
+    fn unterminated_string_positions() {
+        let src = "[plugins.\"x\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\n";
+        let e = parse("/f", src.as_bytes()).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 40));
+        assert_eq!(e.kind, ParseErrorKind::UnterminatedBasicString { content_column: 19 });
+    }
+
+    /// Non-UTF-8 input is an error with a position, not a panic.
+    #[test]
+    fn invalid_utf8() {
+        let e = parse("/f", b"a = 1\nb = \"\xff\"\n").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::InvalidUtf8);
+        assert_eq!(e.line, 2);
+    }
+}

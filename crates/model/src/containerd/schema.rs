@@ -1,0 +1,288 @@
+//! What each version's config structs look like, as data: the built-in defaults
+//! (embedded dumps under `crates/model/data/containerd/`, derived from the goldens by
+//! `derive-defaults.py`) give every struct's fields, order and default values; the
+//! rules below add what a dump cannot show — which tables are Go maps (decoded per
+//! entry from a zero value) and which fields a default leaves out (nil maps and
+//! pointers, omitted by go-toml v2).
+
+use super::parse::parse;
+use super::value::{Node, Table, Value};
+use super::version::Version;
+
+/// The embedded default dump of a recorded binary.
+fn defaults_text(recorded: &str) -> &'static str {
+    match recorded {
+        "1.6.20" => include_str!("../../data/containerd/defaults-1.6.20.toml"),
+        "1.6.39" => include_str!("../../data/containerd/defaults-1.6.39.toml"),
+        "1.7.34" => include_str!("../../data/containerd/defaults-1.7.34.toml"),
+        "2.0.11" => include_str!("../../data/containerd/defaults-2.0.11.toml"),
+        "2.1.9" => include_str!("../../data/containerd/defaults-2.1.9.toml"),
+        "2.2.7" => include_str!("../../data/containerd/defaults-2.2.7.toml"),
+        "2.3.4" => include_str!("../../data/containerd/defaults-2.3.4.toml"),
+        _ => include_str!("../../data/containerd/defaults-main-301026e.toml"),
+    }
+}
+
+/// A version's built-in configuration.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    /// The server config (version, root, grpc, timeouts, …); `plugins` is empty.
+    pub top: Table,
+    /// Plugin URI → its decoded default config, for every plugin that has one.
+    pub plugins: Table,
+    /// The zero value of each map entry type, computed once.
+    templates: Vec<(EntryType, Node)>,
+}
+
+const ENTRY_TYPES: [EntryType; 11] = [
+    EntryType::Runtime,
+    EntryType::StreamProcessor,
+    EntryType::ProxyPlugin,
+    EntryType::Mirror,
+    EntryType::AuthConfig,
+    EntryType::TlsConfig,
+    EntryType::RegistryConfig,
+    EntryType::ImagePlatform,
+    EntryType::String,
+    EntryType::StringArray,
+    EntryType::Any,
+];
+
+impl Defaults {
+    pub fn of(version: &Version) -> Defaults {
+        // The embedded files are dumps of real binaries; a parse failure would be a
+        // build-time data error, shown as empty defaults rather than a panic.
+        let mut top = parse("<defaults>", defaults_text(version.recorded()).as_bytes()).unwrap_or_default();
+        clear_origins(&mut top);
+        // `plugins` stays in `top` as an empty placeholder that keeps its position
+        // (go-toml v2 prints struct fields in order).
+        let plugins = top.get_table("plugins").cloned().unwrap_or_default();
+        top.insert("plugins", Node::builtin(Value::Table(Table::new())));
+        let mut d = Defaults { top, plugins, templates: Vec::new() };
+        d.templates = ENTRY_TYPES.iter().map(|k| (*k, d.make_template(version, *k))).collect();
+        d
+    }
+
+    /// The zero value of a map entry's type.
+    pub fn template(&self, version: &Version, kind: EntryType) -> Node {
+        match self.template_ref(kind) {
+            Some(n) => n.clone(),
+            None => self.make_template(version, kind),
+        }
+    }
+
+    /// The zero value of a map entry's type, borrowed.
+    pub fn template_ref(&self, kind: EntryType) -> Option<&Node> {
+        self.templates.iter().find(|(k, _)| *k == kind).map(|(_, n)| n)
+    }
+
+    fn make_template(&self, version: &Version, kind: EntryType) -> Node {
+        let t = |s: &str| -> Node {
+            let mut table = parse("<template>", s.as_bytes()).unwrap_or_default();
+            clear_origins(&mut table);
+            Node::builtin(Value::Table(table))
+        };
+        match kind {
+            EntryType::Runtime => {
+                if version.is_1x() {
+                    let rt = self.plugins.get_path(&["io.containerd.grpc.v1.cri", "containerd", "default_runtime"]);
+                    rt.map(Node::zeroed).unwrap_or_else(|| t(""))
+                } else {
+                    let rt = self.plugins.get_path(&["io.containerd.cri.v1.runtime", "containerd", "runtimes", "runc"]);
+                    let mut z = rt.map(Node::zeroed).unwrap_or_else(|| t(""));
+                    if let Some(tab) = z.as_table_mut() {
+                        tab.remove("options");
+                    }
+                    z
+                }
+            }
+            EntryType::StreamProcessor => {
+                let sp = self.top.get_table("stream_processors").and_then(|m| m.entries.first());
+                sp.map(|(_, n)| n.zeroed()).unwrap_or_else(|| t(""))
+            }
+            EntryType::ProxyPlugin => match version.line {
+                super::version::Line::V1_6 if version.recorded() == "1.6.20" => t("type = ''\naddress = ''\n"),
+                super::version::Line::V1_6 => t("type = ''\naddress = ''\nplatform = ''\n[exports]\n"),
+                super::version::Line::V1_7 => t("type = ''\naddress = ''\nplatform = ''\ncapabilities = []\n[exports]\n"),
+                _ => t("type = ''\naddress = ''\nplatform = ''\ncapabilities = []\n"),
+            },
+            EntryType::Mirror => t("endpoint = []\n"),
+            EntryType::AuthConfig => t("username = ''\npassword = ''\nauth = ''\nidentitytoken = ''\n"),
+            EntryType::TlsConfig => t("insecure_skip_verify = false\nca_file = ''\ncert_file = ''\nkey_file = ''\n"),
+            EntryType::RegistryConfig => t(""),
+            EntryType::ImagePlatform => t("platform = ''\nsnapshotter = ''\n"),
+            EntryType::String => Node::builtin(Value::String(String::new())),
+            EntryType::StringArray => Node::builtin(Value::Array(Vec::new())),
+            EntryType::Any => t(""),
+        }
+    }
+}
+
+fn clear_origins(t: &mut Table) {
+    for (_, n) in &mut t.entries {
+        n.set_origin_deep(&None);
+    }
+}
+
+/// The Go type of a map's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryType {
+    Runtime,
+    StreamProcessor,
+    ProxyPlugin,
+    Mirror,
+    AuthConfig,
+    TlsConfig,
+    RegistryConfig,
+    ImagePlatform,
+    String,
+    StringArray,
+    /// `interface{}`: decoded as written.
+    Any,
+}
+
+/// How a table at some path decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A Go struct: known fields only, absent ones keep their defaults.
+    Struct,
+    /// A Go map: any key, each value of the given type.
+    Map(EntryType),
+    /// `interface{}` / `map[string]interface{}`: anything, as written.
+    Any,
+}
+
+fn matches(pattern: &[&str], path: &[String]) -> bool {
+    pattern.len() == path.len() && pattern.iter().zip(path).all(|(p, s)| *p == "*" || p == s)
+}
+
+/// The kind of the table at `path` inside plugin `plugin` (`""` = the server config).
+pub fn kind_at(version: &Version, plugin: &str, path: &[String]) -> Option<Kind> {
+    use EntryType as E;
+    let rules: &[(&str, &[&str], Kind)] = &[
+        ("", &["proxy_plugins"], Kind::Map(E::ProxyPlugin)),
+        ("", &["stream_processors"], Kind::Map(E::StreamProcessor)),
+        ("", &["timeouts"], Kind::Map(E::String)),
+        ("", &["proxy_plugins", "*", "exports"], Kind::Map(E::String)),
+        ("io.containerd.grpc.v1.cri", &["containerd", "runtimes"], Kind::Map(E::Runtime)),
+        ("io.containerd.grpc.v1.cri", &["containerd", "runtimes", "*", "options"], Kind::Any),
+        ("io.containerd.grpc.v1.cri", &["containerd", "default_runtime", "options"], Kind::Any),
+        ("io.containerd.grpc.v1.cri", &["containerd", "untrusted_workload_runtime", "options"], Kind::Any),
+        ("io.containerd.cri.v1.runtime", &["containerd", "runtimes"], Kind::Map(E::Runtime)),
+        ("io.containerd.cri.v1.runtime", &["containerd", "runtimes", "*", "options"], Kind::Any),
+        ("io.containerd.cri.v1.images", &["pinned_images"], Kind::Map(E::String)),
+        ("io.containerd.cri.v1.images", &["runtime_platforms"], Kind::Map(E::ImagePlatform)),
+        ("*cri", &["registry", "mirrors"], Kind::Map(E::Mirror)),
+        ("*cri", &["registry", "configs"], Kind::Map(E::RegistryConfig)),
+        ("*cri", &["registry", "auths"], Kind::Map(E::AuthConfig)),
+        ("*cri", &["registry", "headers"], Kind::Map(E::StringArray)),
+    ];
+    let _ = version;
+    for (p, pattern, kind) in rules {
+        let plugin_ok = *p == plugin
+            || (*p == "*cri" && matches!(plugin, "io.containerd.grpc.v1.cri" | "io.containerd.cri.v1.images"));
+        if plugin_ok && matches(pattern, path) {
+            return Some(*kind);
+        }
+    }
+    None
+}
+
+/// A field that a struct has but its default value does not show.
+#[derive(Debug, Clone, Copy)]
+pub struct Hidden {
+    pub name: &'static str,
+    pub kind: HiddenKind,
+    /// Insert after this field (struct order), else at the end.
+    pub after: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HiddenKind {
+    Map(EntryType),
+    Any,
+    Struct(EntryType),
+}
+
+/// Hidden fields of the struct at `path` in `plugin` (`""` = server config); map
+/// entries are matched by `*` in the path.
+pub fn hidden_fields(version: &Version, plugin: &str, path: &[String]) -> Vec<Hidden> {
+    use EntryType as E;
+    let h = |name, kind, after| Hidden { name, kind, after };
+    let mut out = Vec::new();
+    let is_registry = matches!(plugin, "io.containerd.grpc.v1.cri" | "io.containerd.cri.v1.images");
+    if is_registry && matches(&["registry", "configs", "*"], path) {
+        out.push(h("auth", HiddenKind::Struct(E::AuthConfig), None));
+        out.push(h("tls", HiddenKind::Struct(E::TlsConfig), None));
+    }
+    if version.is_1x() {
+        return out;
+    }
+    match plugin {
+        "" if path.is_empty() => out.push(h("proxy_plugins", HiddenKind::Map(E::ProxyPlugin), Some("cgroup"))),
+        "" if matches(&["proxy_plugins", "*"], path) => {
+            out.push(h("exports", HiddenKind::Map(E::String), Some("platform")));
+        }
+        "io.containerd.cri.v1.images" if path.is_empty() => {
+            out.push(h("runtime_platforms", HiddenKind::Map(E::ImagePlatform), Some("pinned_images")));
+        }
+        "io.containerd.cri.v1.images" if matches(&["registry"], path) => {
+            for name in ["mirrors", "configs", "auths", "headers"] {
+                let t = match name {
+                    "mirrors" => E::Mirror,
+                    "configs" => E::RegistryConfig,
+                    "auths" => E::AuthConfig,
+                    _ => E::StringArray,
+                };
+                out.push(h(name, HiddenKind::Map(t), None));
+            }
+        }
+        "io.containerd.cri.v1.runtime" if matches(&["containerd", "runtimes", "*"], path) => {
+            out.push(h("options", HiddenKind::Any, None));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The short plugin ID a version-1 config uses: the URI without its type.
+pub fn short_id(uri: &str) -> &str {
+    let mut dots = uri.match_indices('.').map(|(i, _)| i);
+    match dots.nth(3) {
+        Some(i) => uri.get(i + 1..).unwrap_or(uri),
+        None => uri,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every embedded default parses and holds the CRI plugin(s).
+    #[test]
+    fn defaults_parse() {
+        for name in super::super::version::RECORDED {
+            let v = Version::parse(name).unwrap();
+            let d = Defaults::of(&v);
+            for id in v.cri_plugin_ids() {
+                assert!(d.plugins.contains(id), "{name} lacks {id}");
+            }
+            assert!(d.top.contains("version"));
+        }
+    }
+
+    /// A 1.x new runtime starts from a zero `Runtime` (empty options table); 2.x has
+    /// no options until written.
+    #[test]
+    fn runtime_templates() {
+        let v1 = Version::parse("1.6.20").unwrap();
+        let z = Defaults::of(&v1).template(&v1, EntryType::Runtime);
+        assert_eq!(z.as_table().unwrap().get("runtime_type").unwrap().as_str(), Some(""));
+        assert!(z.as_table().unwrap().contains("options"));
+        let v2 = Version::parse("2.0.11").unwrap();
+        let z = Defaults::of(&v2).template(&v2, EntryType::Runtime);
+        assert_eq!(z.as_table().unwrap().get("sandboxer").unwrap().as_str(), Some(""));
+        assert!(!z.as_table().unwrap().contains("options"));
+        assert_eq!(short_id("io.containerd.grpc.v1.cri"), "cri");
+    }
+}
