@@ -12,6 +12,8 @@ use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, LabState};
 use crate::steps::not_built::NotBuilt;
+use crate::steps::containerd::ContainerdStep;
+use crate::steps::restart::RestartStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
 use crate::storage;
@@ -46,6 +48,12 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
     let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
     match step {
         Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
+        Step::MainConfig | Step::DropIn => {
+            html! { <ContainerdStep {lang} {step} input={state.work.containerd.clone()} {dispatch} /> }
+        }
+        Step::Restart => html! {
+            <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()} {dispatch} />
+        },
         _ => html! { <NotBuilt {lang} {step} /> },
     }
 }

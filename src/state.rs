@@ -27,7 +27,64 @@ pub struct LabState {
 #[serde(default)]
 pub struct Work {
     pub slots: SlotsInput,
+    pub containerd: ContainerdInput,
+    pub restart: RestartInput,
 }
+
+/// Steps 1 and 2: the node's containerd files and the containerd version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ContainerdInput {
+    /// A recorded version name (`1.7.34`, `2.0.11`, …).
+    pub version: String,
+    /// `/etc/containerd/config.toml`.
+    pub main: String,
+    /// `/etc/containerd/conf.d/99-nvidia.toml` (step 2 adds it).
+    pub dropin: String,
+}
+
+impl Default for ContainerdInput {
+    fn default() -> Self {
+        ContainerdInput {
+            version: "1.7.34".into(),
+            main: include_str!("steps/data/incident-main.toml").into(),
+            dropin: include_str!("steps/data/incident-99-nvidia.toml").into(),
+        }
+    }
+}
+
+/// Step 4: who supervises the daemon, and what the learner did to it, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RestartInput {
+    pub supervisor: SupervisorChoice,
+    pub ops: Vec<DaemonOp>,
+}
+
+/// How containerd was started on the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SupervisorChoice {
+    /// The shipped `containerd.service` (`Restart=always`).
+    #[default]
+    Systemd,
+    ByHand,
+}
+
+/// One thing done to the node in step 4; the model replays them on its daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DaemonOp {
+    /// Write step 2's drop-in to disk (as the NVIDIA toolkit does).
+    WriteDropin,
+    Sighup,
+    Restart,
+    /// Let five seconds pass.
+    Wait,
+}
+
+/// The most operations step 4 keeps (older ones are dropped first).
+pub const MAX_OPS: usize = 50;
 
 /// Step 7: the slot calculator's inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +127,21 @@ pub enum SlotsAction {
     Config(String),
 }
 
+/// A change to steps 1–2's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContainerdAction {
+    Version(String),
+    Main(String),
+    Dropin(String),
+}
+
+/// A change to step 4's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartAction {
+    Do(DaemonOp),
+    Supervisor(SupervisorChoice),
+}
+
 /// Everything that can change [`LabState`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabAction {
@@ -78,6 +150,8 @@ pub enum LabAction {
     Next,
     Prev,
     Slots(SlotsAction),
+    Containerd(ContainerdAction),
+    Restart(RestartAction),
     /// Puts a step's inputs back to their defaults.
     ResetStep(Step),
 }
@@ -108,10 +182,40 @@ impl LabState {
                 }
                 s
             }
+            LabAction::Containerd(a) => {
+                let mut s = self;
+                let c = &mut s.work.containerd;
+                match a {
+                    ContainerdAction::Version(v) => c.version = v,
+                    ContainerdAction::Main(t) => c.main = t,
+                    ContainerdAction::Dropin(t) => c.dropin = t,
+                }
+                s
+            }
+            LabAction::Restart(a) => {
+                let mut s = self;
+                let r = &mut s.work.restart;
+                match a {
+                    RestartAction::Do(op) => {
+                        r.ops.push(op);
+                        let extra = r.ops.len().saturating_sub(MAX_OPS);
+                        r.ops.drain(..extra);
+                    }
+                    RestartAction::Supervisor(sup) => {
+                        r.supervisor = sup;
+                        r.ops.clear();
+                    }
+                }
+                s
+            }
             LabAction::ResetStep(step) => {
                 let mut s = self;
-                if step == Step::Slots {
-                    s.work.slots = SlotsInput::default();
+                match step {
+                    Step::Slots => s.work.slots = SlotsInput::default(),
+                    Step::MainConfig => s.work.containerd.main = ContainerdInput::default().main,
+                    Step::DropIn => s.work.containerd.dropin = ContainerdInput::default().dropin,
+                    Step::Restart => s.work.restart = RestartInput::default(),
+                    _ => {}
                 }
                 s
             }
@@ -174,6 +278,27 @@ mod tests {
             assert!(changed, "{field}");
             assert_eq!(s.apply(LabAction::ResetStep(Step::Slots)).work.slots, d, "{field}");
         }
+    }
+
+    /// Step 4 keeps the operations in order, at most MAX_OPS; switching the supervisor
+    /// starts over; resets touch only their own step.
+    #[test]
+    fn daemon_ops_and_resets() {
+        let mut s = LabState::default();
+        for _ in 0..MAX_OPS + 3 {
+            s = s.apply(LabAction::Restart(RestartAction::Do(DaemonOp::Wait)));
+        }
+        s = s.apply(LabAction::Restart(RestartAction::Do(DaemonOp::Sighup)));
+        assert_eq!(s.work.restart.ops.len(), MAX_OPS);
+        assert_eq!(s.work.restart.ops.last(), Some(&DaemonOp::Sighup));
+        let edited = s.clone().apply(LabAction::Containerd(ContainerdAction::Dropin(String::new())));
+        let reset = edited.clone().apply(LabAction::ResetStep(Step::Restart));
+        assert_eq!(reset.work.restart, RestartInput::default());
+        assert_eq!(reset.work.containerd.dropin, "", "resetting step 4 keeps step 2's edit");
+        let back = reset.apply(LabAction::ResetStep(Step::DropIn));
+        assert_eq!(back.work.containerd, ContainerdInput::default());
+        let sup = s.apply(LabAction::Restart(RestartAction::Supervisor(SupervisorChoice::ByHand)));
+        assert_eq!(sup.work.restart, RestartInput { supervisor: SupervisorChoice::ByHand, ops: Vec::new() });
     }
 
     /// Saved work round-trips through JSON, and missing fields take their defaults.

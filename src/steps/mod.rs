@@ -1,7 +1,9 @@
 //! The eight lab steps (../shared/DESIGN.md §3): their order, titles and the issue
 //! that builds each one. One module per step's view lands here as its issue does.
 
+pub mod containerd;
 pub mod not_built;
+pub mod restart;
 pub mod slots;
 
 use crate::i18n::MessageId;
@@ -59,6 +61,9 @@ impl Step {
     /// The hint under the heading of a built step (`None` while the step is not built).
     pub fn hint(self) -> Option<MessageId> {
         match self {
+            Step::MainConfig => Some(MessageId::Hint1),
+            Step::DropIn => Some(MessageId::Hint2),
+            Step::Restart => Some(MessageId::Hint4),
             Step::Slots => Some(MessageId::Hint7),
             _ => None,
         }
