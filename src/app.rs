@@ -12,6 +12,7 @@ use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, LabState};
 use crate::steps::not_built::NotBuilt;
+use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
 use crate::steps::slots::SlotsStep;
@@ -52,7 +53,12 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             html! { <ContainerdStep {lang} {step} input={state.work.containerd.clone()} {dispatch} /> }
         }
         Step::Restart => html! {
-            <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()} {dispatch} />
+            <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
+                check={state.work.check.clone()} {dispatch} />
+        },
+        Step::CheckScript => html! {
+            <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
+                check={state.work.check.clone()} {dispatch} />
         },
         _ => html! { <NotBuilt {lang} {step} /> },
     }

@@ -29,6 +29,30 @@ pub struct Work {
     pub slots: SlotsInput,
     pub containerd: ContainerdInput,
     pub restart: RestartInput,
+    pub check: CheckInput,
+}
+
+/// Step 3: what the check is asked to look for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckInput {
+    /// `--handler`: the runtime handler GPU pods need.
+    pub handler: String,
+    /// `--keep`: the main config's runtime whose settings must survive the drop-in.
+    pub keep: String,
+}
+
+impl Default for CheckInput {
+    fn default() -> Self {
+        CheckInput { handler: "nvidia".into(), keep: "runc".into() }
+    }
+}
+
+/// A change to step 3's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckAction {
+    Handler(String),
+    Keep(String),
 }
 
 /// Steps 1 and 2: the node's containerd files and the containerd version.
@@ -81,6 +105,8 @@ pub enum DaemonOp {
     Restart,
     /// Let five seconds pass.
     Wait,
+    /// Run the check on the node as it is now.
+    RunCheck,
 }
 
 /// The most operations step 4 keeps (older ones are dropped first).
@@ -152,6 +178,7 @@ pub enum LabAction {
     Slots(SlotsAction),
     Containerd(ContainerdAction),
     Restart(RestartAction),
+    Check(CheckAction),
     /// Puts a step's inputs back to their defaults.
     ResetStep(Step),
 }
@@ -208,6 +235,14 @@ impl LabState {
                 }
                 s
             }
+            LabAction::Check(a) => {
+                let mut s = self;
+                match a {
+                    CheckAction::Handler(h) => s.work.check.handler = h,
+                    CheckAction::Keep(k) => s.work.check.keep = k,
+                }
+                s
+            }
             LabAction::ResetStep(step) => {
                 let mut s = self;
                 match step {
@@ -215,6 +250,7 @@ impl LabState {
                     Step::MainConfig => s.work.containerd.main = ContainerdInput::default().main,
                     Step::DropIn => s.work.containerd.dropin = ContainerdInput::default().dropin,
                     Step::Restart => s.work.restart = RestartInput::default(),
+                    Step::CheckScript => s.work.check = CheckInput::default(),
                     _ => {}
                 }
                 s

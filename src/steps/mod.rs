@@ -1,6 +1,7 @@
 //! The eight lab steps (../shared/DESIGN.md §3): their order, titles and the issue
 //! that builds each one. One module per step's view lands here as its issue does.
 
+pub mod check;
 pub mod containerd;
 pub mod not_built;
 pub mod restart;
@@ -63,6 +64,7 @@ impl Step {
         match self {
             Step::MainConfig => Some(MessageId::Hint1),
             Step::DropIn => Some(MessageId::Hint2),
+            Step::CheckScript => Some(MessageId::Hint3),
             Step::Restart => Some(MessageId::Hint4),
             Step::Slots => Some(MessageId::Hint7),
             _ => None,

@@ -4,32 +4,48 @@
 //! The reducer keeps only the list of operations; the view replays them on a fresh
 //! model daemon, so what the loaded config and the CRI plugins do is the model's.
 
+use gpulab_model::check_runtime::{self, node, node::NodeCheck, CheckReport};
 use gpulab_model::containerd::{Daemon, DaemonState, Signal, Supervisor};
 use yew::prelude::*;
 
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{ContainerdInput, DaemonOp, LabAction, RestartAction, RestartInput, SupervisorChoice};
+use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartAction, RestartInput, SupervisorChoice};
 use crate::steps::containerd::{files, version, version_select, DROPIN};
 use crate::steps::Step;
 
-/// The daemon after the learner's operations, replayed from its first start.
-pub fn replay(input: &ContainerdInput, restart: &RestartInput) -> Result<Daemon, String> {
+/// The daemon after the learner's operations, replayed from its first start, and
+/// every check run on the way: (time, report).
+pub struct Replayed {
+    pub daemon: Daemon,
+    pub runs: Vec<(u64, CheckReport)>,
+}
+
+/// The check's settings for the simulated node (step 3's choices).
+pub fn node_check(check: &CheckInput) -> NodeCheck {
+    NodeCheck { handler: check.handler.clone(), keep: check.keep.clone(), ..NodeCheck::default() }
+}
+
+/// Replays the learner's operations on a fresh model daemon.
+pub fn replay(input: &ContainerdInput, restart: &RestartInput, check: &CheckInput) -> Result<Replayed, String> {
     let supervisor = match restart.supervisor {
         SupervisorChoice::Systemd => Supervisor::systemd(),
         SupervisorChoice::ByHand => Supervisor::ByHand,
     };
     let mut d = Daemon::new(version(input)?, supervisor, files(input, false));
     d.start();
+    let nc = node_check(check);
+    let mut runs = Vec::new();
     for op in &restart.ops {
         match op {
             DaemonOp::WriteDropin => d.write_file(DROPIN, input.dropin.as_str()),
             DaemonOp::Sighup => d.signal(Signal::Hup),
             DaemonOp::Restart => d.restart(),
             DaemonOp::Wait => d.advance(5),
+            DaemonOp::RunCheck => runs.push((d.now(), check_runtime::evaluate(&node::inputs(&d, &nc)))),
         }
     }
-    Ok(d)
+    Ok(Replayed { daemon: d, runs })
 }
 
 /// The daemon's state in words.
@@ -66,15 +82,16 @@ pub struct RestartStepProps {
     pub lang: Lang,
     pub input: ContainerdInput,
     pub restart: RestartInput,
+    pub check: CheckInput,
     pub dispatch: Callback<LabAction>,
 }
 
 #[component(RestartStep)]
 pub fn restart_step(props: &RestartStepProps) -> Html {
     let lang = props.lang;
-    let daemon = use_memo((props.input.clone(), props.restart.clone()), |(i, r)| replay(i, r));
-    let d = match daemon.as_ref() {
-        Ok(d) => d,
+    let replayed = use_memo((props.input.clone(), props.restart.clone(), props.check.clone()), |(i, r, c)| replay(i, r, c));
+    let (d, runs) = match replayed.as_ref() {
+        Ok(r) => (&r.daemon, &r.runs),
         Err(e) => {
             return html! { <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p> }
         }
@@ -115,7 +132,26 @@ pub fn restart_step(props: &RestartStepProps) -> Html {
                 { act(DaemonOp::Sighup, MessageId::RsSighup, "rs-sighup") }
                 { act(DaemonOp::Restart, MessageId::RsRestart, "rs-restart") }
                 { act(DaemonOp::Wait, MessageId::RsWait, "rs-wait") }
+                { act(DaemonOp::RunCheck, MessageId::CkRun, "rs-run-check") }
             </fieldset>
+            <section class="rs-runs">
+                <h3>{ t(lang, MessageId::RsCheckRuns) }</h3>
+                if runs.is_empty() {
+                    <p>{ t(lang, MessageId::CtrNone) }</p>
+                } else {
+                    <ol>
+                        { for runs.iter().map(|(at, report)| html! {
+                            <li class="rs-run">
+                                <p><strong>{ tf(lang, MessageId::RsCheckRun, &[
+                                    ("t", &at.to_string()),
+                                    ("verdict", &check_runtime::verdict_text(report.verdict, &props.check.handler, crate::steps::check::model_lang(lang))),
+                                ]) }</strong></p>
+                                <pre class="check-output">{ crate::steps::check::render(report, &props.check, lang) }</pre>
+                            </li>
+                        }) }
+                    </ol>
+                }
+            </section>
             <section class="rs-daemon" aria-live="polite" aria-label={t(lang, MessageId::RsState)}>
                 <h3>{ t(lang, MessageId::RsState) }</h3>
                 <p class="rs-now">{ tf(lang, MessageId::RsNow, &[("t", now.as_str())]) }</p>
