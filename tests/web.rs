@@ -251,3 +251,111 @@ async fn work_is_saved_and_restored() {
     second.destroy();
     clear_saved_work();
 }
+
+fn click(root: &web_sys::Element, selector: &str) {
+    html_el(root, selector).click();
+}
+
+/// Steps 1 and 2 show the containerd model's `config dump`, CRI status, blame rows
+/// and diagnostics for the main config alone, then with the drop-in, and follow the
+/// version switch.
+#[wasm_bindgen_test]
+async fn steps_1_2_show_the_containerd_models_results() {
+    use gpu_node_lab::steps::containerd::{diag_items, load};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let mut input = gpu_node_lab::state::ContainerdInput::default();
+    let lang = gpu_node_lab::i18n::Lang::En;
+    for (step, with_dropin, version) in [(1, false, "1.7.34"), (2, true, "1.7.34"), (2, true, "2.0.11"), (1, false, "1.6.20")] {
+        if version != input.version {
+            set_value(&root, ".ctr-version select", version);
+            input.version = version.into();
+        }
+        handle.update(options(&[("step", step.into())])).unwrap();
+        yew::scheduler::flush().await;
+        let r = load(&input, with_dropin).unwrap();
+        let label = format!("step {step} on {version}");
+        assert!(root.query_selector(".not-built").unwrap().is_none(), "{label}");
+        assert_eq!(texts(&root, ".ctr-dump"), vec![r.dump.stdout.clone()], "{label}");
+        let status = html_el(&root, ".ctr-cri-status").text_content().unwrap();
+        assert_eq!(status, format!("CRI plugin status: {}", r.explanation.cri_status), "{label}");
+        let codes: Vec<String> = diag_items(lang, &r, None).into_iter().map(|d| format!("[{}]", d.code)).collect();
+        assert_eq!(texts(&root, ".step-containerd > .diagnostics .diag-code"), codes, "{label}");
+        if with_dropin {
+            let rows = r.explanation.blame.iter().filter(|b| b.from.is_some()).count();
+            assert_eq!(root.query_selector_all(".ctr-blame tbody tr").unwrap().length() as usize, rows, "{label}");
+            let lost: usize = r.explanation.replaced.iter().map(|x| x.lost.len()).sum();
+            assert_eq!(root.query_selector_all(".ctr-lost").unwrap().length() as usize, lost, "{label}");
+        }
+    }
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 4: the buttons drive the model's daemon; each check run shows the script's
+/// output for the node at that moment (the model's report, rendered by the model).
+#[wasm_bindgen_test]
+async fn step4_buttons_drive_the_daemon_and_check_runs() {
+    use gpu_node_lab::state::{CheckInput, ContainerdInput, DaemonOp, RestartInput};
+    use gpu_node_lab::steps::{check::render, restart::{replay, state_text}};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 4.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let clicks = [
+        (".rs-run-check", DaemonOp::RunCheck),
+        (".rs-write-dropin", DaemonOp::WriteDropin),
+        (".rs-run-check", DaemonOp::RunCheck),
+        (".rs-restart", DaemonOp::Restart),
+        (".rs-run-check", DaemonOp::RunCheck),
+        (".rs-sighup", DaemonOp::Sighup),
+        (".rs-run-check", DaemonOp::RunCheck),
+    ];
+    let mut restart = RestartInput::default();
+    let (input, check) = (ContainerdInput::default(), CheckInput::default());
+    for (selector, op) in clicks {
+        click(&root, selector);
+        yew::scheduler::flush().await;
+        restart.ops.push(op);
+        let r = replay(&input, &restart, &check).unwrap();
+        let lang = gpu_node_lab::i18n::Lang::En;
+        assert_eq!(html_el(&root, ".rs-state").text_content().unwrap(), state_text(lang, &r.daemon.state), "{selector}");
+        let outputs: Vec<String> = r.runs.iter().map(|(_, rep)| render(rep, &check, lang)).collect();
+        assert_eq!(texts(&root, ".rs-run .check-output"), outputs, "{selector}");
+    }
+    let verdicts: Vec<&str> = replay(&input, &restart, &check).unwrap().runs.iter().map(|(_, r)| r.verdict.as_str()).collect();
+    assert_eq!(verdicts.len(), 4);
+    assert_ne!(verdicts[1], verdicts[2], "the verdict before and after the restart differ");
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 3 shows the script's output for the node as step 4 left it, and follows the
+/// handler the learner names.
+#[wasm_bindgen_test]
+async fn step3_shows_the_checks_output_for_the_node() {
+    use gpu_node_lab::state::{CheckInput, ContainerdInput, RestartInput};
+    use gpu_node_lab::steps::check::{render, run_now};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "ko".into()), ("step", 3.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let input = ContainerdInput::default();
+    let restart = RestartInput::default();
+    let mut check = CheckInput::default();
+    for handler in ["nvidia", "runc"] {
+        if handler != check.handler {
+            set_value(&root, ".ck-handler input", handler);
+            yew::scheduler::flush().await;
+            check.handler = handler.into();
+        }
+        let report = run_now(&input, &restart, &check).unwrap();
+        let lang = gpu_node_lab::i18n::Lang::Ko;
+        assert_eq!(texts(&root, ".step-check .check-output"), vec![render(&report, &check, lang)], "{handler}");
+    }
+    assert!(root.query_selector(".ck-download[download='check-runtime.sh']").unwrap().is_some());
+    handle.destroy();
+    clear_saved_work();
+}
