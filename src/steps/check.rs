@@ -6,7 +6,7 @@
 //! (`evaluate`, `render_text`), the same rules and texts as the real script, which
 //! downloads from here.
 
-use gpulab_model::check_runtime::{self, looked_at, node, render_text, CheckReport};
+use gpulab_model::check_runtime::{self, looked_at, render_text, simulated as node, CheckReport};
 use gpulab_model::containerd::MAIN_CONFIG;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -31,7 +31,7 @@ pub fn model_lang(lang: Lang) -> check_runtime::Lang {
 /// What the script prints for `report` (its text output, byte for byte).
 pub fn render(report: &CheckReport, check: &CheckInput, lang: Lang) -> String {
     let nc = node_check(check);
-    render_text(report, &nc.address, MAIN_CONFIG, &check.handler, model_lang(lang))
+    render_text(report, &nc.address, &nc.config, &check.handler, model_lang(lang))
 }
 
 /// The report on the node as the learner's operations left it.

@@ -4,7 +4,7 @@
 //! The reducer keeps only the list of operations; the view replays them on a fresh
 //! model daemon, so what the loaded config and the CRI plugins do is the model's.
 
-use gpulab_model::check_runtime::{self, node, node::NodeCheck, CheckReport};
+use gpulab_model::check_runtime::{self, simulated as node, simulated::NodeCheck, CheckReport};
 use gpulab_model::containerd::{Daemon, DaemonState, Signal, Supervisor};
 use yew::prelude::*;
 

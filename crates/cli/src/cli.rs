@@ -42,6 +42,13 @@ pub enum Command {
     /// the explanation of how the main config and its drop-ins merged.
     #[command(subcommand)]
     Containerd(ContainerdCommand),
+    /// Run a DaemonSet rollout (the built-in `device-plugin-stall` incident, or YAML
+    /// manifests: Nodes, RuntimeClasses, the running DaemonSet, then its update) and
+    /// print each sync's `kubectl get ds` row and `kubectl rollout status` line, the
+    /// pods, and the diagnosis. Exits 0 when it rolled out, 1 when it stalled.
+    Rollout(RolloutArgs),
+    /// Write the incident report (Markdown; JSON with --output json) of a rollout run.
+    Report(ReportArgs),
     /// Talk to a container runtime over CRI (the live, loaded state).
     #[command(subcommand)]
     Cri(CriCommand),
@@ -145,6 +152,40 @@ pub struct NodeArgs {
     /// or any patch release of those lines.
     #[arg(long = "containerd-version", value_name = "V")]
     pub containerd_version: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RolloutArgs {
+    /// `device-plugin-stall`, or YAML manifest files.
+    #[arg(required = true, value_name = "SCENARIO_OR_FILES")]
+    pub inputs: Vec<String>,
+    /// Run until the rollout finishes or stalls (the default).
+    #[arg(long, conflicts_with = "syncs")]
+    pub until_stalled: bool,
+    /// Run exactly N syncs.
+    #[arg(long, value_name = "N")]
+    pub syncs: Option<usize>,
+    /// The order the rolling update visits nodes in (Go map order upstream):
+    /// `seed:N` (a seeded shuffle per sync), `listed`, or nodes to visit first (`a,b`).
+    #[arg(long, default_value = "seed:1")]
+    pub order: String,
+    /// With manifests: a node whose running containerd has not loaded the `nvidia`
+    /// handler (the drop-in is on disk, the daemon was not restarted). Repeatable.
+    #[arg(long = "broken-node", value_name = "NODE[=CONTAINERD_VERSION]")]
+    pub broken_nodes: Vec<String>,
+    /// After the stall, restart containerd on the broken nodes and go on.
+    #[arg(long)]
+    pub restart_after_stall: bool,
+    /// Language of the diagnosis.
+    #[arg(long, default_value = "en", value_parser = ["ko", "en"])]
+    pub lang: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run to report on: same inputs as `gpulab rollout`.
+    #[command(flatten)]
+    pub rollout: RolloutArgs,
 }
 
 #[derive(Debug, Args)]

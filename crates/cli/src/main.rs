@@ -11,6 +11,8 @@
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
+//! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
+//! - [`report`]: `gpulab report` — the incident report of a rollout run.
 
 mod cli;
 mod cri;
@@ -19,6 +21,8 @@ mod exit;
 mod goldens;
 mod output;
 mod slots;
+mod report;
+mod rollout;
 
 use clap::Parser;
 
@@ -32,6 +36,8 @@ fn main() {
             cri::info(&args.address, std::time::Duration::from_secs(args.timeout))
         }
         cli::Command::Containerd(cmd) => containerd::run(&cmd, cli.output),
+        cli::Command::Rollout(args) => rollout::run(&args, cli.output),
+        cli::Command::Report(args) => report::run(&args, cli.output),
     };
     std::process::exit(code.into());
 }

@@ -14,6 +14,9 @@ pub fn run_unit(unit: &Unit) -> Vec<CaseResult> {
         Unit::Json { path, area, doc } => match area.as_str() {
             super::nvidia_sharing::AREA => super::nvidia_sharing::run(path, doc),
             super::nvidia_mig_profiles::AREA => super::nvidia_mig_profiles::run(path, doc),
+            "daemonset_node_should_run" => super::daemonset_node_should_run::run(path, doc),
+            "daemonset_rolling_update" => super::daemonset_rolling_update::run(path, doc),
+            "rollout_status" => super::rollout_status::run(path, doc),
             _ => not_implemented_json(path, area, doc),
         },
         Unit::ContainerdCase { path } => super::containerd::run_case(path),

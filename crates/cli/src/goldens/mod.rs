@@ -12,13 +12,20 @@
 //! - [`containerd`]: the containerd case-directory runner.
 //! - [`report`]: the per-case result type and how results are printed.
 //! - [`nvidia_sharing`], [`nvidia_mig_profiles`]: the nvidia areas (slot calculator).
+//! - [`k8s_objects`]: reading golden Kubernetes objects into k8s-openapi types.
+//! - Area runners: [`daemonset_node_should_run`], [`daemonset_rolling_update`],
+//!   [`rollout_status`].
 
 pub mod areas;
 pub mod containerd;
+pub mod daemonset_node_should_run;
+pub mod daemonset_rolling_update;
 pub mod discover;
+pub mod k8s_objects;
 pub mod nvidia_mig_profiles;
 pub mod nvidia_sharing;
 pub mod report;
+pub mod rollout_status;
 
 use std::path::PathBuf;
 

@@ -13,13 +13,13 @@
 //!
 //! - [`toml_runtimes`]: the CRI runtime tables of a dump or main config, read as the script reads them.
 //! - [`messages`]: the texts of every finding code and verdict, in Korean and English.
-//! - [`node`]: the inputs gathered from a simulated node (the `containerd` model's daemon).
+//! - [`simulated`]: the inputs the script would gather, read off a simulated containerd node.
 //!
 //! **Architecture Invariant:** one rule set. A rule changed here must change in the script
 //! too, or the parity test fails.
 
 pub mod messages;
-pub mod node;
+pub mod simulated;
 pub mod toml_runtimes;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,214 @@
+//! `gpulab rollout SCENARIO_OR_FILES`: runs the DaemonSet rollout of the built-in
+//! incident or of manifests, prints each sync's `kubectl get ds` row and `kubectl
+//! rollout status` line, then the pods and the diagnosis. Exits 0 when the rollout
+//! finished, 1 when it stalled or did not finish in the syncs given, 2 on bad input.
+
+use std::collections::BTreeMap;
+
+use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
+use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
+use gpulab_model::daemonset::rollout::{NodeRuntime, RoundRecord, Rollout};
+use gpulab_model::daemonset::seed::{broken_runtime, rollout_from_manifests, seed_incident, Manifests, SEED_EPOCH};
+use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
+use gpulab_model::daemonset::NodeOrder;
+
+use crate::cli::RolloutArgs;
+use crate::exit::ExitCode;
+use crate::output::OutputFormat;
+
+/// The built-in scenario: the lab's step-8 incident.
+pub const SEED_SCENARIO: &str = "device-plugin-stall";
+
+/// `--order`: `seed:N`, `listed`, or nodes to visit first (`gpu-node-2` or `a,b,c`).
+pub fn parse_order(s: &str) -> Result<NodeOrder, String> {
+    if s == "listed" {
+        return Ok(NodeOrder::Listed);
+    }
+    if let Some(n) = s.strip_prefix("seed:") {
+        return n.parse().map(NodeOrder::Seeded).map_err(|_| format!("--order {s:?}: seed:N wants a number"));
+    }
+    let names: Vec<String> = s.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string).collect();
+    if names.is_empty() {
+        return Err(format!("--order {s:?}: give seed:N, listed, or node names"));
+    }
+    Ok(NodeOrder::Fixed(names))
+}
+
+/// Builds the rollout the arguments describe, before its first sync.
+pub fn build(args: &RolloutArgs) -> Result<Rollout, String> {
+    let order = parse_order(&args.order)?;
+    let seed = match order {
+        NodeOrder::Seeded(s) => s,
+        _ => 1,
+    };
+    if args.inputs.len() == 1 && args.inputs.first().is_some_and(|i| i == SEED_SCENARIO) {
+        if !args.broken_nodes.is_empty() {
+            return Err(format!("--broken-node is for manifests; {SEED_SCENARIO} has its own broken node"));
+        }
+        return seed_incident(order, seed);
+    }
+    let mut manifests = Manifests::default();
+    for file in &args.inputs {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            format!("{file}: {e} (give YAML manifests, or the built-in scenario {SEED_SCENARIO:?})")
+        })?;
+        manifests.add_yaml(file, &text)?;
+    }
+    let mut runtimes = BTreeMap::new();
+    for spec in &args.broken_nodes {
+        let (node, version) = spec.split_once('=').unwrap_or((spec.as_str(), "2.0.5"));
+        if !manifests.nodes.iter().any(|n| n.metadata.name.as_deref() == Some(node)) {
+            return Err(format!("--broken-node {node}: no such Node in the manifests"));
+        }
+        runtimes.insert(node.to_string(), broken_runtime(version));
+    }
+    for node in manifests.nodes.iter().filter_map(|n| n.metadata.name.clone()) {
+        runtimes.entry(node).or_insert_with(|| NodeRuntime::healthy("2.0.5", &["runc", "nvidia"]));
+    }
+    rollout_from_manifests(&manifests, runtimes, order, seed, SEED_EPOCH)
+}
+
+/// Runs the rounds the arguments ask for; returns them.
+pub fn run_rounds(rollout: &mut Rollout, args: &RolloutArgs) -> Vec<RoundRecord> {
+    let mut rounds = Vec::new();
+    let max = args.syncs.unwrap_or(500);
+    let mut restarted = false;
+    while rounds.len() < max {
+        let r = rollout.step();
+        let (stalled, done) = (r.stalled, r.rollout_status.as_ref().is_ok_and(|s| s.done));
+        rounds.push(r);
+        if args.syncs.is_some() {
+            continue;
+        }
+        if done {
+            break;
+        }
+        if stalled {
+            if args.restart_after_stall && !restarted {
+                restarted = true;
+                for rt in rollout.runtimes.values_mut() {
+                    rt.restart();
+                }
+                continue;
+            }
+            break;
+        }
+    }
+    rounds
+}
+
+fn changes(r: &RoundRecord) -> String {
+    let mut parts = Vec::new();
+    for (name, node) in &r.sync.deleted {
+        parts.push(format!("deleted {name} on {node}"));
+    }
+    for (name, node) in &r.sync.created {
+        parts.push(format!("created {name} on {node}"));
+    }
+    for (node, err) in &r.sync.failed_creates {
+        parts.push(format!("create failed for {node}: {err}"));
+    }
+    for name in &r.started {
+        parts.push(format!("{name} started"));
+    }
+    if !r.sandbox_failures.is_empty() {
+        let pods: Vec<&str> = r.sandbox_failures.iter().map(|(p, _)| p.as_str()).collect();
+        parts.push(format!("sandbox failed for {}", pods.join(", ")));
+    }
+    if parts.is_empty() {
+        "no change".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+pub fn print_diagnosis(d: &Diagnosis, lang: Lang) {
+    let heading = match lang {
+        Lang::En => "Diagnosis",
+        Lang::Ko => "진단",
+    };
+    println!("{heading}: {:?} — {}", d.verdict, d.rollout_status);
+    for l in &d.summary {
+        println!("  - {}", link_text(l, lang));
+    }
+    for n in &d.stalled_nodes {
+        let held = match lang {
+            Lang::En => format!("held by node {}", n.node),
+            Lang::Ko => format!("막고 있는 노드: {}", n.node),
+        };
+        println!("  {held}");
+        for (i, l) in n.chain.iter().enumerate() {
+            println!("    {}. {}", i + 1, link_text(l, lang));
+            if let Some(e) = evidence_text(&l.evidence, lang) {
+                println!("       ↳ {e}");
+            }
+        }
+    }
+}
+
+pub fn run(args: &RolloutArgs, output: OutputFormat) -> ExitCode {
+    let lang: Lang = match args.lang.parse() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("gpulab rollout: {e}");
+            return ExitCode::BadInput;
+        }
+    };
+    let mut rollout = match build(args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gpulab rollout: {e}");
+            return ExitCode::BadInput;
+        }
+    };
+    let start = rollout.now();
+    let before = rollout.rollout_status();
+    let rounds = run_rounds(&mut rollout, args);
+    let diagnosis = diagnose(&rollout);
+    let done = rollout.rollout_status().is_ok_and(|s| s.done);
+    let ds_pods: Vec<_> = rollout.controller.pods.values().collect();
+    let pods = get_pods_wide(ds_pods.iter().copied(), rollout.now());
+    match output {
+        OutputFormat::Json => {
+            let json = serde_json::json!({
+                "daemonSet": rollout.controller.name(),
+                "rounds": rounds,
+                "done": done,
+                "diagnosis": diagnosis,
+                "getPodsWide": pods,
+            });
+            println!("{json:#}");
+        }
+        OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => {
+            println!("$ kubectl apply -f <updated DaemonSet>   # generation {}", rollout.controller.ds.metadata.generation.unwrap_or(0));
+            if let Ok(s) = before {
+                print!("{}", s.message);
+            }
+            let mut text = format!("{GET_DS_HEADER}\n");
+            for r in &rounds {
+                text.push_str(&r.get_ds_row);
+                text.push('\n');
+            }
+            let aligned = table(&text);
+            let mut lines = aligned.lines();
+            let header = lines.next().unwrap_or_default().to_string();
+            for (r, row) in rounds.iter().zip(lines) {
+                println!("\n── sync {} (+{}s): {}", r.round, r.now - start, changes(r));
+                println!("{header}\n{row}");
+                match &r.rollout_status {
+                    Ok(s) => print!("{}", s.message),
+                    Err(e) => println!("error: {e}"),
+                }
+            }
+            println!("\n$ kubectl get pods -o wide -l <selector>");
+            print!("{pods}");
+            println!();
+            print_diagnosis(&diagnosis, lang);
+        }
+    }
+    if done {
+        ExitCode::Success
+    } else {
+        ExitCode::CheckFailed
+    }
+}

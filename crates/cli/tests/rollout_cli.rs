@@ -1,0 +1,83 @@
+//! `gpulab rollout` and `gpulab report` end to end (issue 6): the seed incident stalls
+//! (exit 1) with the verbatim `rollout status` line and a diagnosis naming the node;
+//! restarting containerd lets it finish (exit 0); manifests work like the built-in.
+
+use std::process::Command;
+
+use gpulab_model::daemonset::seed::{CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+
+fn gpulab(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpulab")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+const FIRST: &str = "Waiting for daemon set \"nvidia-device-plugin-daemonset\" rollout to finish: 1 out of 3 new pods have been updated...\n";
+const DONE: &str = "daemon set \"nvidia-device-plugin-daemonset\" successfully rolled out\n";
+
+/// Broken node first: stall, exit 1, the diagnosis names gpu-node-2 and the missing handler.
+#[test]
+fn seed_stalls_and_exits_one() {
+    let (code, out) = gpulab(&["rollout", "device-plugin-stall", "--order", "gpu-node-2"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.ends_with_line_containing("containerd.service on gpu-node-2 was not restarted"), "{out}");
+    assert!(out.contains(FIRST) && out.contains("held by node gpu-node-2") && out.contains("no runtime handler \"nvidia\""), "{out}");
+}
+
+/// `--restart-after-stall` fixes the node and the rollout finishes: exit 0.
+#[test]
+fn restart_after_stall_finishes() {
+    let (code, out) = gpulab(&["rollout", "device-plugin-stall", "--order", "gpu-node-2", "--restart-after-stall"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(DONE), "{out}");
+}
+
+/// The same incident from YAML manifests and `--broken-node`, with JSON output.
+#[test]
+fn manifests_and_json() {
+    let dir = std::env::temp_dir().join(format!("gpulab-rollout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<String> = [("cluster.yaml", CLUSTER_YAML), ("v1.yaml", DEVICE_PLUGIN_V1_YAML), ("v2.yaml", DEVICE_PLUGIN_V2_YAML)]
+        .iter()
+        .map(|(name, text)| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            p.display().to_string()
+        })
+        .collect();
+    let mut args = vec!["rollout", "--output", "json", "--broken-node", "gpu-node-2=1.7.27", "--order", "gpu-node-2"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out) = gpulab(&args);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1, "{out}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["diagnosis"]["verdict"], "stalled");
+    assert_eq!(json["diagnosis"]["stalledNodes"][0]["node"], "gpu-node-2");
+    // containerd 1.7 words the sandbox error differently (spec §3.3).
+    assert!(out.contains("failed to get sandbox runtime: no runtime for \\\"nvidia\\\" is configured"), "{out}");
+}
+
+/// Bad input exits 2 with a message, not a panic.
+#[test]
+fn bad_input_exits_two() {
+    assert_eq!(gpulab(&["rollout", "no-such-file.yaml"]).0, 2);
+    assert_eq!(gpulab(&["rollout", "device-plugin-stall", "--order", "seed:x"]).0, 2);
+}
+
+/// `gpulab report --lang ko` writes the Korean Markdown report.
+#[test]
+fn report_ko() {
+    let (code, out) = gpulab(&["report", "device-plugin-stall", "--lang", "ko", "--order", "gpu-node-2", "--restart-after-stall"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("# 장애 보고서: DaemonSet nvidia-device-plugin-daemonset 롤아웃 정지\n"), "{out}");
+    assert!(out.contains("## 멈춘 노드: gpu-node-2"), "{out}");
+}
+
+trait LastLine {
+    fn ends_with_line_containing(&self, needle: &str) -> bool;
+}
+
+impl LastLine for String {
+    fn ends_with_line_containing(&self, needle: &str) -> bool {
+        self.lines().last().is_some_and(|l| l.contains(needle))
+    }
+}

@@ -1,0 +1,374 @@
+//! What kubectl prints for the DaemonSet step, byte for byte: `rollout status`
+//! (`DaemonSetStatusViewer.Status`), `get ds`, `get pods -o wide`, `describe ds` and its
+//! events table, with kubectl's tab writers and `duration.HumanDuration` ages.
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::Pod;
+use serde::Serialize;
+
+use super::events::Event;
+use super::pod::{pod_name, pod_node_name, pod_phase, unix};
+
+/// Go's `%q` for the names kubectl quotes.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// One answer of `DaemonSetStatusViewer.Status`: the message (with its trailing
+/// newline) and whether the wait is over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutStatus {
+    pub message: String,
+    pub done: bool,
+}
+
+/// `kubectl rollout status ds/NAME`, one watch event's worth. There is no progress
+/// deadline for DaemonSets: a stalled rollout waits forever unless `--timeout` is given.
+pub fn rollout_status(ds: &DaemonSet) -> Result<RolloutStatus, String> {
+    let strategy = ds.spec.as_ref().and_then(|s| s.update_strategy.as_ref()).and_then(|u| u.type_.as_deref());
+    if strategy != Some("RollingUpdate") {
+        return Err("rollout status is only available for RollingUpdate strategy type".into());
+    }
+    let name = go_quote(ds.metadata.name.as_deref().unwrap_or(""));
+    let status = ds.status.clone().unwrap_or_default();
+    let generation = ds.metadata.generation.unwrap_or(0);
+    if generation > status.observed_generation.unwrap_or(0) {
+        return Ok(RolloutStatus { message: "Waiting for daemon set spec update to be observed...\n".into(), done: false });
+    }
+    let desired = status.desired_number_scheduled;
+    let updated = status.updated_number_scheduled.unwrap_or(0);
+    let available = status.number_available.unwrap_or(0);
+    let (message, done) = if updated < desired {
+        (format!("Waiting for daemon set {name} rollout to finish: {updated} out of {desired} new pods have been updated...\n"), false)
+    } else if available < desired {
+        (format!("Waiting for daemon set {name} rollout to finish: {available} of {desired} updated pods are available...\n"), false)
+    } else {
+        (format!("daemon set {name} successfully rolled out\n"), true)
+    };
+    Ok(RolloutStatus { message, done })
+}
+
+/// Go's `text/tabwriter` with a space pad char and no flags: cells end at `\t`; a
+/// column block is a run of consecutive lines that have a terminated cell in that
+/// column; its width is the widest cell + `padding`, at least `minwidth`.
+pub fn tabwrite(text: &str, minwidth: usize, padding: usize) -> String {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let lines: Vec<Vec<&str>> = if text.is_empty() { Vec::new() } else { body.split('\n').map(|l| l.split('\t').collect()).collect() };
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut widths = Vec::new();
+    format_block(&lines, 0, lines.len(), &mut widths, minwidth, padding, &mut out);
+    out
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn format_block(
+    lines: &[Vec<&str>],
+    mut line0: usize,
+    line1: usize,
+    widths: &mut Vec<usize>,
+    minwidth: usize,
+    padding: usize,
+    out: &mut String,
+) {
+    let column = widths.len();
+    let mut this = line0;
+    while this < line1 {
+        let cells = lines.get(this).map_or(0, Vec::len);
+        if column + 1 >= cells {
+            this += 1;
+            continue;
+        }
+        write_lines(lines, line0, this, widths, out);
+        line0 = this;
+        let mut w = minwidth;
+        while this < line1 {
+            let line = lines.get(this).map(Vec::as_slice).unwrap_or(&[]);
+            if column + 1 >= line.len() {
+                break;
+            }
+            w = w.max(line.get(column).map_or(0, |c| width(c)) + padding);
+            this += 1;
+        }
+        widths.push(w);
+        format_block(lines, line0, this, widths, minwidth, padding, out);
+        widths.pop();
+        line0 = this;
+    }
+    write_lines(lines, line0, line1, widths, out);
+}
+
+fn write_lines(lines: &[Vec<&str>], from: usize, to: usize, widths: &[usize], out: &mut String) {
+    for line in lines.iter().take(to).skip(from) {
+        for (j, cell) in line.iter().enumerate() {
+            out.push_str(cell);
+            if let Some(&w) = widths.get(j) {
+                if j + 1 < line.len() {
+                    out.extend(std::iter::repeat_n(' ', w.saturating_sub(width(cell))));
+                }
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// kubectl's printer table writer (`printers.GetNewTabWriter`): minwidth 6, padding 3.
+pub fn table(text: &str) -> String {
+    tabwrite(text, 6, 3)
+}
+
+/// `duration.HumanDuration` of `now - then` (`<unknown>` for a missing timestamp).
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 { format!("{minutes}m") } else { format!("{minutes}m{s}s") };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 { format!("{hours}h") } else { format!("{hours}h{m}m") };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 { format!("{}d", hours / 24) } else { format!("{}d{h}h", hours / 24) };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let dy = (hours / 24) % 365;
+        return if dy == 0 { format!("{}y", hours / 24 / 365) } else { format!("{}y{dy}d", hours / 24 / 365) };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+fn age(created: Option<i64>, now: i64) -> String {
+    created.map_or_else(|| "<unknown>".into(), |t| human_duration(now - t))
+}
+
+/// `labels.FormatLabels`: `k=v,k2=v2` sorted by key, `<none>` when empty.
+pub fn format_labels(labels: Option<&std::collections::BTreeMap<String, String>>) -> String {
+    match labels {
+        Some(l) if !l.is_empty() => l.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","),
+        _ => "<none>".into(),
+    }
+}
+
+/// The cells of one `get ds` row (without the header).
+pub fn get_ds_row(ds: &DaemonSet, now: i64) -> String {
+    let s = ds.status.clone().unwrap_or_default();
+    let node_selector = ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()).and_then(|s| s.node_selector.as_ref());
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        ds.metadata.name.as_deref().unwrap_or(""),
+        s.desired_number_scheduled,
+        s.current_number_scheduled,
+        s.number_ready,
+        s.updated_number_scheduled.unwrap_or(0),
+        s.number_available.unwrap_or(0),
+        format_labels(node_selector),
+        age(ds.metadata.creation_timestamp.as_ref().map(unix), now),
+    )
+}
+
+pub const GET_DS_HEADER: &str = "NAME\tDESIRED\tCURRENT\tREADY\tUP-TO-DATE\tAVAILABLE\tNODE SELECTOR\tAGE";
+
+/// `kubectl get ds NAME`.
+pub fn get_ds(ds: &DaemonSet, now: i64) -> String {
+    table(&format!("{GET_DS_HEADER}\n{}\n", get_ds_row(ds, now)))
+}
+
+/// The `READY` and `STATUS` columns of `get pods` (kubectl `printPod`, the parts the lab
+/// reaches: phase, status reason, a waiting container's reason, Terminating).
+pub fn pod_ready_and_status(pod: &Pod) -> (String, String, i32) {
+    let total = pod.spec.as_ref().map_or(0, |s| s.containers.len());
+    let status = pod.status.clone().unwrap_or_default();
+    let mut reason = status.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| pod_phase(pod).to_string());
+    let mut ready = 0;
+    let mut restarts = 0;
+    for c in status.container_statuses.iter().flatten().rev() {
+        restarts += c.restart_count;
+        let state = c.state.clone().unwrap_or_default();
+        if let Some(w) = state.waiting.as_ref().and_then(|w| w.reason.clone()).filter(|r| !r.is_empty()) {
+            reason = w;
+        } else if let Some(t) = state.terminated.as_ref() {
+            reason = t.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| format!("ExitCode:{}", t.exit_code));
+        } else if c.ready && state.running.is_some() {
+            ready += 1;
+        }
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        reason = "Terminating".into();
+    }
+    (format!("{ready}/{total}"), reason, restarts)
+}
+
+/// `kubectl get pods -o wide` for the given pods (sorted by name, as the API lists them).
+pub fn get_pods_wide<'a>(pods: impl IntoIterator<Item = &'a Pod>, now: i64) -> String {
+    let mut pods: Vec<&Pod> = pods.into_iter().collect();
+    pods.sort_by(|a, b| pod_name(a).cmp(pod_name(b)));
+    let mut text = String::from("NAME\tREADY\tSTATUS\tRESTARTS\tAGE\tIP\tNODE\tNOMINATED NODE\tREADINESS GATES\n");
+    for pod in pods {
+        let (ready, status, restarts) = pod_ready_and_status(pod);
+        let ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone()).unwrap_or_else(|| "<none>".into());
+        let node = Some(pod_node_name(pod)).filter(|n| !n.is_empty()).unwrap_or("<none>");
+        text.push_str(&format!(
+            "{}\t{ready}\t{status}\t{restarts}\t{}\t{ip}\t{node}\t<none>\t<none>\n",
+            pod_name(pod),
+            age(pod.metadata.creation_timestamp.as_ref().map(unix), now)
+        ));
+    }
+    table(&text)
+}
+
+/// `describe`'s tab writer (`tabbedString`): minwidth 0, padding 2.
+pub fn tabbed(text: &str) -> String {
+    tabwrite(text, 0, 2)
+}
+
+/// `DescribeEvents`: the `Events:` section (un-tabbed; the caller's writer aligns it).
+pub fn describe_events(events: &[&Event], now: i64) -> String {
+    if events.is_empty() {
+        return "Events:\t<none>\n".into();
+    }
+    let mut sorted: Vec<&Event> = events.to_vec();
+    sorted.sort_by_key(|e| e.last_timestamp);
+    let mut out = String::from("Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n");
+    for e in sorted {
+        let first = human_duration(now - e.first_timestamp);
+        let interval = if e.count > 1 {
+            format!("{} (x{} over {first})", human_duration(now - e.last_timestamp), e.count)
+        } else {
+            first
+        };
+        out.push_str(&format!("  {}\t{}\t{interval}\t{}\t{}\n", e.type_, e.reason, e.source, e.message.trim()));
+    }
+    out
+}
+
+/// `kubectl describe ds NAME`: the header fields, the counters, the pod-status tally
+/// (`Running / Waiting / Succeeded / Failed` by phase), the template's labels and
+/// images, and the events. The pod template is summarised (labels, containers with
+/// image), not printed in full.
+pub fn describe_ds<'a>(ds: &DaemonSet, pods: impl IntoIterator<Item = &'a Pod>, events: &[&Event], now: i64) -> String {
+    let status = ds.status.clone().unwrap_or_default();
+    let spec = ds.spec.clone().unwrap_or_default();
+    let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
+    for pod in pods {
+        match pod_phase(pod) {
+            "Running" => running += 1,
+            "Pending" => waiting += 1,
+            "Succeeded" => succeeded += 1,
+            "Failed" => failed += 1,
+            _ => {}
+        }
+    }
+    let selector = format_labels(spec.selector.match_labels.as_ref()).replace("<none>", "");
+    let template_spec = spec.template.spec.clone().unwrap_or_default();
+    let mut out = String::new();
+    out.push_str(&format!("Name:\t{}\n", ds.metadata.name.as_deref().unwrap_or("")));
+    out.push_str(&format!("Namespace:\t{}\n", ds.metadata.namespace.as_deref().unwrap_or("default")));
+    out.push_str(&format!("Selector:\t{selector}\n"));
+    out.push_str(&format!("Node-Selector:\t{}\n", format_labels(template_spec.node_selector.as_ref())));
+    out.push_str(&multiline("Labels", ds.metadata.labels.as_ref()));
+    let annotations = ds.metadata.annotations.clone().unwrap_or_default();
+    out.push_str(&multiline("Annotations", Some(&annotations)));
+    out.push_str(&format!("Desired Number of Nodes Scheduled: {}\n", status.desired_number_scheduled));
+    out.push_str(&format!("Current Number of Nodes Scheduled: {}\n", status.current_number_scheduled));
+    out.push_str(&format!("Number of Nodes Scheduled with Up-to-date Pods: {}\n", status.updated_number_scheduled.unwrap_or(0)));
+    out.push_str(&format!("Number of Nodes Scheduled with Available Pods: {}\n", status.number_available.unwrap_or(0)));
+    out.push_str(&format!("Number of Nodes Misscheduled: {}\n", status.number_misscheduled));
+    out.push_str(&format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
+    out.push_str("Pod Template:\n");
+    let template_labels = spec.template.metadata.as_ref().and_then(|m| m.labels.clone());
+    out.push_str(&format!("  Labels:\t{}\n", format_labels(template_labels.as_ref()).replace(',', "\n\t")));
+    if let Some(rc) = &template_spec.runtime_class_name {
+        out.push_str(&format!("  Runtime Class Name:\t{rc}\n"));
+    }
+    out.push_str("  Containers:\n");
+    for c in &template_spec.containers {
+        out.push_str(&format!("   {}:\n    Image:\t{}\n", c.name, c.image.as_deref().unwrap_or("")));
+    }
+    out.push_str(&describe_events(events, now));
+    tabbed(&out)
+}
+
+fn multiline(title: &str, map: Option<&std::collections::BTreeMap<String, String>>) -> String {
+    match map {
+        Some(m) if !m.is_empty() => {
+            let mut s = String::new();
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i == 0 {
+                    s.push_str(&format!("{title}:\t{k}={v}\n"));
+                } else {
+                    s.push_str(&format!("\t{k}={v}\n"));
+                }
+            }
+            s
+        }
+        _ => format!("{title}:\t<none>\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `get ds` example of the spec (§4.5), byte for byte.
+    #[test]
+    fn get_ds_table_matches_spec_example() {
+        let text = format!("{GET_DS_HEADER}\nnvidia-device-plugin-daemonset\t3\t3\t2\t1\t2\t<none>\t14m\n");
+        assert_eq!(
+            table(&text),
+            "NAME                             DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE\n\
+             nvidia-device-plugin-daemonset   3         3         2       1            2           <none>          14m\n"
+        );
+    }
+
+    /// A line without a tab ends the column block (describe's counters stand alone).
+    #[test]
+    fn tabwriter_blocks() {
+        assert_eq!(tabbed("Name:\tx\nNamespace:\tdefault\nDesired: 3\nPods Status:\t1\n"),
+            "Name:       x\nNamespace:  default\nDesired: 3\nPods Status:  1\n");
+    }
+
+    /// HumanDuration's thresholds.
+    #[test]
+    fn human_durations() {
+        for (s, want) in [(5, "5s"), (119, "119s"), (150, "2m30s"), (600, "10m"), (3 * 3600 + 60, "3h1m"), (9 * 3600, "9h"), (3 * 86400, "3d"), (-5, "<invalid>")] {
+            assert_eq!(human_duration(s), want);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! The DaemonSet step of the lab: the controller's rolling update, its status, the
+//! kubectl views a learner reads, and the diagnosis of a stalled rollout.
+//!
+//! # Layout
+//!
+//! - [`predicates`]: `NodeShouldRunDaemonPod` — node name, node affinity / nodeSelector,
+//!   NoSchedule vs NoExecute taints, the daemon tolerations the controller adds.
+//! - [`pod`]: pod helpers with upstream names (`IsPodAvailable`, `IsPodUpdated`, …).
+//! - [`update`]: `rollingUpdate` (maxUnavailable / maxSurge), `updatedDesiredNodeCounts`,
+//!   ControllerRevisions and the template hash.
+//! - [`controller`]: one `syncDaemonSet`, stepped by the caller; pod creation
+//!   (generateName, labels, tolerations, the `matchFields metadata.name` affinity),
+//!   events, status.
+//! - [`events`]: events with the correlator's `(xN over …)` aggregation.
+//! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
+//! - [`rollout`]: the round loop a learner watches — controller sync, binding, each
+//!   node's kubelet and containerd (the sandbox error), stall detection.
+//! - [`diagnosis`]: which node holds a stalled rollout and the cause chain down to
+//!   the root, each link with its evidence.
+//! - [`report`]: the incident report (Markdown and JSON, Korean and English).
+//! - [`seed`]: manifests from YAML, and the lab's own incident (3 GPU nodes, one
+//!   containerd never restarted after the NVIDIA drop-in).
+//! - [`text`]: Korean and English sentences for the diagnosis codes.
+//! - [`rng`]: the seeded generator for what upstream leaves to chance.
+//!
+//! **Architecture Invariant:** pure and deterministic: time is a value (`now`, unix
+//! seconds) and the Go-map node order is an input ([`NodeOrder`]).
+
+pub mod controller;
+pub mod diagnosis;
+pub mod events;
+pub mod kubectl;
+pub mod pod;
+pub mod predicates;
+pub mod report;
+pub mod rng;
+pub mod rollout;
+pub mod seed;
+pub mod text;
+pub mod update;
+
+pub use controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
+pub use kubectl::{rollout_status, RolloutStatus};
+pub use predicates::{node_should_run_daemon_pod, DaemonPodPredicates, ShouldRunReason};
+pub use update::{updated_desired_node_counts, DesiredNodeCounts, RollingUpdateDecision};

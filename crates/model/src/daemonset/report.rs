@@ -1,0 +1,378 @@
+//! The incident report, the lab's third take-home artifact: generated from the
+//! learner's own run, in Korean or English, as Markdown and as JSON. It has the
+//! skeleton of a real incident report — summary, timeline, the status columns read,
+//! verdict, the stalled node with its cause chain and evidence, the artifacts gathered
+//! in the earlier steps, and next actions.
+//!
+//! The artifacts of the other steps (merge diagnostics, check-runtime verdicts, the
+//! slot table) are inputs: the app passes what the learner produced; a section with
+//! nothing in it says so rather than disappearing.
+
+use serde::{Deserialize, Serialize};
+
+use super::diagnosis::{diagnose, Diagnosis, Verdict};
+use super::kubectl::{describe_events, get_pods_wide, table, tabbed, GET_DS_HEADER};
+use super::pod::time;
+use super::rollout::Rollout;
+use super::text::{evidence_text, link_text, Lang};
+use crate::Diagnostic;
+
+/// One run of check-runtime.sh (step 3/4) on a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckRuntimeRun {
+    pub node: String,
+    /// `before-restart` or `after-restart`.
+    pub when: String,
+    pub passed: bool,
+    /// The script's one-line reason.
+    pub reason: String,
+}
+
+/// One row of the time-slicing slot table (step 7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SlotRow {
+    pub node: String,
+    pub gpu: String,
+    pub physical_gpus: u32,
+    pub replicas: u32,
+    pub seats: u32,
+    /// Guaranteed memory per seat, as the slot model prints it (`0` with time-slicing).
+    pub guaranteed_memory_per_seat: String,
+}
+
+/// What the earlier steps produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Artifacts {
+    /// The containerd merge diagnostics (step 2).
+    #[serde(default)]
+    pub merge_diagnostics: Vec<Diagnostic>,
+    /// check-runtime.sh verdicts (steps 3–4).
+    #[serde(default)]
+    pub check_runtime: Vec<CheckRuntimeRun>,
+    /// The slot table (step 7).
+    #[serde(default)]
+    pub slot_table: Vec<SlotRow>,
+}
+
+/// One line of the timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineEntry {
+    /// UTC, RFC 3339.
+    pub at: String,
+    /// Seconds since the update was applied.
+    pub offset: i64,
+    pub sync: u64,
+    pub what: String,
+    pub rollout_status: String,
+}
+
+/// The report as data (its JSON form).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentReport {
+    pub lang: Lang,
+    pub title: String,
+    pub daemon_set: String,
+    pub namespace: String,
+    pub summary: String,
+    pub timeline: Vec<TimelineEntry>,
+    /// `kubectl get ds` at the stall (or at the end), as printed.
+    pub get_ds: String,
+    /// `kubectl get pods -o wide` of the DaemonSet's pods at the stall.
+    pub get_pods: String,
+    /// The events of the stalled pod(s), as `kubectl describe pod` prints them.
+    pub pod_events: String,
+    pub diagnosis: Diagnosis,
+    /// Whether the run went on after the stall and finished.
+    pub resolved: bool,
+    pub artifacts: Artifacts,
+    pub next_actions: Vec<String>,
+}
+
+fn t(lang: Lang, en: &str, ko: &str) -> String {
+    match lang {
+        Lang::En => en.to_string(),
+        Lang::Ko => ko.to_string(),
+    }
+}
+
+fn rfc3339(unix: i64) -> String {
+    time(unix).0.to_string()
+}
+
+/// Builds the report of `rollout` (its rounds from the update on). `stall_view` is the
+/// rollout as the learner saw it when they read the columns (a snapshot taken at the
+/// stall; the same rollout when nothing was fixed afterwards).
+pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifacts, lang: Lang) -> IncidentReport {
+    let ctl = &rollout.controller;
+    let name = ctl.name().to_string();
+    let namespace = ctl.ds.metadata.namespace.clone().unwrap_or_default();
+    let diagnosis = diagnose(stall_view);
+    let resolved = rollout.rollout_status().is_ok_and(|s| s.done) && diagnosis.verdict == Verdict::Stalled;
+    let start = rollout.rounds.first().map_or(rollout.now(), |r| r.now);
+
+    let mut timeline = Vec::new();
+    let mut previous_status = String::new();
+    let fixed_after = stall_view.rounds.len() as u64;
+    let stalled_on_nodes: Vec<String> = diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).collect();
+    for r in &rollout.rounds {
+        let mut what = Vec::new();
+        if resolved && r.round == fixed_after + 1 {
+            let nodes = stalled_on_nodes.join(", ");
+            what.push(t(lang, &format!("containerd restarted on {nodes}"), &format!("{nodes}의 containerd 재시작")));
+        }
+        for (pod, node) in &r.sync.deleted {
+            what.push(t(lang, &format!("deleted old pod {pod} on {node}"), &format!("{node}의 옛 파드 {pod} 삭제")));
+        }
+        for (pod, node) in &r.sync.created {
+            what.push(t(lang, &format!("created {pod} on {node}"), &format!("{node}에 {pod} 생성")));
+        }
+        for pod in &r.started {
+            what.push(t(lang, &format!("{pod} Running and Ready"), &format!("{pod} Running, Ready")));
+        }
+        for (pod, _) in &r.sandbox_failures {
+            what.push(t(lang, &format!("{pod}: FailedCreatePodSandBox"), &format!("{pod}: FailedCreatePodSandBox")));
+        }
+        let status = match &r.rollout_status {
+            Ok(s) => s.message.trim_end().to_string(),
+            Err(e) => format!("error: {e}"),
+        };
+        if what.is_empty() && status == previous_status && !r.stalled {
+            continue;
+        }
+        if r.stalled && what.iter().all(|w| w.contains("FailedCreatePodSandBox")) {
+            what.push(t(lang, "no progress: the rollout is stalled", "진행 없음: 롤아웃이 멈췄다"));
+        }
+        if r.rollout_status.as_ref().is_ok_and(|s| s.done) {
+            what.push(t(lang, "rollout complete", "롤아웃 완료"));
+        }
+        previous_status = status.clone();
+        timeline.push(TimelineEntry { at: rfc3339(r.now), offset: r.now - start, sync: r.round, what: what.join("; "), rollout_status: status });
+    }
+
+    let view = &stall_view.controller;
+    let get_ds = table(&format!("{GET_DS_HEADER}\n{}\n", super::kubectl::get_ds_row(&view.ds, stall_view.now())));
+    let get_pods = get_pods_wide(view.pods.values(), stall_view.now());
+    let mut pod_events = String::new();
+    for node in &diagnosis.stalled_nodes {
+        if let Some(pod) = &node.pod {
+            let object = format!("Pod/{pod}");
+            let events: Vec<_> = view.events.about(&object).collect();
+            pod_events.push_str(&format!("# kubectl describe pod {pod} -n {namespace}\n"));
+            pod_events.push_str(&tabbed(&describe_events(&events, stall_view.now())));
+        }
+    }
+
+    let stalled_on: Vec<String> = diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).collect();
+    let summary = match diagnosis.verdict {
+        Verdict::Stalled => t(
+            lang,
+            &format!(
+                "The rolling update of DaemonSet {namespace}/{name} stalled: node {} never got a Ready pod of the new revision, which used up maxUnavailable {}; `kubectl rollout status` kept printing `{}`.{}",
+                stalled_on.join(", "), diagnosis.max_unavailable, diagnosis.rollout_status,
+                if resolved { " After the fix the rollout finished." } else { "" }
+            ),
+            &format!(
+                "DaemonSet {namespace}/{name}의 롤링 업데이트가 멈췄다. 노드 {}에서 새 리비전 파드가 끝내 Ready가 되지 않아 maxUnavailable {}을(를) 다 썼고, `kubectl rollout status`는 `{}`만 출력했다.{}",
+                stalled_on.join(", "), diagnosis.max_unavailable, diagnosis.rollout_status,
+                if resolved { " 조치 후 롤아웃이 끝났다." } else { "" }
+            ),
+        ),
+        Verdict::Complete => t(lang, &format!("The rolling update of DaemonSet {namespace}/{name} completed."), &format!("DaemonSet {namespace}/{name}의 롤링 업데이트가 끝났다.")),
+        Verdict::Progressing => t(lang, &format!("The rolling update of DaemonSet {namespace}/{name} is still in progress."), &format!("DaemonSet {namespace}/{name}의 롤링 업데이트가 아직 진행 중이다.")),
+    };
+
+    let next_actions = next_actions(&diagnosis, &name, &namespace, lang);
+    IncidentReport {
+        lang,
+        title: t(lang, &format!("Incident report: DaemonSet {name} rollout stalled"), &format!("장애 보고서: DaemonSet {name} 롤아웃 정지")),
+        daemon_set: name,
+        namespace,
+        summary,
+        timeline,
+        get_ds,
+        get_pods,
+        pod_events,
+        diagnosis,
+        resolved,
+        artifacts,
+        next_actions,
+    }
+}
+
+fn next_actions(d: &Diagnosis, name: &str, namespace: &str, lang: Lang) -> Vec<String> {
+    let mut out = Vec::new();
+    for node in &d.stalled_nodes {
+        let codes: Vec<&str> = node.chain.iter().map(|l| l.code.as_str()).collect();
+        let n = &node.node;
+        if codes.contains(&"handler-not-loaded") {
+            out.push(t(lang,
+                &format!("On {n}: `sudo systemctl restart containerd` (not SIGHUP), then run check-runtime.sh and confirm the loaded config has the handler."),
+                &format!("{n}에서 `sudo systemctl restart containerd`(SIGHUP 아님) 후 check-runtime.sh로 로드된 설정에 핸들러가 있는지 확인한다.")));
+        }
+        if codes.contains(&"runtimeclass-missing") {
+            out.push(t(lang, "Create the missing RuntimeClass, or drop runtimeClassName from the template.", "없는 RuntimeClass를 만들거나 템플릿에서 runtimeClassName을 뺀다."));
+        }
+        if let Some(pod) = &node.pod {
+            out.push(t(lang,
+                &format!("If the pod does not recover by itself: `kubectl delete pod {pod} -n {namespace}` (the controller recreates it)."),
+                &format!("파드가 스스로 회복하지 않으면 `kubectl delete pod {pod} -n {namespace}`(컨트롤러가 다시 만든다).")));
+        }
+    }
+    if d.verdict == Verdict::Stalled {
+        out.push(t(lang,
+            &format!("Watch the rest: `kubectl rollout status ds/{name} -n {namespace} --timeout=5m` (a DaemonSet has no progress deadline)."),
+            &format!("나머지를 지켜본다: `kubectl rollout status ds/{name} -n {namespace} --timeout=5m`(DaemonSet에는 progress deadline이 없다).")));
+        out.push(t(lang,
+            "Prevent: gate DaemonSet updates that need a runtime handler on check-runtime.sh passing on every node, and always give `rollout status` a --timeout in CI.",
+            "재발 방지: 런타임 핸들러가 필요한 DaemonSet 업데이트는 모든 노드에서 check-runtime.sh가 통과할 때만 진행하고, CI의 `rollout status`에는 항상 --timeout을 준다."));
+    }
+    out
+}
+
+impl IncidentReport {
+    /// The report as Markdown.
+    pub fn to_markdown(&self) -> String {
+        let l = self.lang;
+        let mut md = String::new();
+        md.push_str(&format!("# {}\n\n", self.title));
+        md.push_str(&format!("## {}\n\n{}\n\n", t(l, "Summary", "요약"), self.summary));
+
+        md.push_str(&format!("## {}\n\n", t(l, "Timeline", "타임라인")));
+        md.push_str(&format!("| {} | {} | sync | {} | `kubectl rollout status` |\n|---|---|---|---|---|\n",
+            t(l, "time (UTC)", "시각 (UTC)"), t(l, "since update", "업데이트 후"), t(l, "what happened", "일어난 일")));
+        for e in &self.timeline {
+            md.push_str(&format!("| {} | +{}s | {} | {} | `{}` |\n", e.at, e.offset, e.sync, e.what.replace('|', "\\|"), e.rollout_status));
+        }
+        md.push('\n');
+
+        md.push_str(&format!("## {}\n\n", t(l, "What the status columns said", "상태 열이 말한 것")));
+        md.push_str(&format!("```\n$ kubectl get ds {} -n {}\n{}```\n\n", self.daemon_set, self.namespace, self.get_ds));
+        let c = &self.diagnosis.columns;
+        md.push_str(&format!("| DESIRED | CURRENT | READY | UP-TO-DATE | AVAILABLE | {} |\n|---|---|---|---|---|---|\n| {} | {} | {} | {} | {} | {} |\n\n",
+            t(l, "unavailable", "사용 불가"), c.desired, c.current, c.ready, c.up_to_date, c.available, c.unavailable));
+        md.push_str(&t(l,
+            "- DESIRED = CURRENT: every node has a daemon pod; the pods exist.\n- READY / AVAILABLE below DESIRED: a pod exists but is not Ready.\n- UP-TO-DATE below DESIRED: old pods are still waiting to be replaced.\n\n",
+            "- DESIRED = CURRENT: 모든 노드에 데몬 파드가 있다. 파드는 존재한다.\n- READY / AVAILABLE < DESIRED: 파드는 있지만 Ready가 아니다.\n- UP-TO-DATE < DESIRED: 아직 교체를 기다리는 옛 파드가 있다.\n\n"));
+        md.push_str(&format!("```\n$ kubectl rollout status ds/{} -n {}\n{}\n```\n\n", self.daemon_set, self.namespace, self.diagnosis.rollout_status));
+        md.push_str(&format!("```\n$ kubectl get pods -o wide -n {}\n{}```\n\n", self.namespace, self.get_pods));
+
+        md.push_str(&format!("## {}\n\n", t(l, "Verdict", "판정")));
+        let verdict = match self.diagnosis.verdict {
+            Verdict::Stalled => t(l, "**Stalled**", "**정지**"),
+            Verdict::Complete => t(l, "**Complete**", "**완료**"),
+            Verdict::Progressing => t(l, "**Progressing**", "**진행 중**"),
+        };
+        md.push_str(&format!("{verdict}\n\n"));
+        for link in &self.diagnosis.summary {
+            md.push_str(&format!("- {}\n", link_text(link, l)));
+        }
+        md.push('\n');
+
+        for node in &self.diagnosis.stalled_nodes {
+            md.push_str(&format!("## {} {}\n\n", t(l, "Stalled node:", "멈춘 노드:"), node.node));
+            md.push_str(&format!("{}\n\n", t(l, "Cause chain, symptom first, root last:", "원인 사슬 (증상 → 근본 원인):")));
+            for (i, link) in node.chain.iter().enumerate() {
+                md.push_str(&format!("{}. {}\n", i + 1, link_text(link, l)));
+                if let Some(e) = evidence_text(&link.evidence, l) {
+                    md.push_str(&format!("   - {}: `{}`\n", t(l, "evidence", "근거"), e));
+                }
+            }
+            md.push('\n');
+        }
+        if !self.pod_events.is_empty() {
+            md.push_str(&format!("```\n{}```\n\n", self.pod_events));
+        }
+        if self.resolved {
+            md.push_str(&format!("{}\n\n", t(l,
+                "After containerd was restarted on the node, the sandbox was created and the rollout finished.",
+                "노드의 containerd를 재시작하자 샌드박스가 만들어지고 롤아웃이 끝났다.")));
+        }
+
+        md.push_str(&format!("## {}\n\n", t(l, "Artifacts from the earlier steps", "앞 단계의 산출물")));
+        let none = t(l, "_(not gathered in this run)_", "_(이번 실행에서 모으지 않음)_");
+        md.push_str(&format!("### {}\n\n", t(l, "containerd merge diagnostics (step 2)", "containerd 병합 진단 (2단계)")));
+        if self.artifacts.merge_diagnostics.is_empty() {
+            md.push_str(&format!("{none}\n\n"));
+        } else {
+            for d in &self.artifacts.merge_diagnostics {
+                let at = d.primary.as_ref().map(|s| format!(" at `{s}`")).unwrap_or_default();
+                let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                md.push_str(&format!("- `{}` ({:?}){at} {}\n", d.code, d.severity, args.join(", ")));
+            }
+            md.push('\n');
+        }
+        md.push_str(&format!("### {}\n\n", t(l, "check-runtime.sh verdicts (steps 3–4)", "check-runtime.sh 판정 (3–4단계)")));
+        if self.artifacts.check_runtime.is_empty() {
+            md.push_str(&format!("{none}\n\n"));
+        } else {
+            md.push_str(&format!("| {} | {} | {} | {} |\n|---|---|---|---|\n", t(l, "node", "노드"), t(l, "when", "시점"), t(l, "verdict", "판정"), t(l, "reason", "이유")));
+            for r in &self.artifacts.check_runtime {
+                let v = if r.passed { "PASS" } else { "FAIL" };
+                md.push_str(&format!("| {} | {} | {v} | {} |\n", r.node, r.when, r.reason));
+            }
+            md.push('\n');
+        }
+        md.push_str(&format!("### {}\n\n", t(l, "Time-slicing slot table (step 7)", "타임슬라이싱 좌석표 (7단계)")));
+        if self.artifacts.slot_table.is_empty() {
+            md.push_str(&format!("{none}\n\n"));
+        } else {
+            md.push_str(&format!("| {} | GPU | {} | replicas | {} | {} |\n|---|---|---|---|---|---|\n",
+                t(l, "node", "노드"), t(l, "physical", "물리 GPU"), t(l, "seats", "좌석"), t(l, "guaranteed memory / seat", "좌석당 보장 메모리")));
+            for r in &self.artifacts.slot_table {
+                md.push_str(&format!("| {} | {} | {} | {} | {} | {} |\n", r.node, r.gpu, r.physical_gpus, r.replicas, r.seats, r.guaranteed_memory_per_seat));
+            }
+            md.push('\n');
+        }
+
+        md.push_str(&format!("## {}\n\n", t(l, "Next actions", "다음 조치")));
+        for a in &self.next_actions {
+            md.push_str(&format!("- [ ] {a}\n"));
+        }
+        md
+    }
+}
+
+/// The check-runtime.sh verdict for a node's *loaded* runtime config, as the rollout
+/// model knows it — a stand-in for the check-runtime model's own verdict.
+pub fn check_runtime_verdict(rollout: &Rollout, node: &str, handler: &str, when: &str) -> CheckRuntimeRun {
+    let rt = rollout.runtimes.get(node);
+    let passed = rt.is_none_or(|rt| rt.loaded_handlers.iter().any(|h| h == handler));
+    let reason = if passed {
+        format!("containerd config dump: runtime \"{handler}\" loaded")
+    } else {
+        format!("containerd config dump: no runtime \"{handler}\" (the files define it: restart containerd)")
+    };
+    CheckRuntimeRun { node: node.into(), when: when.into(), passed, reason }
+}
+
+/// A whole incident run: until the rollout stalls (or finishes); then, with `restart`,
+/// containerd is restarted on the stalled nodes and the run goes on. Returns the final
+/// rollout, the snapshot at the stall, and check-runtime verdicts before and after.
+pub fn run_incident(mut rollout: Rollout, restart: bool, max_rounds: usize) -> (Rollout, Rollout, Vec<CheckRuntimeRun>) {
+    rollout.run_until_settled(max_rounds);
+    let snapshot = rollout.clone();
+    let diagnosis = diagnose(&snapshot);
+    let mut checks = Vec::new();
+    for node in &diagnosis.stalled_nodes {
+        let handler = node.chain.iter().find_map(|l| l.args.get("handler").cloned()).unwrap_or_default();
+        if handler.is_empty() {
+            continue;
+        }
+        checks.push(check_runtime_verdict(&rollout, &node.node, &handler, "before-restart"));
+        if restart {
+            if let Some(rt) = rollout.runtimes.get_mut(&node.node) {
+                rt.restart();
+            }
+            checks.push(check_runtime_verdict(&rollout, &node.node, &handler, "after-restart"));
+        }
+    }
+    if restart && diagnosis.verdict == Verdict::Stalled {
+        rollout.run_until_settled(max_rounds);
+    }
+    (rollout, snapshot, checks)
+}

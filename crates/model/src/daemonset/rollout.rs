@@ -1,0 +1,390 @@
+//! The rollout a learner watches: the DaemonSet controller, the scheduler's binding of
+//! daemon pods (their `matchFields metadata.name` affinity names the node), and each
+//! node's kubelet creating the pod sandbox through that node's containerd — which
+//! fails on a node whose *loaded* containerd config lacks the RuntimeClass handler.
+//!
+//! One [`Rollout::step`] is one round: a controller sync, binding, one kubelet pass,
+//! then the clock moves on by `interval` seconds. Each round's record holds the
+//! `kubectl get ds` row and `kubectl rollout status` line as they read after the sync,
+//! so the UI can show every sync. A rollout *stalls* when a round changes nothing
+//! (no pod created, deleted, started) and `rollout status` is not done: the DaemonSet
+//! has no progress deadline, so it would wait forever.
+//!
+//! The containerd side is an input per node ([`NodeRuntime`]): which handlers the
+//! running daemon has loaded, which ones the files on disk would give after a restart,
+//! and the containerd model's findings on why they differ (carried into the diagnosis).
+//! The scheduler here only binds; resources are the scheduler model's business.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{
+    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Node, Pod,
+};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use serde::{Deserialize, Serialize};
+
+use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
+use super::events::{reason, DEFAULT_SCHEDULER, KUBELET};
+use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
+use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
+use super::rng::SplitMix64;
+use crate::Span;
+
+/// A finding of the containerd model about a node, passed through to the diagnosis:
+/// a stable code, its arguments, and where in the config it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeFinding {
+    /// e.g. `dropin-replaced-table`, `daemon-not-restarted`.
+    pub code: String,
+    #[serde(default)]
+    pub args: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+}
+
+/// A node's container runtime as the kubelet meets it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRuntime {
+    /// The running containerd's version: `1.7.x` and `2.x` word the sandbox error differently.
+    pub containerd_version: String,
+    /// Runtime handlers of the config the daemon has *loaded* (what CRI resolves).
+    pub loaded_handlers: Vec<String>,
+    /// Handlers the config files on disk define: what a restart would load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_handlers: Option<Vec<String>>,
+    /// Why the loaded handlers are what they are (from the containerd model).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<RuntimeFinding>,
+}
+
+impl NodeRuntime {
+    /// A runtime that has every handler it is asked for.
+    pub fn healthy(version: &str, handlers: &[&str]) -> Self {
+        NodeRuntime {
+            containerd_version: version.into(),
+            loaded_handlers: handlers.iter().map(|h| h.to_string()).collect(),
+            file_handlers: None,
+            findings: Vec::new(),
+        }
+    }
+
+    /// `systemctl restart containerd`: the daemon loads the files on disk.
+    pub fn restart(&mut self) {
+        if let Some(files) = &self.file_handlers {
+            self.loaded_handlers = files.clone();
+            self.findings.retain(|f| f.code != "daemon-not-restarted");
+        }
+    }
+
+    fn has(&self, handler: &str) -> bool {
+        handler.is_empty() || self.loaded_handlers.iter().any(|h| h == handler)
+    }
+}
+
+/// The CRI error containerd returns when the handler is missing (spec §3.3): 1.7 words
+/// it `failed to get sandbox runtime`, 2.x `unable to get OCI runtime for sandbox "<id>"`.
+pub fn no_runtime_error(containerd_version: &str, handler: &str, sandbox_id: &str) -> String {
+    if containerd_version.starts_with("1.") {
+        format!("failed to get sandbox runtime: no runtime for {handler:?} is configured")
+    } else {
+        format!("unable to get OCI runtime for sandbox {sandbox_id:?}: no runtime for {handler:?} is configured")
+    }
+}
+
+/// One round, as the UI and `gpulab rollout` show it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoundRecord {
+    pub round: u64,
+    pub now: i64,
+    pub sync: SyncResult,
+    /// The `get ds` row (tab-separated cells) after the sync.
+    pub get_ds_row: String,
+    /// `rollout status` after the sync, or its error.
+    pub rollout_status: Result<RolloutStatus, String>,
+    /// Pods the kubelet started (sandbox created) this round.
+    pub started: Vec<String>,
+    /// Pods whose sandbox failed this round, `(pod, event message)`.
+    pub sandbox_failures: Vec<(String, String)>,
+    /// Nothing changed and the rollout is not done.
+    pub stalled: bool,
+}
+
+/// The cluster of one rollout: controller, RuntimeClasses, node runtimes, clock.
+#[derive(Debug, Clone)]
+pub struct Rollout {
+    pub controller: DaemonSetsController,
+    pub runtime_classes: Vec<RuntimeClass>,
+    /// Per node; a node without an entry has every handler.
+    pub runtimes: BTreeMap<String, NodeRuntime>,
+    /// Seconds between rounds.
+    pub interval: i64,
+    pub rounds: Vec<RoundRecord>,
+    rng: SplitMix64,
+    ip_counter: u32,
+    /// Bound pods the kubelet has not started yet (so a pass is not a scan of every pod).
+    pending: BTreeSet<String>,
+}
+
+/// `SetDefaults_DaemonSet` for the fields the controller reads: RollingUpdate with
+/// maxUnavailable 1 and maxSurge 0, revisionHistoryLimit 10, namespace `default`.
+pub fn set_defaults_daemon_set(ds: &mut DaemonSet) {
+    use k8s_openapi::api::apps::v1::{DaemonSetUpdateStrategy, RollingUpdateDaemonSet};
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    ds.metadata.namespace.get_or_insert_with(|| "default".into());
+    let spec = ds.spec.get_or_insert_with(Default::default);
+    spec.revision_history_limit.get_or_insert(10);
+    let strategy = spec.update_strategy.get_or_insert_with(DaemonSetUpdateStrategy::default);
+    let type_ = strategy.type_.get_or_insert_with(|| "RollingUpdate".into());
+    if type_ == "RollingUpdate" {
+        let ru = strategy.rolling_update.get_or_insert_with(RollingUpdateDaemonSet::default);
+        ru.max_unavailable.get_or_insert(IntOrString::Int(1));
+        ru.max_surge.get_or_insert(IntOrString::Int(0));
+    }
+}
+
+impl Rollout {
+    /// A cluster where `ds` is created at `now`; pods do not exist yet.
+    pub fn new(mut ds: DaemonSet, nodes: Vec<Node>, runtime_classes: Vec<RuntimeClass>, order: NodeOrder, seed: u64, now: i64) -> Self {
+        set_defaults_daemon_set(&mut ds);
+        ds.metadata.generation = Some(1);
+        ds.metadata.creation_timestamp = Some(time(now));
+        ds.metadata.uid.get_or_insert_with(|| format!("uid-{}", ds.metadata.name.as_deref().unwrap_or("")));
+        ds.metadata
+            .annotations
+            .get_or_insert_with(BTreeMap::new)
+            .insert(DEPRECATED_TEMPLATE_GENERATION_ANNOTATION.into(), "1".into());
+        let mut controller = DaemonSetsController::new(ds, nodes, order, seed);
+        controller.now = now;
+        controller.admission = Admission {
+            runtime_classes: Some(runtime_classes.iter().filter_map(|rc| rc.metadata.name.clone()).collect()),
+        };
+        Rollout {
+            controller,
+            runtime_classes,
+            runtimes: BTreeMap::new(),
+            interval: 10,
+            rounds: Vec::new(),
+            rng: SplitMix64::new(seed ^ 0x5eed),
+            ip_counter: 0,
+            pending: BTreeSet::new(),
+        }
+    }
+
+    pub fn now(&self) -> i64 {
+        self.controller.now
+    }
+
+    /// `kubectl apply` of a changed DaemonSet: the API server bumps `generation` on a
+    /// spec change and the template generation annotation on a template change.
+    pub fn apply_update(&mut self, mut new: DaemonSet) {
+        set_defaults_daemon_set(&mut new);
+        let old = &self.controller.ds;
+        let old_spec = old.spec.clone().unwrap_or_default();
+        let new_spec = new.spec.clone().unwrap_or_default();
+        let template_changed = old_spec.template != new_spec.template;
+        let mut ds = old.clone();
+        if old_spec != new_spec {
+            ds.metadata.generation = Some(old.metadata.generation.unwrap_or(1) + 1);
+        }
+        if template_changed {
+            let g = self.controller.template_generation().unwrap_or(1) + 1;
+            ds.metadata
+                .annotations
+                .get_or_insert_with(BTreeMap::new)
+                .insert(DEPRECATED_TEMPLATE_GENERATION_ANNOTATION.into(), g.to_string());
+        }
+        ds.spec = Some(new_spec);
+        self.controller.ds = ds;
+    }
+
+    /// `kubectl rollout status` as it reads now.
+    pub fn rollout_status(&self) -> Result<RolloutStatus, String> {
+        rollout_status(&self.controller.ds)
+    }
+
+    /// One round: sync, bind, kubelet pass, advance the clock.
+    pub fn step(&mut self) -> RoundRecord {
+        let sync = self.controller.sync();
+        self.bind_new_pods(&sync);
+        let (started, sandbox_failures) = self.kubelet_pass();
+        let status = rollout_status(&self.controller.ds);
+        let done = status.as_ref().is_ok_and(|s| s.done);
+        // Progress: a pod created, deleted or started, or the status moved. Failed
+        // creations and sandbox retries repeat every sync without progress. A pod that is
+        // Ready but not yet available (minReadySeconds) is progress still to come.
+        let status_moved = self.rounds.last().map(|r| &r.sync.status) != Some(&sync.status);
+        let min_ready = super::update::min_ready_seconds(&self.controller.ds);
+        let now = self.controller.now;
+        let ripening = min_ready > 0
+            && self.controller.pods.values().any(|p| is_pod_ready(p) && !is_pod_available(p, min_ready, now));
+        let no_progress = sync.created.is_empty() && sync.deleted.is_empty() && started.is_empty() && !status_moved && !ripening;
+        let record = RoundRecord {
+            round: self.rounds.len() as u64 + 1,
+            now: self.controller.now,
+            get_ds_row: get_ds_row(&self.controller.ds, self.controller.now),
+            rollout_status: status,
+            started,
+            sandbox_failures,
+            stalled: !done && no_progress && sync.error.is_none(),
+            sync,
+        };
+        self.controller.now += self.interval;
+        self.rounds.push(record.clone());
+        record
+    }
+
+    /// Steps until `rollout status` is done or a round stalls, at most `max` rounds;
+    /// returns whether it finished.
+    pub fn run_until_settled(&mut self, max: usize) -> bool {
+        for _ in 0..max {
+            let r = self.step();
+            if r.stalled || r.rollout_status.as_ref().is_ok_and(|s| s.done) {
+                return !r.stalled;
+            }
+        }
+        false
+    }
+
+    /// The scheduler's part for daemon pods: bind each new pod to the node its
+    /// `matchFields` affinity names (event `Scheduled`).
+    fn bind_new_pods(&mut self, sync: &SyncResult) {
+        let now = self.controller.now;
+        let namespace = self.controller.ds.metadata.namespace.clone().unwrap_or_default();
+        for (pod, node) in &sync.created {
+            if let Some(p) = self.controller.pods.get_mut(pod) {
+                if let Some(spec) = p.spec.as_mut() {
+                    spec.node_name = Some(node.clone());
+                }
+                self.pending.insert(pod.clone());
+                self.controller.events.record(now, format!("Pod/{pod}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
+                    format!("Successfully assigned {namespace}/{pod} to {node}"));
+            }
+        }
+    }
+
+    /// Each kubelet, once: start bound pods that are not running, or record why the
+    /// sandbox cannot be created.
+    fn kubelet_pass(&mut self) -> (Vec<String>, Vec<(String, String)>) {
+        let now = self.controller.now;
+        let handlers: BTreeMap<String, String> = self
+            .runtime_classes
+            .iter()
+            .map(|rc| (rc.metadata.name.clone().unwrap_or_default(), rc.handler.clone()))
+            .collect();
+        let mut started = Vec::new();
+        let mut failures = Vec::new();
+        let pods = &self.controller.pods;
+        self.pending.retain(|name| pods.get(name).is_some_and(|p| p.metadata.deletion_timestamp.is_none()));
+        let names: Vec<String> = self.pending.iter().cloned().collect();
+        for name in names {
+            let Some(pod) = self.controller.pods.get(&name) else { continue };
+            let node = pod_node_name(pod).to_string();
+            let rc = pod.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
+            let error = match rc.as_deref() {
+                None => None,
+                Some(rc) => match handlers.get(rc) {
+                    None => Some(format!("Failed to create pod sandbox: runtimeclass.node.k8s.io {rc:?} not found")),
+                    Some(handler) => match self.runtimes.get(&node) {
+                        Some(rt) if !rt.has(handler) => {
+                            let id = self.rng.hex(64);
+                            Some(format!(
+                                "Failed to create pod sandbox: rpc error: code = Unknown desc = {}",
+                                no_runtime_error(&rt.containerd_version, handler, &id)
+                            ))
+                        }
+                        _ => None,
+                    },
+                },
+            };
+            match error {
+                Some(message) => {
+                    if let Some(pod) = self.controller.pods.get_mut(&name) {
+                        mark_container_creating(pod, now);
+                    }
+                    self.controller.events.record_similar(now, format!("Pod/{name}"), KUBELET, "Warning", reason::FAILED_CREATE_POD_SANDBOX, message.clone());
+                    failures.push((name, message));
+                }
+                None => {
+                    self.ip_counter += 1;
+                    let ip = format!("10.244.{}.{}", self.ip_counter / 250, self.ip_counter % 250 + 2);
+                    if let Some(pod) = self.controller.pods.get_mut(&name) {
+                        mark_running(pod, now, ip);
+                    }
+                    let containers: Vec<String> = self
+                        .controller
+                        .pods
+                        .get(&name)
+                        .and_then(|p| p.spec.as_ref())
+                        .map(|s| s.containers.iter().map(|c| c.name.clone()).collect())
+                        .unwrap_or_default();
+                    for container in containers {
+                        self.controller.events.record(now, format!("Pod/{name}"), KUBELET, "Normal", reason::STARTED, format!("Started container {container}"));
+                    }
+                    self.pending.remove(&name);
+                    started.push(name);
+                }
+            }
+        }
+        (started, failures)
+    }
+
+    /// The daemon pods on `node` (live ones).
+    pub fn pods_on(&self, node: &str) -> Vec<&Pod> {
+        self.controller.pods.values().filter(|p| get_target_node_name(p) == Some(node)).collect()
+    }
+
+    /// Nodes of the cluster, by name.
+    pub fn node_names(&self) -> BTreeSet<String> {
+        self.controller.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect()
+    }
+}
+
+fn container_statuses(pod: &Pod, state: ContainerState, ready: bool) -> Vec<ContainerStatus> {
+    pod.spec
+        .iter()
+        .flat_map(|s| s.containers.iter())
+        .map(|c| ContainerStatus {
+            name: c.name.clone(),
+            image: c.image.clone().unwrap_or_default(),
+            image_id: String::new(),
+            ready,
+            restart_count: 0,
+            started: Some(ready),
+            state: Some(state.clone()),
+            ..ContainerStatus::default()
+        })
+        .collect()
+}
+
+/// Sandbox not created: Pending, every container waiting in `ContainerCreating`.
+fn mark_container_creating(pod: &mut Pod, now: i64) {
+    let waiting = ContainerState { waiting: Some(ContainerStateWaiting { reason: Some("ContainerCreating".into()), message: None }), ..Default::default() };
+    let statuses = container_statuses(pod, waiting, false);
+    let host_ip = None::<String>;
+    let status = pod.status.get_or_insert_with(Default::default);
+    status.phase = Some("Pending".into());
+    status.container_statuses = Some(statuses);
+    status.host_ip = host_ip;
+    if status.start_time.is_none() {
+        status.start_time = Some(time(now));
+    }
+    set_pod_ready(pod, false, now);
+}
+
+/// Sandbox and containers up: Running and Ready.
+fn mark_running(pod: &mut Pod, now: i64, ip: String) {
+    let running = ContainerState { running: Some(ContainerStateRunning { started_at: Some(time(now)) }), ..Default::default() };
+    let statuses = container_statuses(pod, running, true);
+    let status = pod.status.get_or_insert_with(Default::default);
+    status.phase = Some("Running".into());
+    status.container_statuses = Some(statuses);
+    status.pod_ip = Some(ip);
+    if status.start_time.is_none() {
+        status.start_time = Some(time(now));
+    }
+    set_pod_ready(pod, true, now);
+}

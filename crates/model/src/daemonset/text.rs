@@ -1,0 +1,99 @@
+//! Korean and English text for the diagnosis codes, shared by the app, `gpulab` and
+//! the incident report. Upstream texts (kubectl lines, event messages) are never
+//! translated: they appear verbatim inside these sentences.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::diagnosis::{CauseLink, Evidence};
+
+/// The two languages the lab ships.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Ko,
+    En,
+}
+
+impl std::str::FromStr for Lang {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "ko" => Ok(Lang::Ko),
+            "en" => Ok(Lang::En),
+            other => Err(format!("unknown language {other:?} (ko or en)")),
+        }
+    }
+}
+
+/// The sentence template of a code: `{arg}` placeholders.
+fn template(code: &str, lang: Lang) -> Option<&'static str> {
+    use Lang::*;
+    Some(match (code, lang) {
+        ("rollout-waiting", En) => "`kubectl rollout status` keeps waiting: {field} is {value} of {desired} desired.",
+        ("rollout-waiting", Ko) => "`kubectl rollout status`가 계속 기다린다: {field} 값이 원하는 {desired}개 중 {value}개다.",
+        ("unavailable-budget-used", En) => "maxUnavailable {maxUnavailable} is used up ({numUnavailable} unavailable), so the controller deletes no further old pod; {waiting} node(s) wait their turn.",
+        ("unavailable-budget-used", Ko) => "maxUnavailable {maxUnavailable}을(를) 다 썼으므로(사용 불가 {numUnavailable}개) 컨트롤러는 옛 파드를 더 지우지 않는다. 노드 {waiting}개가 차례를 기다린다.",
+        ("no-progress-deadline", En) => "A DaemonSet has no progress deadline: `rollout status` waits forever unless --timeout is given.",
+        ("no-progress-deadline", Ko) => "DaemonSet에는 progress deadline이 없다. --timeout을 주지 않으면 `rollout status`는 끝없이 기다린다.",
+        ("new-pod-not-ready", En) => "The new pod {pod} on {node} is {ready} {status}.",
+        ("new-pod-not-ready", Ko) => "{node}의 새 파드 {pod}가 {ready} {status} 상태다.",
+        ("sandbox-create-failed", En) => "The kubelet cannot create the pod sandbox for {pod}.",
+        ("sandbox-create-failed", Ko) => "kubelet이 {pod}의 파드 샌드박스를 만들지 못한다.",
+        ("handler-not-loaded", En) => "containerd {containerdVersion} on {node} has no runtime handler \"{handler}\" in its loaded config (loaded: {loaded}).",
+        ("handler-not-loaded", Ko) => "{node}의 containerd {containerdVersion}가 로드한 설정에는 런타임 핸들러 \"{handler}\"가 없다(로드된 핸들러: {loaded}).",
+        ("restart-would-load", En) => "The config files on {node} do define \"{handler}\": the running daemon has not loaded them.",
+        ("restart-would-load", Ko) => "{node}의 설정 파일에는 \"{handler}\"가 정의되어 있다. 실행 중인 데몬이 그 파일을 로드하지 않았다.",
+        ("config-defines-handler", En) => "{file} defines the \"{handler}\" runtime.",
+        ("config-defines-handler", Ko) => "{file}에 \"{handler}\" 런타임이 정의되어 있다.",
+        ("daemon-not-restarted", En) => "{unit} on {node} was not restarted after its config changed (SIGHUP is not a reload).",
+        ("daemon-not-restarted", Ko) => "설정이 바뀐 뒤 {node}의 {unit}이(가) 재시작되지 않았다(SIGHUP은 다시 읽기가 아니다).",
+        ("dropin-replaced-table", En) => "{file} replaces the table {table} of the main config whole.",
+        ("dropin-replaced-table", Ko) => "{file}가 메인 설정의 {table} 테이블을 통째로 대체한다.",
+        ("pod-create-refused", En) => "The API server refuses the pod for {node}: {error}",
+        ("pod-create-refused", Ko) => "API 서버가 {node}용 파드를 거부한다: {error}",
+        ("runtimeclass-missing", En) => "RuntimeClass \"{runtimeClass}\" does not exist.",
+        ("runtimeclass-missing", Ko) => "RuntimeClass \"{runtimeClass}\"가 없다.",
+        ("node-without-pod", En) => "{node} has no daemon pod.",
+        ("node-without-pod", Ko) => "{node}에 데몬 파드가 없다.",
+        _ => return None,
+    })
+}
+
+fn fill(template: &str, args: &BTreeMap<String, String>) -> String {
+    let mut out = template.to_string();
+    for (k, v) in args {
+        out = out.replace(&format!("{{{k}}}"), v);
+    }
+    out
+}
+
+/// The sentence for a link.
+pub fn link_text(link: &CauseLink, lang: Lang) -> String {
+    match template(&link.code, lang) {
+        Some(t) => fill(t, &link.args),
+        None => {
+            let args: Vec<String> = link.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} ({})", link.code, args.join(", "))
+        }
+    }
+}
+
+/// The evidence, one line (`None` when there is none).
+pub fn evidence_text(evidence: &Evidence, lang: Lang) -> Option<String> {
+    let (event, count_word) = match lang {
+        Lang::En => ("event", "times"),
+        Lang::Ko => ("이벤트", "회"),
+    };
+    Some(match evidence {
+        Evidence::StatusField { object, field, value } => format!("{object} {field} = {value}"),
+        Evidence::Event { object, type_, reason, source, message, count } => {
+            let times = if *count > 1 { format!(" ×{count} {count_word}") } else { String::new() };
+            format!("{event} {object}: {type_} {reason} ({source}{times}): {message}")
+        }
+        Evidence::Runtime { node, field, value } => format!("{node} containerd {field} = {value}"),
+        Evidence::Config { span } => span.to_string(),
+        Evidence::None => return None,
+    })
+}

@@ -1,0 +1,194 @@
+//! The lab's step-8 incident end to end (issue 6): the device-plugin rollout stalls on
+//! the node whose containerd was never restarted, `kubectl rollout status` says which
+//! of its two messages depending on when that node's turn comes (Go map order, here an
+//! input), the diagnosis names the node and the root cause, and restarting the node's
+//! containerd lets the rollout finish.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use gpulab_model::daemonset::diagnosis::{diagnose, Verdict};
+use gpulab_model::daemonset::kubectl::{get_ds, get_pods_wide};
+use gpulab_model::daemonset::seed::{seed_incident, BROKEN_NODE};
+use gpulab_model::daemonset::NodeOrder;
+
+const DS: &str = "nvidia-device-plugin-daemonset";
+
+fn fixed(names: &[&str]) -> NodeOrder {
+    NodeOrder::Fixed(names.iter().map(|s| s.to_string()).collect())
+}
+
+fn stall(order: NodeOrder, seed: u64) -> gpulab_model::daemonset::rollout::Rollout {
+    let mut r = seed_incident(order, seed).unwrap();
+    assert!(!r.run_until_settled(50), "the rollout must stall");
+    r
+}
+
+fn chain_codes(r: &gpulab_model::daemonset::rollout::Rollout) -> Vec<String> {
+    let d = diagnose(r);
+    assert_eq!(d.verdict, Verdict::Stalled);
+    assert_eq!(d.stalled_nodes.len(), 1, "{d:#?}");
+    assert_eq!(d.stalled_nodes[0].node, BROKEN_NODE);
+    d.stalled_nodes[0].chain.iter().map(|l| l.code.clone()).collect()
+}
+
+/// Broken node first: its old pod is replaced first, the new one never gets a
+/// sandbox, and no other node is touched: 1 of 3 updated.
+#[test]
+fn broken_node_first_stalls_with_one_updated() {
+    let r = stall(fixed(&[BROKEN_NODE]), 1);
+    let status = r.rollout_status().unwrap();
+    assert_eq!(status.message, format!("Waiting for daemon set \"{DS}\" rollout to finish: 1 out of 3 new pods have been updated...\n"));
+    assert!(!status.done);
+    let s = r.controller.ds.status.clone().unwrap();
+    assert_eq!(
+        (s.desired_number_scheduled, s.current_number_scheduled, s.number_ready, s.updated_number_scheduled, s.number_available, s.number_unavailable),
+        (3, 3, 2, Some(1), Some(2), Some(1))
+    );
+    assert_eq!(
+        chain_codes(&r),
+        ["new-pod-not-ready", "sandbox-create-failed", "handler-not-loaded", "restart-would-load", "config-defines-handler", "daemon-not-restarted"]
+    );
+}
+
+/// Broken node last: the other two are updated first; the last new pod never becomes
+/// available: 2 of 3 available.
+#[test]
+fn broken_node_last_stalls_with_two_available() {
+    let r = stall(fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE]), 1);
+    assert_eq!(
+        r.rollout_status().unwrap().message,
+        format!("Waiting for daemon set \"{DS}\" rollout to finish: 2 of 3 updated pods are available...\n")
+    );
+    assert_eq!(chain_codes(&r).first().map(String::as_str), Some("new-pod-not-ready"));
+}
+
+/// Restarting the broken node's containerd (it loads the drop-in) ends the stall.
+#[test]
+fn restarting_containerd_finishes_the_rollout() {
+    for order in [fixed(&[BROKEN_NODE]), fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE])] {
+        let mut r = stall(order, 1);
+        r.runtimes.get_mut(BROKEN_NODE).unwrap().restart();
+        assert!(r.run_until_settled(50));
+        let status = r.rollout_status().unwrap();
+        assert_eq!(status.message, format!("daemon set \"{DS}\" successfully rolled out\n"));
+        assert!(status.done);
+        assert_eq!(diagnose(&r).verdict, Verdict::Complete);
+    }
+}
+
+/// With a seeded (Go-map-like) order both messages occur, and a seed always gives the same run.
+#[test]
+fn seeded_orders_give_both_messages_deterministically() {
+    let mut first = 0;
+    let mut last = 0;
+    for seed in 0..40 {
+        let a = stall(NodeOrder::Seeded(seed), seed);
+        let b = stall(NodeOrder::Seeded(seed), seed);
+        let msg = a.rollout_status().unwrap().message;
+        assert_eq!(msg, b.rollout_status().unwrap().message);
+        assert_eq!(get_pods_wide(a.controller.pods.values(), a.now()), get_pods_wide(b.controller.pods.values(), b.now()));
+        if msg.contains("1 out of 3 new pods") {
+            first += 1;
+        } else if msg.contains("2 of 3 updated pods are available") {
+            last += 1;
+        }
+    }
+    assert!(first > 0 && last > 0, "first={first} last={last}");
+}
+
+/// What the learner's terminal shows at the stall (printed for eyeballing with --nocapture).
+#[test]
+fn views_at_the_stall() {
+    let r = stall(fixed(&[BROKEN_NODE]), 1);
+    let ds = get_ds(&r.controller.ds, r.now());
+    assert!(ds.starts_with("NAME                             DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE\n"));
+    assert!(ds.contains("nvidia-device-plugin-daemonset   3         3         2       1            2           <none>"), "{ds}");
+    let pods = get_pods_wide(r.controller.pods.values(), r.now());
+    assert!(pods.contains("0/1     ContainerCreating"), "{pods}");
+    println!("{ds}\n{pods}");
+}
+
+/// `kubectl describe ds` at the stall: the counters and the controller's events.
+#[test]
+fn describe_ds_at_the_stall() {
+    use gpulab_model::daemonset::kubectl::describe_ds;
+    let r = stall(fixed(&[BROKEN_NODE]), 1);
+    let object = format!("DaemonSet/{DS}");
+    let events: Vec<_> = r.controller.events.about(&object).collect();
+    let text = describe_ds(&r.controller.ds, r.controller.pods.values(), &events, r.now());
+    for line in [
+        "Name:           nvidia-device-plugin-daemonset\n",
+        "Desired Number of Nodes Scheduled: 3\n",
+        "Number of Nodes Scheduled with Up-to-date Pods: 1\n",
+        "Number of Nodes Scheduled with Available Pods: 2\n",
+        "Pods Status:  2 Running / 1 Waiting / 0 Succeeded / 0 Failed\n",
+        "  Normal  SuccessfulDelete",
+        "  Normal  SuccessfulCreate",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
+
+/// A RuntimeClass that does not exist: the API server refuses every pod, the controller
+/// records FailedCreate with the admission text, and the diagnosis says so.
+#[test]
+fn missing_runtime_class_is_a_failed_create() {
+    let mut r = seed_incident(fixed(&["gpu-node-1"]), 1).unwrap();
+    r.controller.admission.runtime_classes = Some(Default::default());
+    r.runtime_classes.clear();
+    assert!(!r.run_until_settled(50));
+    let failed = r.controller.events.events.iter().find(|e| e.reason == "FailedCreate").unwrap();
+    assert_eq!(
+        failed.message,
+        format!("Error creating: pods \"{DS}-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found")
+    );
+    let d = diagnose(&r);
+    let codes: Vec<&str> = d.stalled_nodes[0].chain.iter().map(|l| l.code.as_str()).collect();
+    assert_eq!(codes, ["pod-create-refused", "runtimeclass-missing"]);
+}
+
+/// Bad input is a value, not a crash: garbage manifests, bad maxUnavailable strings,
+/// odd node counts and orders never panic (a seeded fuzz-ish sweep).
+#[test]
+fn bad_input_never_panics() {
+    use gpulab_model::daemonset::rng::SplitMix64;
+    use gpulab_model::daemonset::seed::{rollout_from_manifests, Manifests, CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    let mut m = Manifests::default();
+    for bad in ["kind: Pod\n", "{", "kind: DaemonSet\nspec: 3\n", "- a\n- b\n", "kind: Node\nmetadata: {name: [x]}\n"] {
+        assert!(m.add_yaml("bad.yaml", bad).is_err(), "{bad:?} accepted");
+    }
+    let mut rng = SplitMix64::new(9);
+    let values = ["abc", "-5%", "999999999999%", "0%", "0", "100%", "7", "%", "1e3%"];
+    for round in 0..40 {
+        let mut m = Manifests::default();
+        m.add_yaml("c", CLUSTER_YAML).unwrap();
+        let v = values[(rng.next_u64() % values.len() as u64) as usize];
+        let s = values[(rng.next_u64() % values.len() as u64) as usize];
+        let patch = |y: &str| y.replace("maxUnavailable: 1", &format!("maxUnavailable: {v:?}\n      maxSurge: {s:?}"));
+        m.add_yaml("v1", DEVICE_PLUGIN_V1_YAML).unwrap();
+        m.add_yaml("v2", &patch(DEVICE_PLUGIN_V2_YAML)).unwrap();
+        m.nodes.truncate((rng.next_u64() % 4) as usize);
+        let order = match round % 3 {
+            0 => NodeOrder::Listed,
+            1 => NodeOrder::Seeded(rng.next_u64()),
+            _ => NodeOrder::Fixed(vec!["nope".into()]),
+        };
+        if let Ok(mut r) = rollout_from_manifests(&m, Default::default(), order, round, 0) {
+            r.run_until_settled(30);
+            let _ = diagnose(&r);
+            let _ = r.rollout_status();
+        }
+    }
+}
+
+/// minReadySeconds longer than a round: a Ready-but-not-yet-available pod is progress
+/// to come, not a stall; with a healthy cluster the rollout finishes.
+#[test]
+fn min_ready_seconds_is_not_a_stall() {
+    let mut r = seed_incident(fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE]), 1).unwrap();
+    r.runtimes.get_mut(BROKEN_NODE).unwrap().restart();
+    let mut ds = r.controller.ds.clone();
+    ds.spec.as_mut().unwrap().min_ready_seconds = Some(25);
+    r.apply_update(ds);
+    assert!(r.run_until_settled(100), "{:?}", r.rounds.last().map(|x| &x.rollout_status));
+    assert_eq!(r.rollout_status().unwrap().message, format!("daemon set \"{DS}\" successfully rolled out\n"));
+}
