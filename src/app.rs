@@ -15,6 +15,7 @@ use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
+use crate::steps::rollout::RolloutStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
 use crate::storage;
@@ -55,6 +56,9 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
         Step::Restart => html! {
             <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
+        },
+        Step::Rollout => html! {
+            <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
         Step::CheckScript => html! {
             <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}

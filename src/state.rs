@@ -30,6 +30,32 @@ pub struct Work {
     pub containerd: ContainerdInput,
     pub restart: RestartInput,
     pub check: CheckInput,
+    pub rollout: RolloutInput,
+}
+
+/// Step 8: how many controller syncs the learner stepped, and their answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RolloutInput {
+    pub syncs: u32,
+    /// The node the learner names as holding the rollout.
+    pub node: String,
+    /// The cause they name (a diagnosis link code, e.g. `daemon-not-restarted`).
+    pub cause: String,
+    /// Whether they submitted the answer.
+    pub answered: bool,
+}
+
+/// The most syncs step 8 steps (the seed incident stalls long before).
+pub const MAX_SYNCS: u32 = 60;
+
+/// A change to step 8's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RolloutAction {
+    Sync,
+    Node(String),
+    Cause(String),
+    Answer,
 }
 
 /// Step 3: what the check is asked to look for.
@@ -179,6 +205,7 @@ pub enum LabAction {
     Containerd(ContainerdAction),
     Restart(RestartAction),
     Check(CheckAction),
+    Rollout(RolloutAction),
     /// Puts a step's inputs back to their defaults.
     ResetStep(Step),
 }
@@ -243,6 +270,23 @@ impl LabState {
                 }
                 s
             }
+            LabAction::Rollout(a) => {
+                let mut s = self;
+                let r = &mut s.work.rollout;
+                match a {
+                    RolloutAction::Sync => r.syncs = (r.syncs + 1).min(MAX_SYNCS),
+                    RolloutAction::Node(n) => {
+                        r.node = n;
+                        r.answered = false;
+                    }
+                    RolloutAction::Cause(c) => {
+                        r.cause = c;
+                        r.answered = false;
+                    }
+                    RolloutAction::Answer => r.answered = true,
+                }
+                s
+            }
             LabAction::ResetStep(step) => {
                 let mut s = self;
                 match step {
@@ -251,6 +295,7 @@ impl LabState {
                     Step::DropIn => s.work.containerd.dropin = ContainerdInput::default().dropin,
                     Step::Restart => s.work.restart = RestartInput::default(),
                     Step::CheckScript => s.work.check = CheckInput::default(),
+                    Step::Rollout => s.work.rollout = RolloutInput::default(),
                     _ => {}
                 }
                 s
@@ -335,6 +380,21 @@ mod tests {
         assert_eq!(back.work.containerd, ContainerdInput::default());
         let sup = s.apply(LabAction::Restart(RestartAction::Supervisor(SupervisorChoice::ByHand)));
         assert_eq!(sup.work.restart, RestartInput { supervisor: SupervisorChoice::ByHand, ops: Vec::new() });
+    }
+
+    /// Syncs stop at MAX_SYNCS; changing the answer un-submits it.
+    #[test]
+    fn rollout_syncs_and_answer() {
+        let mut s = LabState::default();
+        for _ in 0..MAX_SYNCS + 5 {
+            s = s.apply(LabAction::Rollout(RolloutAction::Sync));
+        }
+        assert_eq!(s.work.rollout.syncs, MAX_SYNCS);
+        let s = s.apply(LabAction::Rollout(RolloutAction::Answer));
+        assert!(s.work.rollout.answered);
+        let s = s.apply(LabAction::Rollout(RolloutAction::Node("gpu-node-1".into())));
+        assert!(!s.work.rollout.answered);
+        assert_eq!(s.apply(LabAction::ResetStep(Step::Rollout)).work.rollout, RolloutInput::default());
     }
 
     /// Saved work round-trips through JSON, and missing fields take their defaults.

@@ -5,6 +5,7 @@ pub mod check;
 pub mod containerd;
 pub mod not_built;
 pub mod restart;
+pub mod rollout;
 pub mod slots;
 
 use crate::i18n::MessageId;
@@ -67,6 +68,7 @@ impl Step {
             Step::CheckScript => Some(MessageId::Hint3),
             Step::Restart => Some(MessageId::Hint4),
             Step::Slots => Some(MessageId::Hint7),
+            Step::Rollout => Some(MessageId::Hint8),
             _ => None,
         }
     }
