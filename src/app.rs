@@ -15,6 +15,7 @@ use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
+#[cfg(feature = "step8")]
 use crate::steps::rollout::RolloutStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
@@ -57,6 +58,7 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
+        #[cfg(feature = "step8")]
         Step::Rollout => html! {
             <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },

@@ -94,6 +94,18 @@ async fn handle_update_destroy_and_bad_options() {
     assert_eq!(message, "gpu-lab: unknown lang \"fr\": use \"ko\" or \"en\"");
 }
 
+/// Without the `step8` feature, step 8 says honestly that it is not built.
+#[cfg(not(feature = "step8"))]
+#[wasm_bindgen_test]
+async fn step8_without_the_feature_is_the_placeholder() {
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
+    yew::scheduler::flush().await;
+    assert!(root.query_selector(".not-built").unwrap().is_some());
+    assert!(root.query_selector(".ro-sync").unwrap().is_none());
+    handle.destroy();
+}
+
 /// Two labs on one page are independent.
 #[wasm_bindgen_test]
 async fn two_labs_are_independent() {
@@ -356,6 +368,38 @@ async fn step3_shows_the_checks_output_for_the_node() {
         assert_eq!(texts(&root, ".step-check .check-output"), vec![render(&report, &check, lang)], "{handler}");
     }
     assert!(root.query_selector(".ck-download[download='check-runtime.sh']").unwrap().is_some());
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 8 (built with `--features step8`): each click is one controller sync; `get ds`, `rollout status` and the pods
+/// are the model's texts; the learner's answer is judged against the model's diagnosis.
+#[cfg(feature = "step8")]
+#[wasm_bindgen_test]
+async fn step8_syncs_by_click_and_judges_the_answer() {
+    use gpu_node_lab::steps::rollout::{get_ds, judge, status, step};
+    use gpulab_model::daemonset::diagnosis::diagnose;
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
+    yew::scheduler::flush().await;
+    for n in 0..6u32 {
+        let s = step(n).unwrap();
+        assert_eq!(texts(&root, ".ro-get-ds"), vec![get_ds(&s.rounds)], "after {n} syncs");
+        assert_eq!(texts(&root, ".ro-status"), vec![status(&s)], "after {n} syncs");
+        click(&root, ".ro-sync");
+        yew::scheduler::flush().await;
+    }
+    let s = step(6).unwrap();
+    let d = diagnose(&s.rollout);
+    let node = d.stalled_nodes.first().map(|n| n.node.clone()).unwrap_or_default();
+    set_value(&root, ".ro-node select", &node);
+    set_value(&root, ".ro-cause select", "daemon-not-restarted");
+    click(&root, ".ro-submit");
+    yew::scheduler::flush().await;
+    let expected = gpu_node_lab::i18n::tf(gpu_node_lab::i18n::Lang::En, judge(&d, &node, "daemon-not-restarted"), &[("node", &node)]);
+    assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
+    assert!(root.query_selector(".ro-report-md[download='incident-report.md']").unwrap().is_some());
     handle.destroy();
     clear_saved_work();
 }

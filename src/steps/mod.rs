@@ -5,6 +5,7 @@ pub mod check;
 pub mod containerd;
 pub mod not_built;
 pub mod restart;
+#[cfg(feature = "step8")]
 pub mod rollout;
 pub mod slots;
 
@@ -68,7 +69,7 @@ impl Step {
             Step::CheckScript => Some(MessageId::Hint3),
             Step::Restart => Some(MessageId::Hint4),
             Step::Slots => Some(MessageId::Hint7),
-            Step::Rollout => Some(MessageId::Hint8),
+            Step::Rollout if cfg!(feature = "step8") => Some(MessageId::Hint8),
             _ => None,
         }
     }

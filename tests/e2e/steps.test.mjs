@@ -127,3 +127,31 @@ test("steps 3-4: restart, not SIGHUP — check runs before and after, by keyboar
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Step 8 is in the build only with `--features step8` (its size is over the budget):
+// STEP8=1 when dist/ was built with it; otherwise the step must be the placeholder.
+test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout --syncs N`", async () => {
+  const { page, errors } = await open("en", 8);
+  if (process.env.STEP8 !== "1") {
+    assert.equal(await page.locator(".not-built").count(), 1, "without step8 the step is the placeholder");
+    assert.equal(await page.locator(".ro-sync").count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+    return;
+  }
+  const syncs = 6;
+  for (let i = 0; i < syncs; i++) {
+    await page.locator(".ro-sync").focus();
+    await page.keyboard.press("Enter");
+  }
+  await page.locator(".ro-syncs").filter({ hasText: `Syncs so far: ${syncs}` }).waitFor();
+  const cli = gpulab(["rollout", "device-plugin-stall", "--syncs", String(syncs)]);
+  const pods = cli.split("$ kubectl get pods -o wide -l <selector>\n")[1].split("\nDiagnosis")[0];
+  assert.equal(await page.locator(".ro-pods").textContent(), pods);
+  const lastSync = cli.split("\n── sync ").at(-1).split("\n$ kubectl get pods")[0];
+  const statusLines = lastSync.split("\n").slice(3).join("\n");
+  assert.equal((await page.locator(".ro-status").textContent()).trimEnd(), statusLines.trimEnd());
+  await page.screenshot({ path: path.join(OUT, "step8-en.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
