@@ -94,10 +94,12 @@ pub fn app(props: &AppProps) -> Html {
         use_effect_with(props.step, move |step| dispatcher.dispatch(LabAction::Go(*step)));
     }
     {
+        // The host hears about the language and the step, not about every keystroke.
         let observer = props.observer.clone();
-        use_effect_with((*state).clone(), move |s| {
+        let current = (*state).clone();
+        use_effect_with((state.lang, state.step), move |_| {
             if let Some(o) = observer {
-                (o.0)(s.clone());
+                (o.0)(current);
             }
         });
     }
