@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 ROOT=$PWD
 
 TRUNK_VERSION=0.22.1            # declares rust-version 1.96.1; builds and runs on 1.95 with --ignore-rust-version
-export PATH="$HOME/.cargo/bin:$ROOT/tests/e2e/node_modules/.bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$ROOT/tests/e2e/node_modules/.bin:$PATH"
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 export TRUNK_SKIP_VERSION_CHECK=true
 export TRUNK_OFFLINE=true       # never download tools: a missing one fails at once with its name

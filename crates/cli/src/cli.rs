@@ -49,6 +49,11 @@ pub enum Command {
     Rollout(RolloutArgs),
     /// Write the incident report (Markdown; JSON with --output json) of a rollout run.
     Report(ReportArgs),
+    /// Schedule one pod on a modelled cluster (issue 5): prints the verdict, the
+    /// FailedScheduling event as `kubectl describe pod` shows it, and node × plugin
+    /// results. Exits 0 when scheduled, 1 when Pending or refused by the API server,
+    /// 2 on bad input (with file:line).
+    Schedule(ScheduleArgs),
     /// Talk to a container runtime over CRI (the live, loaded state).
     #[command(subcommand)]
     Cri(CriCommand),
@@ -189,6 +194,23 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    /// Multi-document YAML of Nodes and of the Pods already bound to them
+    /// (`spec.nodeName`); RuntimeClasses here count too.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub nodes: PathBuf,
+    /// The Pod to create and schedule.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub pod: PathBuf,
+    /// RuntimeClasses that exist in the cluster.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub runtimeclasses: Option<PathBuf>,
+    /// Kubernetes version whose behaviour to model: 1.33, 1.34, 1.35 or 1.36.
+    #[arg(long, value_name = "VERSION", default_value = "1.35")]
+    pub k8s_version: String,
+}
+
+#[derive(Debug, Args)]
 pub struct GoldensArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -249,6 +271,18 @@ mod tests {
         let Command::Containerd(ContainerdCommand::Explain(a)) = cli.command else { panic!("not explain") };
         assert_eq!((a.root, a.containerd_version.as_str()), (PathBuf::from("/n"), "1.6.20"));
         assert!(Cli::try_parse_from(["gpulab", "containerd", "dump", "--root", "/n"]).is_err());
+    }
+
+    /// `schedule` takes its three files and the version knob (issue 5).
+    #[test]
+    fn schedule_takes_files_and_version() {
+        let cli = Cli::try_parse_from([
+            "gpulab", "schedule", "--nodes", "n.yaml", "--pod", "p.yaml", "--k8s-version", "1.33",
+        ])
+        .unwrap();
+        let Command::Schedule(args) = cli.command else { panic!("not schedule") };
+        assert_eq!((args.nodes, args.k8s_version), (PathBuf::from("n.yaml"), "1.33".to_string()));
+        assert!(args.runtimeclasses.is_none());
     }
 
     /// clap's own consistency checks on the whole definition.

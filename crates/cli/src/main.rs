@@ -13,6 +13,7 @@
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
+//! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
 
 mod cli;
 mod cri;
@@ -23,6 +24,7 @@ mod output;
 mod slots;
 mod report;
 mod rollout;
+mod schedule;
 
 use clap::Parser;
 
@@ -38,6 +40,7 @@ fn main() {
         cli::Command::Containerd(cmd) => containerd::run(&cmd, cli.output),
         cli::Command::Rollout(args) => rollout::run(&args, cli.output),
         cli::Command::Report(args) => report::run(&args, cli.output),
+        cli::Command::Schedule(args) => schedule::run(&args, cli.output),
     };
     std::process::exit(code.into());
 }

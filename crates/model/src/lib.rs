@@ -10,6 +10,7 @@
 //! - [`kubernetes`]: advertisement, scheduling verdicts, RuntimeClass, kubelet sandbox.
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
+//! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
@@ -27,6 +28,7 @@ pub mod check_runtime;
 pub mod containerd;
 pub mod daemonset;
 pub mod diagnostic;
+pub mod go;
 pub mod kubernetes;
 pub mod slots;
 

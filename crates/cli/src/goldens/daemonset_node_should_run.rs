@@ -11,22 +11,14 @@ use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use serde_json::Value;
 
-use super::areas::json_case_names;
+use super::cases::run_cases;
 use super::k8s_objects::{node, pod_spec};
 use super::report::CaseResult;
 
 const AREA: &str = "daemonset_node_should_run";
 
 pub fn run(path: &Path, doc: &Value) -> Vec<CaseResult> {
-    let cases = doc.get("cases").and_then(Value::as_array).cloned().unwrap_or_default();
-    json_case_names(path, doc)
-        .into_iter()
-        .zip(cases.iter())
-        .map(|(name, case)| match check(case) {
-            Ok(()) => CaseResult::passed(AREA, name),
-            Err(why) => CaseResult::failed(AREA, name, why),
-        })
-        .collect()
+    run_cases(path, AREA, doc, check)
 }
 
 fn check(case: &Value) -> Result<(), String> {

@@ -15,17 +15,29 @@
 //! - [`k8s_objects`]: reading golden Kubernetes objects into k8s-openapi types.
 //! - Area runners: [`daemonset_node_should_run`], [`daemonset_rolling_update`],
 //!   [`rollout_status`].
+//! - [`cases`]: shared plumbing of the JSON runners.
+//! - Kubernetes area runners (issue 5): [`fit_error`], [`preemption`],
+//!   [`noderesources_fit`], [`tainttoleration`], [`nodeunschedulable`],
+//!   [`nodeaffinity`], [`runtimeclass_admission`].
 
 pub mod areas;
+pub mod cases;
 pub mod containerd;
 pub mod daemonset_node_should_run;
 pub mod daemonset_rolling_update;
 pub mod discover;
+pub mod fit_error;
 pub mod k8s_objects;
+pub mod nodeaffinity;
+pub mod noderesources_fit;
+pub mod nodeunschedulable;
 pub mod nvidia_mig_profiles;
 pub mod nvidia_sharing;
+pub mod preemption;
 pub mod report;
 pub mod rollout_status;
+pub mod runtimeclass_admission;
+pub mod tainttoleration;
 
 use std::path::PathBuf;
 

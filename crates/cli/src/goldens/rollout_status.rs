@@ -6,22 +6,14 @@ use std::path::Path;
 use gpulab_model::daemonset::rollout_status;
 use serde_json::Value;
 
-use super::areas::json_case_names;
+use super::cases::run_cases;
 use super::k8s_objects::daemon_set;
 use super::report::CaseResult;
 
 const AREA: &str = "rollout_status";
 
 pub fn run(path: &Path, doc: &Value) -> Vec<CaseResult> {
-    let cases = doc.get("cases").and_then(Value::as_array).cloned().unwrap_or_default();
-    json_case_names(path, doc)
-        .into_iter()
-        .zip(cases.iter())
-        .map(|(name, case)| match check(case) {
-            Ok(()) => CaseResult::passed(AREA, name),
-            Err(why) => CaseResult::failed(AREA, name, why),
-        })
-        .collect()
+    run_cases(path, AREA, doc, check)
 }
 
 fn check(case: &Value) -> Result<(), String> {

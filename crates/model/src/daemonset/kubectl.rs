@@ -9,23 +9,8 @@ use serde::Serialize;
 use super::events::Event;
 use super::pod::{pod_name, pod_node_name, pod_phase, unix};
 
-/// Go's `%q` for the names kubectl quotes.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+/// Go's `strconv.Quote` / `%q`.
+pub use crate::go::quote as go_quote;
 
 /// One answer of `DaemonSetStatusViewer.Status`: the message (with its trailing
 /// newline) and whether the wait is over.

@@ -71,6 +71,21 @@ impl NodeRuntime {
         }
     }
 
+    /// A node's runtime read off the containerd model: the handlers the daemon loaded
+    /// at its last start, and the handlers its files on disk would give on a restart.
+    pub fn from_daemon(daemon: &crate::containerd::Daemon) -> Self {
+        let serving = daemon.is_running().then(|| daemon.loaded()).flatten().filter(|l| l.start.cri_status() == "ok");
+        let loaded_handlers = if serving.is_some() { daemon.runtime_handlers() } else { Vec::new() };
+        let on_disk = crate::containerd::load(&daemon.files, &daemon.version);
+        let file_handlers = if on_disk.start.cri_status() == "ok" { on_disk.runtime_handlers() } else { Vec::new() };
+        NodeRuntime {
+            containerd_version: daemon.version.to_string(),
+            loaded_handlers,
+            file_handlers: Some(file_handlers),
+            findings: Vec::new(),
+        }
+    }
+
     /// `systemctl restart containerd`: the daemon loads the files on disk.
     pub fn restart(&mut self) {
         if let Some(files) = &self.file_handlers {

@@ -1,0 +1,107 @@
+//! Issue 5 benchmark: 10,000 GPU pods scheduled one after another on 5,000 GPU nodes,
+//! each cycle filtering every node with full per-node reasons (no early stop) and
+//! binding the pod; and one unschedulable GPU pod (FitError + preemption dry run) on
+//! 1,000 vs 5,000 nodes to show cost linear in nodes.
+//!
+//! Run: `cargo bench -p gpulab-model --bench schedule`.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use gpulab_model::kubernetes::scheduler::{schedule_one, FilterOptions, Outcome, PodInfo, Snapshot};
+use k8s_openapi::api::core::v1::{Container, Node, NodeStatus, Pod, PodSpec, ResourceRequirements};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+fn res(pairs: &[(&str, &str)]) -> BTreeMap<String, Quantity> {
+    pairs.iter().map(|(k, v)| (k.to_string(), Quantity(v.to_string()))).collect()
+}
+
+fn gpu_node(i: usize, gpus: &str) -> Node {
+    let r = res(&[("cpu", "64"), ("memory", "512Gi"), ("pods", "110"), ("nvidia.com/gpu", gpus)]);
+    Node {
+        metadata: ObjectMeta { name: Some(format!("gpu-{i:05}")), ..Default::default() },
+        status: Some(NodeStatus { capacity: Some(r.clone()), allocatable: Some(r), ..Default::default() }),
+        ..Default::default()
+    }
+}
+
+fn gpu_pod(i: usize) -> Pod {
+    let r = res(&[("cpu", "1"), ("memory", "4Gi"), ("nvidia.com/gpu", "1")]);
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(format!("train-{i}")),
+            namespace: Some("default".into()),
+            ..Default::default()
+        },
+        spec: Some(PodSpec {
+            containers: vec![Container {
+                name: "cuda".into(),
+                resources: Some(ResourceRequirements {
+                    limits: Some(r.clone()),
+                    requests: Some(r),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Schedules `pods` pods in turn, binding each; returns how many were bound.
+fn schedule_all(base: &Snapshot, pods: &[PodInfo], opts: &FilterOptions) -> usize {
+    let mut snapshot = base.clone();
+    let mut bound = 0;
+    for p in pods {
+        let result = schedule_one(&snapshot, p, opts);
+        if let Outcome::Scheduled { node_index, .. } = result.outcome {
+            if let Some(n) = snapshot.nodes.get_mut(node_index) {
+                n.add_pod(p.as_bound());
+                bound += 1;
+            }
+        }
+    }
+    bound
+}
+
+fn bench(c: &mut Criterion) {
+    let opts = FilterOptions::default();
+    let pods: Vec<PodInfo> = (0..10_000).map(|i| PodInfo::new(gpu_pod(i), true)).collect();
+    let cluster = Snapshot::new((0..5_000).map(|i| gpu_node(i, "8")), &[]);
+    let mut g = c.benchmark_group("schedule");
+    g.sample_size(10);
+    g.bench_function("10k_gpu_pods_on_5k_nodes", |b| {
+        b.iter(|| {
+            let n = schedule_all(&cluster, black_box(&pods), &opts);
+            assert_eq!(n, 10_000);
+        })
+    });
+    // A cluster whose GPUs are all taken: the worst case, FitError over every node
+    // plus a preemption dry run on every node.
+    let lone = PodInfo::new(gpu_pod(0), true);
+    for nodes in [1_000usize, 5_000] {
+        let full: Vec<Pod> = (0..nodes)
+            .map(|i| {
+                let mut p = gpu_pod(100_000 + i);
+                if let Some(s) = p.spec.as_mut() {
+                    s.node_name = Some(format!("gpu-{i:05}"));
+                }
+                p
+            })
+            .collect();
+        let snapshot = Snapshot::new((0..nodes).map(|i| gpu_node(i, "1")), &full);
+        g.bench_function(format!("unschedulable_gpu_pod_on_{nodes}_nodes"), |b| {
+            b.iter(|| {
+                let r = schedule_one(black_box(&snapshot), &lone, &opts);
+                assert!(!r.is_scheduled());
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,89 @@
+//! The Kubernetes version knob (1.33–1.36) and what each version changes in the
+//! behaviour the lab shows (spec §0, the version matrix).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A supported Kubernetes minor version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum KubeVersion {
+    V1_33,
+    V1_34,
+    #[default]
+    V1_35,
+    V1_36,
+}
+
+impl KubeVersion {
+    /// Every supported version, oldest first.
+    pub const ALL: [KubeVersion; 4] = [KubeVersion::V1_33, KubeVersion::V1_34, KubeVersion::V1_35, KubeVersion::V1_36];
+
+    /// TaintToleration names the first untolerated taint (`{KEY: VALUE}`) on 1.33 and
+    /// early 1.34; from 1.35 (and late 1.34 patches, PR #134740) it does not. The model
+    /// treats 1.34 as the early patches (the cherry-pick's first patch is not known).
+    pub fn legacy_taint_message(self) -> bool {
+        self <= KubeVersion::V1_34
+    }
+
+    /// NodeResourcesFit returns UnschedulableAndUnresolvable when a request exceeds the
+    /// node's allocatable (PR #131345, 1.34+).
+    pub fn fit_unresolvable_when_over_allocatable(self) -> bool {
+        self >= KubeVersion::V1_34
+    }
+
+    /// The DynamicResources plugin is in the default profile (DRA GA, 1.34+), which adds
+    /// `no new claims to deallocate` to the PostFilter message of a claimless pod.
+    pub fn dynamic_resources_enabled(self) -> bool {
+        self >= KubeVersion::V1_34
+    }
+}
+
+impl fmt::Display for KubeVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KubeVersion::V1_33 => "1.33",
+            KubeVersion::V1_34 => "1.34",
+            KubeVersion::V1_35 => "1.35",
+            KubeVersion::V1_36 => "1.36",
+        })
+    }
+}
+
+/// A version string the model does not cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVersion(pub String);
+
+impl fmt::Display for UnknownVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unsupported Kubernetes version {:?} (supported: 1.33, 1.34, 1.35, 1.36)", self.0)
+    }
+}
+
+impl FromStr for KubeVersion {
+    type Err = UnknownVersion;
+    /// Accepts `1.35`, `v1.35`, `1.35.2`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().trim_start_matches('v');
+        let minor: String = t.split('.').take(2).collect::<Vec<_>>().join(".");
+        match minor.as_str() {
+            "1.33" => Ok(KubeVersion::V1_33),
+            "1.34" => Ok(KubeVersion::V1_34),
+            "1.35" => Ok(KubeVersion::V1_35),
+            "1.36" => Ok(KubeVersion::V1_36),
+            _ => Err(UnknownVersion(s.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Version strings in the forms users type.
+    #[test]
+    fn parses_versions() {
+        assert_eq!("1.35".parse(), Ok(KubeVersion::V1_35));
+        assert_eq!("v1.33.4".parse(), Ok(KubeVersion::V1_33));
+        assert!("1.32".parse::<KubeVersion>().is_err());
+    }
+}

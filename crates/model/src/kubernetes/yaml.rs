@@ -1,0 +1,292 @@
+//! Kubernetes manifests from YAML: multi-document files (and `kind: List`) into
+//! k8s-openapi objects (Node, Pod, RuntimeClass, DaemonSet, ConfigMap, Event). Bad
+//! input is a [`Diagnostic`] with file:line:column, never a panic: invalid YAML,
+//! missing or unknown `kind`, fields of the wrong shape, quantities that are not
+//! quantities.
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use serde::de::DeserializeOwned;
+
+use super::quantity::Quantity;
+use crate::diagnostic::{Diagnostic, Severity, Span};
+
+/// An object and where its document starts.
+#[derive(Debug, Clone)]
+pub struct Located<T> {
+    pub object: T,
+    pub span: Span,
+}
+
+/// Every object of one or more manifest files, by kind, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Manifests {
+    pub nodes: Vec<Located<Node>>,
+    pub pods: Vec<Located<Pod>>,
+    pub runtime_classes: Vec<Located<RuntimeClass>>,
+    pub daemon_sets: Vec<Located<DaemonSet>>,
+    pub config_maps: Vec<Located<ConfigMap>>,
+    pub events: Vec<Located<Event>>,
+}
+
+impl Manifests {
+    /// Appends another file's objects.
+    pub fn extend(&mut self, other: Manifests) {
+        self.nodes.extend(other.nodes);
+        self.pods.extend(other.pods);
+        self.runtime_classes.extend(other.runtime_classes);
+        self.daemon_sets.extend(other.daemon_sets);
+        self.config_maps.extend(other.config_maps);
+        self.events.extend(other.events);
+    }
+}
+
+/// The kinds the lab reads.
+pub const KINDS: [&str; 6] = ["Node", "Pod", "RuntimeClass", "DaemonSet", "ConfigMap", "Event"];
+
+/// One YAML document of a file: its text and the line (1-based) it starts on.
+struct Document {
+    text: String,
+    first_line: u32,
+}
+
+/// Splits at `---` lines (the YAML document marker at column 1).
+fn split_documents(text: &str) -> Vec<Document> {
+    let mut docs = Vec::new();
+    let mut cur = String::new();
+    let mut first_line = 1u32;
+    for (i, line) in text.lines().enumerate() {
+        let is_marker = line.starts_with("---")
+            && line.get(3..).is_none_or(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '#']));
+        if is_marker {
+            docs.push(Document { text: std::mem::take(&mut cur), first_line });
+            first_line = i as u32 + 2;
+            // A document may start on the marker line (`--- {kind: Pod}`).
+            if let Some(rest) = line.get(3..) {
+                if !rest.trim().is_empty() && !rest.trim_start().starts_with('#') {
+                    first_line = i as u32 + 1;
+                    cur.push_str(rest);
+                    cur.push('\n');
+                }
+            }
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+    }
+    docs.push(Document { text: cur, first_line });
+    docs
+}
+
+/// Whether a document holds only blanks and comments.
+fn is_empty_doc(text: &str) -> bool {
+    text.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t == "..."
+    })
+}
+
+fn yaml_error(file: &str, doc: &Document, code: &str, e: &serde_norway::Error) -> Diagnostic {
+    let (line, column) =
+        e.location().map_or((doc.first_line, 1), |l| (doc.first_line + l.line() as u32 - 1, l.column() as u32));
+    let mut msg = e.to_string();
+    // serde_norway appends " at line N column M" (relative to the document); the
+    // span carries the absolute place instead.
+    if let Some(i) = msg.rfind(" at line ") {
+        msg.truncate(i);
+    }
+    Diagnostic::new(code, Severity::Error).arg("message", msg).at(Span::new(file, line, column))
+}
+
+/// The line of the first `key:` at the document's top level, else the first line.
+fn line_of_key(doc: &Document, key: &str) -> u32 {
+    let pat = format!("{key}:");
+    doc.text.lines().position(|l| l.starts_with(&pat)).map_or(doc.first_line, |i| doc.first_line + i as u32)
+}
+
+/// The line of `name: value` (block or flow style, name or value possibly quoted),
+/// for quantities; the document's first line when not found.
+fn line_of_entry(doc: &Document, name: &str, value: &str) -> u32 {
+    let holds = |line: &str| {
+        line.match_indices(name).any(|(i, _)| {
+            let rest = line.get(i + name.len()..).unwrap_or("");
+            let rest = rest.trim_start_matches(['"', '\'']);
+            rest.starts_with(':') && rest.contains(value)
+        })
+    };
+    doc.text.lines().position(holds).map_or(doc.first_line, |i| doc.first_line + i as u32)
+}
+
+/// Loads one file's text. Objects that load are returned even when others fail.
+pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
+    let mut out = Manifests::default();
+    let mut diags = Vec::new();
+    for doc in split_documents(text) {
+        if is_empty_doc(&doc.text) {
+            continue;
+        }
+        let value: serde_json::Value = match serde_norway::from_str(&doc.text) {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(yaml_error(file, &doc, "k8s-yaml-invalid", &e));
+                continue;
+            }
+        };
+        load_value(file, &doc, value, &mut out, &mut diags);
+    }
+    (out, diags)
+}
+
+#[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
+fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
+    let kind_line = line_of_key(doc, "kind");
+    let Some(kind) = value.get("kind").and_then(|k| k.as_str()).map(str::to_string) else {
+        let what = if value.is_object() { "kind-missing" } else { "not-an-object" };
+        diags.push(Diagnostic::new(format!("k8s-{what}"), Severity::Error).at(Span::new(file, doc.first_line, 1)));
+        return;
+    };
+    if kind == "List" {
+        for item in value.get("items").and_then(|i| i.as_array()).cloned().unwrap_or_default() {
+            load_value(file, doc, item, out, diags);
+        }
+        return;
+    }
+    let span = Span::new(file, doc.first_line, 1);
+    // Type errors are found by deserialising the YAML text itself, so that serde
+    // reports the line of the bad field.
+    #[allow(clippy::result_large_err)]
+    fn typed<T: DeserializeOwned>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
+        match serde_json::from_value::<T>(value) {
+            Ok(v) => Ok(v),
+            Err(_) => match serde_norway::from_str::<T>(&doc.text) {
+                Err(e) => Err(yaml_error(file, doc, "k8s-object-invalid", &e)),
+                Ok(v) => Ok(v),
+            },
+        }
+    }
+    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| {
+        for (path, name, text) in entries {
+            if let Err(e) = Quantity::parse(&text) {
+                diags.push(
+                    Diagnostic::new("k8s-quantity-invalid", Severity::Error)
+                        .arg("field", format!("{path}[{name}]"))
+                        .arg("value", &text)
+                        .arg("message", e)
+                        .at(Span::new(file, line_of_entry(doc, &name, &text), 1)),
+                );
+            }
+        }
+    };
+    let result: Result<(), Diagnostic> = (|| {
+        match kind.as_str() {
+            "Node" => {
+                let n: Node = typed(file, doc, value)?;
+                check(diags, node_quantities(&n));
+                out.nodes.push(Located { object: n, span });
+            }
+            "Pod" => {
+                let p: Pod = typed(file, doc, value)?;
+                check(diags, pod_quantities(&p));
+                out.pods.push(Located { object: p, span });
+            }
+            "RuntimeClass" => {
+                let rc: RuntimeClass = typed(file, doc, value)?;
+                let entries = rc
+                    .overhead
+                    .iter()
+                    .flat_map(|o| o.pod_fixed.iter().flatten())
+                    .map(|(k, v)| ("overhead.podFixed".to_string(), k.clone(), v.0.clone()))
+                    .collect();
+                check(diags, entries);
+                out.runtime_classes.push(Located { object: rc, span });
+            }
+            "DaemonSet" => {
+                let ds: DaemonSet = typed(file, doc, value)?;
+                out.daemon_sets.push(Located { object: ds, span });
+            }
+            "ConfigMap" => out.config_maps.push(Located { object: typed(file, doc, value)?, span }),
+            "Event" => out.events.push(Located { object: typed(file, doc, value)?, span }),
+            other => {
+                return Err(Diagnostic::new("k8s-kind-unknown", Severity::Error)
+                    .arg("kind", other)
+                    .arg("known", KINDS.join(", "))
+                    .at(Span::new(file, kind_line, 1)))
+            }
+        }
+        Ok(())
+    })();
+    if let Err(d) = result {
+        diags.push(d);
+    }
+}
+
+fn node_quantities(n: &Node) -> Vec<(String, String, String)> {
+    let st = n.status.as_ref();
+    [
+        ("status.capacity", st.and_then(|s| s.capacity.as_ref())),
+        ("status.allocatable", st.and_then(|s| s.allocatable.as_ref())),
+    ]
+    .into_iter()
+    .flat_map(|(p, m)| m.into_iter().flatten().map(move |(k, v)| (p.to_string(), k.clone(), v.0.clone())))
+    .collect()
+}
+
+fn pod_quantities(p: &Pod) -> Vec<(String, String, String)> {
+    let Some(spec) = &p.spec else { return Vec::new() };
+    let mut out = Vec::new();
+    let lists = [("containers", Some(&spec.containers)), ("initContainers", spec.init_containers.as_ref())];
+    for (list, cs) in lists {
+        for (i, c) in cs.into_iter().flatten().enumerate() {
+            let r = c.resources.as_ref();
+            for (what, m) in
+                [("requests", r.and_then(|r| r.requests.as_ref())), ("limits", r.and_then(|r| r.limits.as_ref()))]
+            {
+                for (k, v) in m.into_iter().flatten() {
+                    out.push((format!("spec.{list}[{i}].resources.{what}"), k.clone(), v.0.clone()));
+                }
+            }
+        }
+    }
+    for (k, v) in spec.overhead.iter().flatten() {
+        out.push(("spec.overhead".into(), k.clone(), v.0.clone()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two documents load by kind; each knows its starting line.
+    #[test]
+    fn loads_multi_document_files() {
+        let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: []\n";
+        let (m, diags) = load("cluster.yaml", text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(m.nodes.len(), 1);
+        assert_eq!(m.pods.len(), 1);
+        assert_eq!(m.pods[0].span.line, 6);
+    }
+
+    /// Bad manifests give a diagnostic at the right file:line, never a panic.
+    #[test]
+    fn bad_manifests_have_file_and_line() {
+        let cases = [
+            ("kind: Node\nmetadata: [\n", "k8s-yaml-invalid", 3),
+            ("---\napiVersion: v1\nkind: Gadget\n", "k8s-kind-unknown", 3),
+            ("metadata: {}\n", "k8s-kind-missing", 1),
+            (
+                "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources:\n      limits:\n        nvidia.com/gpu: one\n",
+                "k8s-quantity-invalid",
+                8,
+            ),
+            ("kind: Pod\nmetadata: {name: p}\nspec:\n  containers: 3\n", "k8s-object-invalid", 4),
+        ];
+        for (text, code, line) in cases {
+            let (_, diags) = load("x.yaml", text);
+            let d = diags.first().unwrap_or_else(|| panic!("no diagnostic for {text:?}"));
+            assert_eq!((d.code.as_str(), d.primary.as_ref().map(|s| s.line)), (code, Some(line)), "{text:?} {d:?}");
+        }
+    }
+}
