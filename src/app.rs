@@ -11,11 +11,14 @@ use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, LabState};
+#[cfg(not(feature = "k8s-steps"))]
 use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
-#[cfg(feature = "step8")]
+#[cfg(feature = "k8s-steps")]
+use crate::steps::kubernetes::KubeStep;
+#[cfg(feature = "k8s-steps")]
 use crate::steps::rollout::RolloutStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
@@ -58,7 +61,11 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(feature = "step8")]
+        #[cfg(feature = "k8s-steps")]
+        Step::RuntimeClass | Step::Scheduling => html! {
+            <KubeStep {lang} {step} input={state.work.kube.clone()} {dispatch} />
+        },
+        #[cfg(feature = "k8s-steps")]
         Step::Rollout => html! {
             <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
@@ -66,6 +73,7 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
+        #[cfg(not(feature = "k8s-steps"))]
         _ => html! { <NotBuilt {lang} {step} /> },
     }
 }

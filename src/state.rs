@@ -31,6 +31,38 @@ pub struct Work {
     pub restart: RestartInput,
     pub check: CheckInput,
     pub rollout: RolloutInput,
+    pub kube: KubeInput,
+}
+
+/// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KubeInput {
+    /// A Kubernetes minor version (`1.33` … `1.36`).
+    pub version: String,
+    pub cluster: String,
+    pub runtimeclass: String,
+    pub pod: String,
+}
+
+impl Default for KubeInput {
+    fn default() -> Self {
+        KubeInput {
+            version: "1.36".into(),
+            cluster: include_str!("steps/data/cluster.yaml").into(),
+            runtimeclass: include_str!("steps/data/runtimeclass.yaml").into(),
+            pod: include_str!("steps/data/pod.yaml").into(),
+        }
+    }
+}
+
+/// A change to steps 5–6's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KubeAction {
+    Version(String),
+    Cluster(String),
+    RuntimeClass(String),
+    Pod(String),
 }
 
 /// Step 8: how many controller syncs the learner stepped, and their answer.
@@ -206,6 +238,7 @@ pub enum LabAction {
     Restart(RestartAction),
     Check(CheckAction),
     Rollout(RolloutAction),
+    Kube(KubeAction),
     /// Puts a step's inputs back to their defaults.
     ResetStep(Step),
 }
@@ -287,6 +320,17 @@ impl LabState {
                 }
                 s
             }
+            LabAction::Kube(a) => {
+                let mut s = self;
+                let k = &mut s.work.kube;
+                match a {
+                    KubeAction::Version(v) => k.version = v,
+                    KubeAction::Cluster(t) => k.cluster = t,
+                    KubeAction::RuntimeClass(t) => k.runtimeclass = t,
+                    KubeAction::Pod(t) => k.pod = t,
+                }
+                s
+            }
             LabAction::ResetStep(step) => {
                 let mut s = self;
                 match step {
@@ -296,7 +340,7 @@ impl LabState {
                     Step::Restart => s.work.restart = RestartInput::default(),
                     Step::CheckScript => s.work.check = CheckInput::default(),
                     Step::Rollout => s.work.rollout = RolloutInput::default(),
-                    _ => {}
+                    Step::RuntimeClass | Step::Scheduling => s.work.kube = KubeInput::default(),
                 }
                 s
             }

@@ -94,15 +94,18 @@ async fn handle_update_destroy_and_bad_options() {
     assert_eq!(message, "gpu-lab: unknown lang \"fr\": use \"ko\" or \"en\"");
 }
 
-/// Without the `step8` feature, step 8 says honestly that it is not built.
-#[cfg(not(feature = "step8"))]
+/// Without the `k8s-steps` feature, steps 5, 6 and 8 say honestly that they are not built.
+#[cfg(not(feature = "k8s-steps"))]
 #[wasm_bindgen_test]
-async fn step8_without_the_feature_is_the_placeholder() {
+async fn steps_5_6_8_without_the_feature_are_the_placeholder() {
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
-    yew::scheduler::flush().await;
-    assert!(root.query_selector(".not-built").unwrap().is_some());
-    assert!(root.query_selector(".ro-sync").unwrap().is_none());
+    for step in [5, 6, 8] {
+        handle.update(options(&[("step", step.into())])).unwrap();
+        yew::scheduler::flush().await;
+        assert!(root.query_selector(".not-built").unwrap().is_some(), "step {step}");
+        assert!(root.query_selector(".ro-sync, .step-kube").unwrap().is_none(), "step {step}");
+    }
     handle.destroy();
 }
 
@@ -372,9 +375,9 @@ async fn step3_shows_the_checks_output_for_the_node() {
     clear_saved_work();
 }
 
-/// Step 8 (built with `--features step8`): each click is one controller sync; `get ds`, `rollout status` and the pods
+/// Step 8 (built with `--features k8s-steps`): each click is one controller sync; `get ds`, `rollout status` and the pods
 /// are the model's texts; the learner's answer is judged against the model's diagnosis.
-#[cfg(feature = "step8")]
+#[cfg(feature = "k8s-steps")]
 #[wasm_bindgen_test]
 async fn step8_syncs_by_click_and_judges_the_answer() {
     use gpu_node_lab::steps::rollout::{get_ds, judge, status, step};
@@ -400,6 +403,39 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     let expected = gpu_node_lab::i18n::tf(gpu_node_lab::i18n::Lang::En, judge(&d, &node, "daemon-not-restarted"), &[("node", &node)]);
     assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
     assert!(root.query_selector(".ro-report-md[download='incident-report.md']").unwrap().is_some());
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Steps 5–6 (built with `--features k8s-steps`): the outcome of creating the pod is the
+/// kubernetes model's text, and follows the RuntimeClass edit (removed → admission).
+#[cfg(feature = "k8s-steps")]
+#[wasm_bindgen_test]
+async fn steps_5_6_show_the_kubernetes_models_outcome() {
+    use gpu_node_lab::state::KubeInput;
+    use gpu_node_lab::steps::kubernetes::{outcome, KubeOutcome};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let mut input = KubeInput::default();
+    for edit in [None, Some("")] {
+        if let Some(text) = edit {
+            set_value(&root, ".k8s-runtimeclass textarea", text);
+            yew::scheduler::flush().await;
+            input.runtimeclass = text.into();
+        }
+        let shown = match outcome(&input) {
+            KubeOutcome::Created { verdict, events, nodes } => {
+                assert_eq!(texts(&root, ".k8s-events"), vec![events]);
+                assert_eq!(texts(&root, ".k8s-nodes"), vec![nodes]);
+                (".k8s-verdict", verdict)
+            }
+            KubeOutcome::Rejected(text) => (".k8s-rejected", text),
+            KubeOutcome::BadInput(d) => panic!("the lab's manifests load: {d:?}"),
+        };
+        assert_eq!(texts(&root, shown.0), vec![shown.1]);
+    }
     handle.destroy();
     clear_saved_work();
 }

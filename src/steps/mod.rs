@@ -5,7 +5,9 @@ pub mod check;
 pub mod containerd;
 pub mod not_built;
 pub mod restart;
-#[cfg(feature = "step8")]
+#[cfg(feature = "k8s-steps")]
+pub mod kubernetes;
+#[cfg(feature = "k8s-steps")]
 pub mod rollout;
 pub mod slots;
 
@@ -69,7 +71,9 @@ impl Step {
             Step::CheckScript => Some(MessageId::Hint3),
             Step::Restart => Some(MessageId::Hint4),
             Step::Slots => Some(MessageId::Hint7),
-            Step::Rollout if cfg!(feature = "step8") => Some(MessageId::Hint8),
+            Step::RuntimeClass if cfg!(feature = "k8s-steps") => Some(MessageId::Hint5),
+            Step::Scheduling if cfg!(feature = "k8s-steps") => Some(MessageId::Hint6),
+            Step::Rollout if cfg!(feature = "k8s-steps") => Some(MessageId::Hint8),
             _ => None,
         }
     }

@@ -128,12 +128,12 @@ test("steps 3-4: restart, not SIGHUP — check runs before and after, by keyboar
   await page.close();
 });
 
-// Step 8 is in the build only with `--features step8` (its size is over the budget):
-// STEP8=1 when dist/ was built with it; otherwise the step must be the placeholder.
+// Step 8 is in the build only with `--features k8s-steps` (its size is over the budget):
+// K8S_STEPS=1 when dist/ was built with it; otherwise the step must be the placeholder.
 test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout --syncs N`", async () => {
   const { page, errors } = await open("en", 8);
-  if (process.env.STEP8 !== "1") {
-    assert.equal(await page.locator(".not-built").count(), 1, "without step8 the step is the placeholder");
+  if (process.env.K8S_STEPS !== "1") {
+    assert.equal(await page.locator(".not-built").count(), 1, "without k8s-steps the step is the placeholder");
     assert.equal(await page.locator(".ro-sync").count(), 0);
     assert.deepEqual(errors, []);
     await page.close();
@@ -152,6 +152,24 @@ test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout -
   const statusLines = lastSync.split("\n").slice(3).join("\n");
   assert.equal((await page.locator(".ro-status").textContent()).trimEnd(), statusLines.trimEnd());
   await page.screenshot({ path: path.join(OUT, "step8-en.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("steps 5-6: the pod's outcome equals `gpulab schedule` for the same manifests", async () => {
+  const { page, errors } = await open("en", 6);
+  if (process.env.K8S_STEPS !== "1") {
+    assert.equal(await page.locator(".not-built").count(), 1, "without k8s-steps the step is the placeholder");
+    assert.deepEqual(errors, []);
+    await page.close();
+    return;
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), "gpulab-k8s-"));
+  for (const f of ["cluster.yaml", "runtimeclass.yaml", "pod.yaml"]) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
+  const cli = gpulab(["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", "pod.yaml", "--k8s-version", "1.36"], dir);
+  const shown = [await page.locator(".k8s-verdict").textContent(), await page.locator(".k8s-events").textContent(), await page.locator(".k8s-nodes").textContent()];
+  assert.equal(`${shown[0]}\n${shown[1]}\n${shown[2]}`, cli);
+  await page.screenshot({ path: path.join(OUT, "step6-en.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
