@@ -6,12 +6,23 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::components::hint::Hint;
 use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, LabState};
+#[cfg(not(feature = "k8s-steps"))]
 use crate::steps::not_built::NotBuilt;
+use crate::steps::check::CheckStep;
+use crate::steps::containerd::ContainerdStep;
+use crate::steps::restart::RestartStep;
+#[cfg(feature = "k8s-steps")]
+use crate::steps::kubernetes::KubeStep;
+#[cfg(feature = "k8s-steps")]
+use crate::steps::rollout::RolloutStep;
+use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
+use crate::storage;
 
 /// Told about every state change, so the handle can answer `state()` and the host
 /// page gets `gpulab:statechange` events. Compared by identity.
@@ -36,9 +47,52 @@ pub struct AppProps {
     pub observer: Option<StateObserver>,
 }
 
+/// The current step's view: the built ones render model results; the rest say
+/// honestly that they are not built yet.
+fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html {
+    let dispatcher = state.dispatcher();
+    let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
+    match step {
+        Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
+        Step::MainConfig | Step::DropIn => {
+            html! { <ContainerdStep {lang} {step} input={state.work.containerd.clone()} {dispatch} /> }
+        }
+        Step::Restart => html! {
+            <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
+                check={state.work.check.clone()} {dispatch} />
+        },
+        #[cfg(feature = "k8s-steps")]
+        Step::RuntimeClass | Step::Scheduling => html! {
+            <KubeStep {lang} {step} input={state.work.kube.clone()} {dispatch} />
+        },
+        #[cfg(feature = "k8s-steps")]
+        Step::Rollout => html! {
+            <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
+        },
+        Step::CheckScript => html! {
+            <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
+                check={state.work.check.clone()} {dispatch} />
+        },
+        #[cfg(not(feature = "k8s-steps"))]
+        _ => html! { <NotBuilt {lang} {step} /> },
+    }
+}
+
 #[component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step });
+    // Saved work is read once, here at the edge; the reducer stays pure.
+    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: storage::load().unwrap_or_default() });
+    {
+        // Save on every change of the work (not on mount: unreadable saved data is left
+        // alone until the learner changes something).
+        let first = use_mut_ref(|| true);
+        use_effect_with(state.work.clone(), move |work| {
+            if std::mem::replace(&mut *first.borrow_mut(), false) {
+                return;
+            }
+            storage::save(work);
+        });
+    }
     {
         let dispatcher = state.dispatcher();
         use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
@@ -48,10 +102,12 @@ pub fn app(props: &AppProps) -> Html {
         use_effect_with(props.step, move |step| dispatcher.dispatch(LabAction::Go(*step)));
     }
     {
+        // The host hears about the language and the step, not about every keystroke.
         let observer = props.observer.clone();
-        use_effect_with(*state, move |s| {
+        let current = (*state).clone();
+        use_effect_with((state.lang, state.step), move |_| {
             if let Some(o) = observer {
-                (o.0)(*s);
+                (o.0)(current);
             }
         });
     }
@@ -80,7 +136,10 @@ pub fn app(props: &AppProps) -> Html {
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
-                    <NotBuilt {lang} {step} />
+                    if let Some(hint) = step.hint() {
+                        <Hint {lang} text={hint} />
+                    }
+                    { step_view(&state, lang, step) }
                 </main>
             </div>
         </div>

@@ -4,7 +4,8 @@
 //! # Layout
 //!
 //! - [`mount`]: the exported JS API (`mount(root, options) -> LabHandle`).
-//! - [`app`]: the shell component; [`state`]: its pure reducer.
+//! - [`app`]: the shell component; [`state`]: its pure reducer; [`storage`]: saving
+//!   the learner's work (localStorage), at the edge.
 //! - [`steps`]: one module per lab step; [`components`]: shared pieces.
 //! - [`i18n`]: Korean (default) and English, ids checked at compile time.
 //! - [`panic_hook`]: reports a panic inside the mounted labs.
@@ -16,5 +17,6 @@ pub mod mount;
 pub mod panic_hook;
 pub mod state;
 pub mod steps;
+pub mod storage;
 
 pub use mount::{mount, LabHandle};

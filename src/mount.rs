@@ -6,7 +6,7 @@
 //! `{ lang: "ko" | "en", step: 1..8 }`, and the `gpulab:statechange` event (detail =
 //! the state object) dispatched on the root element.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -72,7 +72,7 @@ pub struct LabHandle {
     app: Option<AppHandle<App>>,
     root: web_sys::Element,
     props: AppProps,
-    latest: Rc<Cell<LabState>>,
+    latest: Rc<RefCell<LabState>>,
 }
 
 /// Mounts a lab into `root` (an element the host owns; its content is replaced).
@@ -83,16 +83,17 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
     let initial = LabState {
         lang: options.lang.unwrap_or_default(),
         step: options.step.unwrap_or_default(),
+        work: Default::default(),
     };
-    let latest = Rc::new(Cell::new(initial));
+    let latest = Rc::new(RefCell::new(initial.clone()));
     let observer = {
         let latest = latest.clone();
         let root = root.clone();
         StateObserver(Rc::new(move |state: LabState| {
-            latest.set(state);
             panic_hook::track(&root, state.lang);
             let init = web_sys::CustomEventInit::new();
-            init.set_detail(&state_object(state));
+            init.set_detail(&state_object(&state));
+            *latest.borrow_mut() = state;
             init.set_bubbles(true);
             if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("gpulab:statechange", &init) {
                 root.dispatch_event(&event).ok();
@@ -114,7 +115,7 @@ impl LabHandle {
         let Some(app) = self.app.as_mut() else {
             return Err(js_sys::Error::new("gpu-lab: this lab was destroyed").into());
         };
-        let current = self.latest.get();
+        let current = self.latest.borrow().clone();
         self.props.lang = options.lang.unwrap_or(current.lang);
         self.props.step = options.step.unwrap_or(current.step);
         app.update(self.props.clone());
@@ -123,7 +124,7 @@ impl LabHandle {
 
     /// The lab's state as a plain object: `{ lang: "ko", step: 1 }`.
     pub fn state(&self) -> JsValue {
-        state_object(self.latest.get())
+        state_object(&self.latest.borrow())
     }
 
     /// Unmounts the lab; its root is empty by the next task (Yew unmounts on its
@@ -136,7 +137,7 @@ impl LabHandle {
     }
 }
 
-fn state_object(state: LabState) -> JsValue {
+fn state_object(state: &LabState) -> JsValue {
     let obj = js_sys::Object::new();
     js_sys::Reflect::set(&obj, &"lang".into(), &state.lang.tag().into()).ok();
     js_sys::Reflect::set(&obj, &"step".into(), &(state.step.number() as f64).into()).ok();

@@ -1,28 +1,246 @@
 //! The lab's state as a pure reducer (Yew's function_todomvc pattern): [`LabState`]
 //! changes only through [`LabAction`]s. No storage, timers or messaging here; those
-//! live at the edge ([`crate::mount`]).
+//! live at the edge ([`crate::mount`], [`crate::storage`]).
+//!
+//! [`LabState::work`] is what the learner typed or chose in the steps; it is what is
+//! saved and restored. The language and the step belong to the host page (mount
+//! options) and are not saved.
 
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
 use yew::Reducible;
 
 use crate::i18n::Lang;
 use crate::steps::Step;
 
 /// What the learner has chosen so far.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LabState {
     pub lang: Lang,
     pub step: Step,
+    pub work: Work,
+}
+
+/// The learner's inputs, step by step (saved to localStorage at the edge).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Work {
+    pub slots: SlotsInput,
+    pub containerd: ContainerdInput,
+    pub restart: RestartInput,
+    pub check: CheckInput,
+    pub rollout: RolloutInput,
+    pub kube: KubeInput,
+}
+
+/// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KubeInput {
+    /// A Kubernetes minor version (`1.33` … `1.36`).
+    pub version: String,
+    pub cluster: String,
+    pub runtimeclass: String,
+    pub pod: String,
+}
+
+impl Default for KubeInput {
+    fn default() -> Self {
+        KubeInput {
+            version: "1.36".into(),
+            cluster: include_str!("steps/data/cluster.yaml").into(),
+            runtimeclass: include_str!("steps/data/runtimeclass.yaml").into(),
+            pod: include_str!("steps/data/pod.yaml").into(),
+        }
+    }
+}
+
+/// A change to steps 5–6's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KubeAction {
+    Version(String),
+    Cluster(String),
+    RuntimeClass(String),
+    Pod(String),
+}
+
+/// Step 8: how many controller syncs the learner stepped, and their answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RolloutInput {
+    pub syncs: u32,
+    /// The node the learner names as holding the rollout.
+    pub node: String,
+    /// The cause they name (a diagnosis link code, e.g. `daemon-not-restarted`).
+    pub cause: String,
+    /// Whether they submitted the answer.
+    pub answered: bool,
+}
+
+/// The most syncs step 8 steps (the seed incident stalls long before).
+pub const MAX_SYNCS: u32 = 60;
+
+/// A change to step 8's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RolloutAction {
+    Sync,
+    Node(String),
+    Cause(String),
+    Answer,
+}
+
+/// Step 3: what the check is asked to look for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckInput {
+    /// `--handler`: the runtime handler GPU pods need.
+    pub handler: String,
+    /// `--keep`: the main config's runtime whose settings must survive the drop-in.
+    pub keep: String,
+}
+
+impl Default for CheckInput {
+    fn default() -> Self {
+        CheckInput { handler: "nvidia".into(), keep: "runc".into() }
+    }
+}
+
+/// A change to step 3's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckAction {
+    Handler(String),
+    Keep(String),
+}
+
+/// Steps 1 and 2: the node's containerd files and the containerd version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ContainerdInput {
+    /// A recorded version name (`1.7.34`, `2.0.11`, …).
+    pub version: String,
+    /// `/etc/containerd/config.toml`.
+    pub main: String,
+    /// `/etc/containerd/conf.d/99-nvidia.toml` (step 2 adds it).
+    pub dropin: String,
+}
+
+impl Default for ContainerdInput {
+    fn default() -> Self {
+        ContainerdInput {
+            version: "1.7.34".into(),
+            main: include_str!("steps/data/incident-main.toml").into(),
+            dropin: include_str!("steps/data/incident-99-nvidia.toml").into(),
+        }
+    }
+}
+
+/// Step 4: who supervises the daemon, and what the learner did to it, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RestartInput {
+    pub supervisor: SupervisorChoice,
+    pub ops: Vec<DaemonOp>,
+}
+
+/// How containerd was started on the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SupervisorChoice {
+    /// The shipped `containerd.service` (`Restart=always`).
+    #[default]
+    Systemd,
+    ByHand,
+}
+
+/// One thing done to the node in step 4; the model replays them on its daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DaemonOp {
+    /// Write step 2's drop-in to disk (as the NVIDIA toolkit does).
+    WriteDropin,
+    Sighup,
+    Restart,
+    /// Let five seconds pass.
+    Wait,
+    /// Run the check on the node as it is now.
+    RunCheck,
+}
+
+/// The most operations step 4 keeps (older ones are dropped first).
+pub const MAX_OPS: usize = 50;
+
+/// Step 7: the slot calculator's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SlotsInput {
+    /// An NVML name of the model's table of known GPUs.
+    pub gpu_model: String,
+    pub gpus_per_node: u32,
+    pub nodes: u32,
+    /// Replicas of the compared time-slicing and MPS rows.
+    pub replicas: u32,
+    /// The device-plugin config file's text (the table's "config file" row).
+    pub config: String,
+}
+
+/// The config file's name, as diagnostics and the CLI name it.
+pub const SLOTS_CONFIG_FILE: &str = "config.yaml";
+
+impl Default for SlotsInput {
+    fn default() -> Self {
+        SlotsInput {
+            gpu_model: "NVIDIA H100 80GB HBM3".into(),
+            gpus_per_node: 8,
+            nodes: 2,
+            replicas: 4,
+            // The time-slicing config of NVIDIA's device-plugin documentation.
+            config: "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"
+                .into(),
+        }
+    }
+}
+
+/// A change to step 7's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlotsAction {
+    GpuModel(String),
+    GpusPerNode(u32),
+    Nodes(u32),
+    Replicas(u32),
+    Config(String),
+}
+
+/// A change to steps 1–2's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContainerdAction {
+    Version(String),
+    Main(String),
+    Dropin(String),
+}
+
+/// A change to step 4's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartAction {
+    Do(DaemonOp),
+    Supervisor(SupervisorChoice),
 }
 
 /// Everything that can change [`LabState`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabAction {
     SetLang(Lang),
     Go(Step),
     Next,
     Prev,
+    Slots(SlotsAction),
+    Containerd(ContainerdAction),
+    Restart(RestartAction),
+    Check(CheckAction),
+    Rollout(RolloutAction),
+    Kube(KubeAction),
+    /// Puts a step's inputs back to their defaults.
+    ResetStep(Step),
 }
 
 impl LabState {
@@ -39,6 +257,93 @@ impl LabState {
                 let step = Step::from_number(self.step.number() - 1).unwrap_or(self.step);
                 LabState { step, ..self }
             }
+            LabAction::Slots(a) => {
+                let mut s = self;
+                let slots = &mut s.work.slots;
+                match a {
+                    SlotsAction::GpuModel(m) => slots.gpu_model = m,
+                    SlotsAction::GpusPerNode(n) => slots.gpus_per_node = n,
+                    SlotsAction::Nodes(n) => slots.nodes = n,
+                    SlotsAction::Replicas(n) => slots.replicas = n,
+                    SlotsAction::Config(text) => slots.config = text,
+                }
+                s
+            }
+            LabAction::Containerd(a) => {
+                let mut s = self;
+                let c = &mut s.work.containerd;
+                match a {
+                    ContainerdAction::Version(v) => c.version = v,
+                    ContainerdAction::Main(t) => c.main = t,
+                    ContainerdAction::Dropin(t) => c.dropin = t,
+                }
+                s
+            }
+            LabAction::Restart(a) => {
+                let mut s = self;
+                let r = &mut s.work.restart;
+                match a {
+                    RestartAction::Do(op) => {
+                        r.ops.push(op);
+                        let extra = r.ops.len().saturating_sub(MAX_OPS);
+                        r.ops.drain(..extra);
+                    }
+                    RestartAction::Supervisor(sup) => {
+                        r.supervisor = sup;
+                        r.ops.clear();
+                    }
+                }
+                s
+            }
+            LabAction::Check(a) => {
+                let mut s = self;
+                match a {
+                    CheckAction::Handler(h) => s.work.check.handler = h,
+                    CheckAction::Keep(k) => s.work.check.keep = k,
+                }
+                s
+            }
+            LabAction::Rollout(a) => {
+                let mut s = self;
+                let r = &mut s.work.rollout;
+                match a {
+                    RolloutAction::Sync => r.syncs = (r.syncs + 1).min(MAX_SYNCS),
+                    RolloutAction::Node(n) => {
+                        r.node = n;
+                        r.answered = false;
+                    }
+                    RolloutAction::Cause(c) => {
+                        r.cause = c;
+                        r.answered = false;
+                    }
+                    RolloutAction::Answer => r.answered = true,
+                }
+                s
+            }
+            LabAction::Kube(a) => {
+                let mut s = self;
+                let k = &mut s.work.kube;
+                match a {
+                    KubeAction::Version(v) => k.version = v,
+                    KubeAction::Cluster(t) => k.cluster = t,
+                    KubeAction::RuntimeClass(t) => k.runtimeclass = t,
+                    KubeAction::Pod(t) => k.pod = t,
+                }
+                s
+            }
+            LabAction::ResetStep(step) => {
+                let mut s = self;
+                match step {
+                    Step::Slots => s.work.slots = SlotsInput::default(),
+                    Step::MainConfig => s.work.containerd.main = ContainerdInput::default().main,
+                    Step::DropIn => s.work.containerd.dropin = ContainerdInput::default().dropin,
+                    Step::Restart => s.work.restart = RestartInput::default(),
+                    Step::CheckScript => s.work.check = CheckInput::default(),
+                    Step::Rollout => s.work.rollout = RolloutInput::default(),
+                    Step::RuntimeClass | Step::Scheduling => s.work.kube = KubeInput::default(),
+                }
+                s
+            }
         }
     }
 }
@@ -47,7 +352,7 @@ impl Reducible for LabState {
     type Action = LabAction;
 
     fn reduce(self: Rc<Self>, action: LabAction) -> Rc<Self> {
-        Rc::new((*self).apply(action))
+        Rc::new((*self).clone().apply(action))
     }
 }
 
@@ -59,16 +364,90 @@ mod tests {
     #[test]
     fn next_and_prev_stop_at_the_ends() {
         let first = LabState::default();
-        assert_eq!(first.apply(LabAction::Prev).step, Step::MainConfig);
-        assert_eq!(first.apply(LabAction::Next).step, Step::DropIn);
+        assert_eq!(first.clone().apply(LabAction::Prev).step, Step::MainConfig);
+        assert_eq!(first.clone().apply(LabAction::Next).step, Step::DropIn);
         let last = first.apply(LabAction::Go(Step::Rollout));
         assert_eq!(last.apply(LabAction::Next).step, Step::Rollout);
     }
 
-    /// Changing the language keeps the learner on the same step.
+    /// Changing the language keeps the learner on the same step and their work.
     #[test]
-    fn language_switch_keeps_the_step() {
-        let s = LabState::default().apply(LabAction::Go(Step::Slots)).apply(LabAction::SetLang(Lang::En));
-        assert_eq!(s, LabState { lang: Lang::En, step: Step::Slots });
+    fn language_switch_keeps_the_step_and_work() {
+        let s = LabState::default()
+            .apply(LabAction::Go(Step::Slots))
+            .apply(LabAction::Slots(SlotsAction::Nodes(5)))
+            .apply(LabAction::SetLang(Lang::En));
+        assert_eq!((s.lang, s.step, s.work.slots.nodes), (Lang::En, Step::Slots, 5));
+    }
+
+    /// Each slot input lands in its own field; resetting step 7 restores the defaults.
+    #[test]
+    fn slot_inputs_and_reset() {
+        let cases = [
+            (SlotsAction::GpuModel("Tesla T4".into()), "gpu_model"),
+            (SlotsAction::GpusPerNode(4), "gpus_per_node"),
+            (SlotsAction::Nodes(3), "nodes"),
+            (SlotsAction::Replicas(10), "replicas"),
+            (SlotsAction::Config("version: v1\n".into()), "config"),
+        ];
+        for (action, field) in cases {
+            let s = LabState::default().apply(LabAction::Slots(action));
+            let d = SlotsInput::default();
+            let changed = match field {
+                "gpu_model" => s.work.slots.gpu_model == "Tesla T4",
+                "gpus_per_node" => s.work.slots.gpus_per_node == 4,
+                "nodes" => s.work.slots.nodes == 3,
+                "replicas" => s.work.slots.replicas == 10,
+                _ => s.work.slots.config == "version: v1\n",
+            };
+            assert!(changed, "{field}");
+            assert_eq!(s.apply(LabAction::ResetStep(Step::Slots)).work.slots, d, "{field}");
+        }
+    }
+
+    /// Step 4 keeps the operations in order, at most MAX_OPS; switching the supervisor
+    /// starts over; resets touch only their own step.
+    #[test]
+    fn daemon_ops_and_resets() {
+        let mut s = LabState::default();
+        for _ in 0..MAX_OPS + 3 {
+            s = s.apply(LabAction::Restart(RestartAction::Do(DaemonOp::Wait)));
+        }
+        s = s.apply(LabAction::Restart(RestartAction::Do(DaemonOp::Sighup)));
+        assert_eq!(s.work.restart.ops.len(), MAX_OPS);
+        assert_eq!(s.work.restart.ops.last(), Some(&DaemonOp::Sighup));
+        let edited = s.clone().apply(LabAction::Containerd(ContainerdAction::Dropin(String::new())));
+        let reset = edited.clone().apply(LabAction::ResetStep(Step::Restart));
+        assert_eq!(reset.work.restart, RestartInput::default());
+        assert_eq!(reset.work.containerd.dropin, "", "resetting step 4 keeps step 2's edit");
+        let back = reset.apply(LabAction::ResetStep(Step::DropIn));
+        assert_eq!(back.work.containerd, ContainerdInput::default());
+        let sup = s.apply(LabAction::Restart(RestartAction::Supervisor(SupervisorChoice::ByHand)));
+        assert_eq!(sup.work.restart, RestartInput { supervisor: SupervisorChoice::ByHand, ops: Vec::new() });
+    }
+
+    /// Syncs stop at MAX_SYNCS; changing the answer un-submits it.
+    #[test]
+    fn rollout_syncs_and_answer() {
+        let mut s = LabState::default();
+        for _ in 0..MAX_SYNCS + 5 {
+            s = s.apply(LabAction::Rollout(RolloutAction::Sync));
+        }
+        assert_eq!(s.work.rollout.syncs, MAX_SYNCS);
+        let s = s.apply(LabAction::Rollout(RolloutAction::Answer));
+        assert!(s.work.rollout.answered);
+        let s = s.apply(LabAction::Rollout(RolloutAction::Node("gpu-node-1".into())));
+        assert!(!s.work.rollout.answered);
+        assert_eq!(s.apply(LabAction::ResetStep(Step::Rollout)).work.rollout, RolloutInput::default());
+    }
+
+    /// Saved work round-trips through JSON, and missing fields take their defaults.
+    #[test]
+    fn work_round_trips_and_fills_defaults() {
+        let w = LabState::default().apply(LabAction::Slots(SlotsAction::Nodes(7))).work;
+        let json = serde_json::to_string(&w).unwrap();
+        assert_eq!(serde_json::from_str::<Work>(&json).unwrap(), w);
+        let partial: Work = serde_json::from_str(r#"{"slots":{"nodes":3}}"#).unwrap();
+        assert_eq!((partial.slots.nodes, partial.slots.gpus_per_node), (3, SlotsInput::default().gpus_per_node));
     }
 }

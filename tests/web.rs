@@ -5,6 +5,7 @@
 
 use gpu_node_lab::mount;
 use wasm_bindgen::{JsCast, JsValue};
+
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -93,6 +94,21 @@ async fn handle_update_destroy_and_bad_options() {
     assert_eq!(message, "gpu-lab: unknown lang \"fr\": use \"ko\" or \"en\"");
 }
 
+/// Without the `k8s-steps` feature, steps 5, 6 and 8 say honestly that they are not built.
+#[cfg(not(feature = "k8s-steps"))]
+#[wasm_bindgen_test]
+async fn steps_5_6_8_without_the_feature_are_the_placeholder() {
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
+    for step in [5, 6, 8] {
+        handle.update(options(&[("step", step.into())])).unwrap();
+        yew::scheduler::flush().await;
+        assert!(root.query_selector(".not-built").unwrap().is_some(), "step {step}");
+        assert!(root.query_selector(".ro-sync, .step-kube").unwrap().is_none(), "step {step}");
+    }
+    handle.destroy();
+}
+
 /// Two labs on one page are independent.
 #[wasm_bindgen_test]
 async fn two_labs_are_independent() {
@@ -106,4 +122,320 @@ async fn two_labs_are_independent() {
     yew::scheduler::flush().await;
     assert_eq!(step_titles(&b).len(), 8, "destroying one lab leaves the other");
     hb.destroy();
+}
+
+fn html_el(root: &web_sys::Element, selector: &str) -> web_sys::HtmlElement {
+    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no {selector}")).dyn_into().unwrap()
+}
+
+fn texts(root: &web_sys::Element, selector: &str) -> Vec<String> {
+    let list = root.query_selector_all(selector).unwrap();
+    (0..list.length()).map(|i| list.item(i).unwrap().text_content().unwrap()).collect()
+}
+
+fn fire(target: &web_sys::Element, kind: &str) {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    target.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+}
+
+fn set_value(root: &web_sys::Element, selector: &str, value: &str) {
+    let el = root.query_selector(selector).unwrap().unwrap();
+    js_sys::Reflect::set(&el, &"value".into(), &value.into()).unwrap();
+    fire(&el, "input");
+    fire(&el, "change");
+}
+
+fn clear_saved_work() {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap().remove_item(gpu_node_lab::storage::KEY).unwrap();
+}
+
+/// The model's table for the given inputs, in the page's language.
+fn model_table(input: &gpu_node_lab::state::SlotsInput, lang: gpu_node_lab::i18n::Lang) -> gpulab_model::slots::SlotTable {
+    let data = gpu_node_lab::steps::slots::load_data().unwrap();
+    gpu_node_lab::steps::slots::compute(input, &data, lang)
+}
+
+/// Step 7 shows the model's headline and every cell of the model's table, in English
+/// and Korean, and follows the inputs (nodes changed → the model's new figures).
+#[wasm_bindgen_test]
+async fn step7_shows_the_models_slot_table() {
+    use gpu_node_lab::i18n::Lang;
+    use gpulab_model::slots::table;
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    assert!(root.query_selector(".not-built").unwrap().is_none(), "step 7 is built");
+    let mut input = gpu_node_lab::state::SlotsInput::default();
+    for (lang, tag) in [(Lang::En, "en"), (Lang::Ko, "ko")] {
+        handle.update(options(&[("lang", tag.into())])).unwrap();
+        yew::scheduler::flush().await;
+        let t = model_table(&input, lang);
+        assert_eq!(texts(&root, ".slots-headline li"), table::headline_lines(&t), "{tag}");
+        let cells: Vec<String> = t.rows.iter().flat_map(|r| table::cells(r, t.lang)).collect();
+        assert_eq!(texts(&root, ".slot-table tbody th, .slot-table tbody td"), cells, "{tag}");
+        assert_eq!(texts(&root, ".export-preview"), vec![table::to_markdown(&t)], "{tag}");
+    }
+    set_value(&root, ".slots-nodes input", "5");
+    yew::scheduler::flush().await;
+    input.nodes = 5;
+    assert_eq!(texts(&root, ".slots-headline li"), table::headline_lines(&model_table(&input, Lang::Ko)));
+    handle.destroy();
+}
+
+/// A config the device plugin warns about: the editor's panel lists the model's
+/// finding in the CLI's `file:line:col: severity: message [code]` shape (English) and
+/// marks the line in the gutter.
+#[wasm_bindgen_test]
+async fn step7_editor_lists_the_models_diagnostics() {
+    use gpulab_model::slots::messages;
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let config = "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: false\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n      replica: 2\n";
+    set_value(&root, ".slots-config textarea", config);
+    yew::scheduler::flush().await;
+    let input = gpu_node_lab::state::SlotsInput { config: config.into(), ..Default::default() };
+    let t = model_table(&input, gpu_node_lab::i18n::Lang::En);
+    assert!(!t.diagnostics.is_empty(), "the model finds something in this config");
+    let expected: Vec<String> = t
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
+            let sev = format!("{:?}", d.severity).to_lowercase();
+            format!("{at}{sev}: {} [{}]", messages::message(d, t.lang), d.code)
+        })
+        .collect();
+    assert_eq!(texts(&root, ".slots-config .diagnostics li"), expected);
+    let marked = root.query_selector_all(".slots-config .gutter-line.has-diag").unwrap().length();
+    assert!(marked >= 1, "a line with a finding is marked");
+    handle.destroy();
+}
+
+/// The editor: Tab inserts two spaces; Esc then Tab is let through (focus leaves), and
+/// the note under the editor says which mode it is in.
+#[wasm_bindgen_test]
+async fn editor_tab_inserts_and_esc_then_tab_leaves() {
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let area: web_sys::HtmlTextAreaElement = html_el(&root, ".slots-config textarea").dyn_into().unwrap();
+    let before = area.value();
+    area.focus().unwrap();
+    area.set_selection_range(0, 0).unwrap();
+    let key = |k: &str| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        area.dispatch_event(&e).unwrap();
+        e.default_prevented()
+    };
+    assert!(key("Tab"), "Tab is taken by the editor");
+    yew::scheduler::flush().await;
+    assert_eq!(area.value(), format!("  {before}"));
+    let note = || html_el(&root, ".slots-config .editor-keys").text_content().unwrap();
+    assert!(note().contains("press Esc, then Tab"), "{}", note());
+    assert!(!key("Escape"));
+    yew::scheduler::flush().await;
+    assert_eq!(note(), "Esc pressed: Tab now leaves the editor.");
+    assert!(!key("Tab"), "after Esc, Tab is not prevented: focus moves on");
+    handle.destroy();
+}
+
+/// Work is saved on change and a lab mounted later (a reload) finds it.
+#[wasm_bindgen_test]
+async fn work_is_saved_and_restored() {
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    set_value(&root, ".slots-gpus-per-node input", "3");
+    yew::scheduler::flush().await;
+    handle.destroy();
+    let again = new_root();
+    let mut second = mount(again.clone(), options(&[("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let input: web_sys::HtmlInputElement = html_el(&again, ".slots-gpus-per-node input").dyn_into().unwrap();
+    assert_eq!(input.value(), "3");
+    second.destroy();
+    clear_saved_work();
+}
+
+fn click(root: &web_sys::Element, selector: &str) {
+    html_el(root, selector).click();
+}
+
+/// Steps 1 and 2 show the containerd model's `config dump`, CRI status, blame rows
+/// and diagnostics for the main config alone, then with the drop-in, and follow the
+/// version switch.
+#[wasm_bindgen_test]
+async fn steps_1_2_show_the_containerd_models_results() {
+    use gpu_node_lab::steps::containerd::{diag_items, load};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let mut input = gpu_node_lab::state::ContainerdInput::default();
+    let lang = gpu_node_lab::i18n::Lang::En;
+    for (step, with_dropin, version) in [(1, false, "1.7.34"), (2, true, "1.7.34"), (2, true, "2.0.11"), (1, false, "1.6.20")] {
+        if version != input.version {
+            set_value(&root, ".ctr-version select", version);
+            input.version = version.into();
+        }
+        handle.update(options(&[("step", step.into())])).unwrap();
+        yew::scheduler::flush().await;
+        let r = load(&input, with_dropin).unwrap();
+        let label = format!("step {step} on {version}");
+        assert!(root.query_selector(".not-built").unwrap().is_none(), "{label}");
+        assert_eq!(texts(&root, ".ctr-dump"), vec![r.dump.stdout.clone()], "{label}");
+        let status = html_el(&root, ".ctr-cri-status").text_content().unwrap();
+        assert_eq!(status, format!("CRI plugin status: {}", r.explanation.cri_status), "{label}");
+        let codes: Vec<String> = diag_items(lang, &r, None).into_iter().map(|d| format!("[{}]", d.code)).collect();
+        assert_eq!(texts(&root, ".step-containerd > .diagnostics .diag-code"), codes, "{label}");
+        if with_dropin {
+            let rows = r.explanation.blame.iter().filter(|b| b.from.is_some()).count();
+            assert_eq!(root.query_selector_all(".ctr-blame tbody tr").unwrap().length() as usize, rows, "{label}");
+            let lost: usize = r.explanation.replaced.iter().map(|x| x.lost.len()).sum();
+            assert_eq!(root.query_selector_all(".ctr-lost").unwrap().length() as usize, lost, "{label}");
+        }
+    }
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 4: the buttons drive the model's daemon; each check run shows the script's
+/// output for the node at that moment (the model's report, rendered by the model).
+#[wasm_bindgen_test]
+async fn step4_buttons_drive_the_daemon_and_check_runs() {
+    use gpu_node_lab::state::{CheckInput, ContainerdInput, DaemonOp, RestartInput};
+    use gpu_node_lab::steps::{check::render, restart::{replay, state_text}};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 4.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let clicks = [
+        (".rs-run-check", DaemonOp::RunCheck),
+        (".rs-write-dropin", DaemonOp::WriteDropin),
+        (".rs-run-check", DaemonOp::RunCheck),
+        (".rs-restart", DaemonOp::Restart),
+        (".rs-run-check", DaemonOp::RunCheck),
+        (".rs-sighup", DaemonOp::Sighup),
+        (".rs-run-check", DaemonOp::RunCheck),
+    ];
+    let mut restart = RestartInput::default();
+    let (input, check) = (ContainerdInput::default(), CheckInput::default());
+    for (selector, op) in clicks {
+        click(&root, selector);
+        yew::scheduler::flush().await;
+        restart.ops.push(op);
+        let r = replay(&input, &restart, &check).unwrap();
+        let lang = gpu_node_lab::i18n::Lang::En;
+        assert_eq!(html_el(&root, ".rs-state").text_content().unwrap(), state_text(lang, &r.daemon.state), "{selector}");
+        let outputs: Vec<String> = r.runs.iter().map(|(_, rep)| render(rep, &check, lang)).collect();
+        assert_eq!(texts(&root, ".rs-run .check-output"), outputs, "{selector}");
+    }
+    let verdicts: Vec<&str> = replay(&input, &restart, &check).unwrap().runs.iter().map(|(_, r)| r.verdict.as_str()).collect();
+    assert_eq!(verdicts.len(), 4);
+    assert_ne!(verdicts[1], verdicts[2], "the verdict before and after the restart differ");
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 3 shows the script's output for the node as step 4 left it, and follows the
+/// handler the learner names.
+#[wasm_bindgen_test]
+async fn step3_shows_the_checks_output_for_the_node() {
+    use gpu_node_lab::state::{CheckInput, ContainerdInput, RestartInput};
+    use gpu_node_lab::steps::check::{render, run_now};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "ko".into()), ("step", 3.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let input = ContainerdInput::default();
+    let restart = RestartInput::default();
+    let mut check = CheckInput::default();
+    for handler in ["nvidia", "runc"] {
+        if handler != check.handler {
+            set_value(&root, ".ck-handler input", handler);
+            yew::scheduler::flush().await;
+            check.handler = handler.into();
+        }
+        let report = run_now(&input, &restart, &check).unwrap();
+        let lang = gpu_node_lab::i18n::Lang::Ko;
+        assert_eq!(texts(&root, ".step-check .check-output"), vec![render(&report, &check, lang)], "{handler}");
+    }
+    assert!(root.query_selector(".ck-download[download='check-runtime.sh']").unwrap().is_some());
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 8 (built with `--features k8s-steps`): each click is one controller sync; `get ds`, `rollout status` and the pods
+/// are the model's texts; the learner's answer is judged against the model's diagnosis.
+#[cfg(feature = "k8s-steps")]
+#[wasm_bindgen_test]
+async fn step8_syncs_by_click_and_judges_the_answer() {
+    use gpu_node_lab::steps::rollout::{get_ds, judge, status, step};
+    use gpulab_model::daemonset::diagnosis::diagnose;
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
+    yew::scheduler::flush().await;
+    for n in 0..6u32 {
+        let s = step(n).unwrap();
+        assert_eq!(texts(&root, ".ro-get-ds"), vec![get_ds(&s.rounds)], "after {n} syncs");
+        assert_eq!(texts(&root, ".ro-status"), vec![status(&s)], "after {n} syncs");
+        click(&root, ".ro-sync");
+        yew::scheduler::flush().await;
+    }
+    let s = step(6).unwrap();
+    let d = diagnose(&s.rollout);
+    let node = d.stalled_nodes.first().map(|n| n.node.clone()).unwrap_or_default();
+    set_value(&root, ".ro-node select", &node);
+    set_value(&root, ".ro-cause select", "daemon-not-restarted");
+    click(&root, ".ro-submit");
+    yew::scheduler::flush().await;
+    let expected = gpu_node_lab::i18n::tf(gpu_node_lab::i18n::Lang::En, judge(&d, &node, "daemon-not-restarted"), &[("node", &node)]);
+    assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
+    assert!(root.query_selector(".ro-report-md[download='incident-report.md']").unwrap().is_some());
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Steps 5–6 (built with `--features k8s-steps`): the outcome of creating the pod is the
+/// kubernetes model's text, and follows the RuntimeClass edit (removed → admission).
+#[cfg(feature = "k8s-steps")]
+#[wasm_bindgen_test]
+async fn steps_5_6_show_the_kubernetes_models_outcome() {
+    use gpu_node_lab::state::KubeInput;
+    use gpu_node_lab::steps::kubernetes::{outcome, KubeOutcome};
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let mut input = KubeInput::default();
+    for edit in [None, Some("")] {
+        if let Some(text) = edit {
+            set_value(&root, ".k8s-runtimeclass textarea", text);
+            yew::scheduler::flush().await;
+            input.runtimeclass = text.into();
+        }
+        let shown = match outcome(&input) {
+            KubeOutcome::Created { verdict, events, nodes } => {
+                assert_eq!(texts(&root, ".k8s-events"), vec![events]);
+                assert_eq!(texts(&root, ".k8s-nodes"), vec![nodes]);
+                (".k8s-verdict", verdict)
+            }
+            KubeOutcome::Rejected(text) => (".k8s-rejected", text),
+            KubeOutcome::BadInput(d) => panic!("the lab's manifests load: {d:?}"),
+        };
+        assert_eq!(texts(&root, shown.0), vec![shown.1]);
+    }
+    handle.destroy();
+    clear_saved_work();
 }

@@ -1,7 +1,15 @@
 //! The eight lab steps (../shared/DESIGN.md §3): their order, titles and the issue
 //! that builds each one. One module per step's view lands here as its issue does.
 
+pub mod check;
+pub mod containerd;
 pub mod not_built;
+pub mod restart;
+#[cfg(feature = "k8s-steps")]
+pub mod kubernetes;
+#[cfg(feature = "k8s-steps")]
+pub mod rollout;
+pub mod slots;
 
 use crate::i18n::MessageId;
 
@@ -52,6 +60,21 @@ impl Step {
             Step::Scheduling => MessageId::Step6Title,
             Step::Slots => MessageId::Step7Title,
             Step::Rollout => MessageId::Step8Title,
+        }
+    }
+
+    /// The hint under the heading of a built step (`None` while the step is not built).
+    pub fn hint(self) -> Option<MessageId> {
+        match self {
+            Step::MainConfig => Some(MessageId::Hint1),
+            Step::DropIn => Some(MessageId::Hint2),
+            Step::CheckScript => Some(MessageId::Hint3),
+            Step::Restart => Some(MessageId::Hint4),
+            Step::Slots => Some(MessageId::Hint7),
+            Step::RuntimeClass if cfg!(feature = "k8s-steps") => Some(MessageId::Hint5),
+            Step::Scheduling if cfg!(feature = "k8s-steps") => Some(MessageId::Hint6),
+            Step::Rollout if cfg!(feature = "k8s-steps") => Some(MessageId::Hint8),
+            _ => None,
         }
     }
 

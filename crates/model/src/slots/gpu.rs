@@ -72,15 +72,24 @@ impl GpuModel {
 
     /// A model from the embedded table of known models, by NVML name (case-insensitive).
     pub fn known(name: &str) -> Result<Option<GpuModel>, String> {
+        let wanted = normalise_name(name);
+        Ok(GpuModel::all_known()?.into_iter().find(|m| normalise_name(&m.name) == wanted))
+    }
+
+    /// Every model of the embedded table, in its order (the app's GPU model picker).
+    pub fn all_known() -> Result<Vec<GpuModel>, String> {
         let table: KnownModels =
             serde_norway::from_str(KNOWN_MODELS_YAML).map_err(|e| format!("data/gpu-models.yaml: {e}"))?;
-        let wanted = normalise_name(name);
-        Ok(table.models.into_iter().find(|m| normalise_name(&m.name) == wanted).map(|m| GpuModel {
-            name: m.name,
-            memory_mib: m.memory_mib,
-            compute_capability: m.compute_capability.as_deref().and_then(ComputeCapability::parse),
-            mig_capable: m.mig_capable,
-        }))
+        Ok(table
+            .models
+            .into_iter()
+            .map(|m| GpuModel {
+                name: m.name,
+                memory_mib: m.memory_mib,
+                compute_capability: m.compute_capability.as_deref().and_then(ComputeCapability::parse),
+                mig_capable: m.mig_capable,
+            })
+            .collect())
     }
 }
 
@@ -162,5 +171,8 @@ mod tests {
         assert_eq!(h100.memory_mib, Some(81559));
         assert_eq!(GpuModel::known("Tesla T4").unwrap().unwrap().memory_mib, Some(15360));
         assert_eq!(GpuModel::known("Radeon").unwrap(), None);
+        let all = GpuModel::all_known().unwrap();
+        assert_eq!(all.first().map(|m| m.name.as_str()), Some("NVIDIA H100 80GB HBM3"));
+        assert!(all.iter().any(|m| m.name == "Tesla T4"));
     }
 }

@@ -406,7 +406,8 @@ fn label_or_dash(key: &str, lang: Lang) -> String {
     }
 }
 
-fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
+/// One row's cells as the Markdown and CSV exports print them (the app's table shows the same).
+pub fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
     let resources: Vec<String> = row.resources.iter().map(|(k, v)| format!("{k}: {v}")).collect();
     let compute = match row.compute.1.as_str() {
         "" => label_or_dash(&row.compute.0, lang),
@@ -429,7 +430,8 @@ fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
     ]
 }
 
-const COLUMNS: [&str; 9] =
+/// The column keys, in order; [`text`] gives each header in a language.
+pub const COLUMNS: [&str; 9] =
     ["mode", "resources", "seats-gpu", "seats-node", "seats-cluster", "memory", "compute", "isolation", "request-two"];
 
 /// The headline lines, e.g. `seats: 20` and `guaranteed memory per seat: 0`.

@@ -1,0 +1,74 @@
+//! The diagnostics panel: every finding of the model with its file:line:column, a
+//! severity written out in words (never by colour alone) and its stable code, in the
+//! `gpulab` CLI's line format: `file:line:col: severity: message [code]`.
+
+use yew::prelude::*;
+
+use crate::i18n::{t, Lang, MessageId};
+use gpulab_model::Severity;
+
+/// One finding as the panel shows it; the message is the model's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiagItem {
+    pub severity: Severity,
+    /// `file:line:column`, when the finding has a place.
+    pub location: Option<String>,
+    /// The line the editor marks (1-based), when the finding is in the edited file.
+    pub line: Option<u32>,
+    pub message: String,
+    pub code: String,
+}
+
+/// The word for a severity in the UI language.
+pub fn severity_word(lang: Lang, s: Severity) -> &'static str {
+    t(
+        lang,
+        match s {
+            Severity::Info => MessageId::SeverityInfo,
+            Severity::Warning => MessageId::SeverityWarning,
+            Severity::Error => MessageId::SeverityError,
+            Severity::Fatal => MessageId::SeverityFatal,
+        },
+    )
+}
+
+fn severity_class(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "diag diag-info",
+        Severity::Warning => "diag diag-warning",
+        Severity::Error => "diag diag-error",
+        Severity::Fatal => "diag diag-fatal",
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DiagnosticsProps {
+    pub lang: Lang,
+    pub items: Vec<DiagItem>,
+}
+
+#[component(DiagnosticsPanel)]
+pub fn diagnostics_panel(props: &DiagnosticsProps) -> Html {
+    let lang = props.lang;
+    html! {
+        <section class="diagnostics" aria-label={t(lang, MessageId::Diagnostics)}>
+            <h3>{ t(lang, MessageId::Diagnostics) }</h3>
+            if props.items.is_empty() {
+                <p class="diag-none">{ t(lang, MessageId::DiagnosticsNone) }</p>
+            } else {
+                <ul>
+                    { for props.items.iter().map(|d| html! {
+                        <li class={severity_class(d.severity)} data-code={d.code.clone()}>
+                            if let Some(at) = &d.location {
+                                <code class="diag-location">{ at.clone() }</code>{ ": " }
+                            }
+                            <span class="diag-severity">{ severity_word(lang, d.severity) }</span>
+                            { ": " }<span class="diag-message">{ d.message.clone() }</span>
+                            { " " }<code class="diag-code">{ format!("[{}]", d.code) }</code>
+                        </li>
+                    }) }
+                </ul>
+            }
+        </section>
+    }
+}

@@ -1,0 +1,133 @@
+//! The TOML/YAML editor: a plain textarea with a line-number gutter, lines with a
+//! finding marked in the gutter (a `!` and the severity in words, not colour only),
+//! and the findings listed below with their file:line.
+//!
+//! Keyboard: Tab inserts two spaces, as in a code editor; Esc then Tab leaves the
+//! editor (WCAG 2.1.2, no keyboard trap), and the note under the editor says so and
+//! changes once Esc was pressed. Shift+Tab always moves focus backwards.
+
+use std::cell::Cell;
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::components::diagnostics::{severity_word, DiagItem, DiagnosticsPanel};
+use crate::i18n::{t, Lang, MessageId};
+
+thread_local! {
+    static NEXT_ID: Cell<u32> = const { Cell::new(0) };
+}
+
+/// A DOM id unique in the page (several labs may share one page).
+pub fn unique_id(prefix: &str) -> String {
+    let n = NEXT_ID.with(|c| {
+        let n = c.get();
+        c.set(n.wrapping_add(1));
+        n
+    });
+    format!("{prefix}-{n}")
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EditorProps {
+    pub lang: Lang,
+    /// The visible label (e.g. the file's path).
+    pub label: String,
+    pub text: String,
+    pub on_input: Callback<String>,
+    #[prop_or_default]
+    pub diagnostics: Vec<DiagItem>,
+    /// Extra class for the wrapper (tests and styles find an editor by it).
+    #[prop_or_default]
+    pub class: Classes,
+}
+
+#[component(Editor)]
+pub fn editor(props: &EditorProps) -> Html {
+    let lang = props.lang;
+    let id = use_state(|| unique_id("gpulab-editor"));
+    let escaped = use_state(|| false);
+    let note_id = format!("{}-keys", *id);
+    let lines = props.text.split('\n').count().max(1);
+
+    let oninput = {
+        let on_input = props.on_input.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(area) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                on_input.emit(area.value());
+            }
+        })
+    };
+    let onkeydown = {
+        let escaped = escaped.clone();
+        let on_input = props.on_input.clone();
+        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "Escape" => escaped.set(true),
+            "Tab" if e.shift_key() || *escaped => escaped.set(false),
+            "Tab" => {
+                e.prevent_default();
+                if let Some(area) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                    let value = area.value();
+                    let utf16: Vec<u16> = value.encode_utf16().collect();
+                    let start = area.selection_start().ok().flatten().unwrap_or(0) as usize;
+                    let end = area.selection_end().ok().flatten().unwrap_or(0) as usize;
+                    let (start, end) = (start.min(utf16.len()), end.min(utf16.len()).max(start.min(utf16.len())));
+                    let before = String::from_utf16_lossy(utf16.get(..start).unwrap_or_default());
+                    let after = String::from_utf16_lossy(utf16.get(end..).unwrap_or_default());
+                    let text = format!("{before}  {after}");
+                    area.set_value(&text);
+                    let caret = (start + 2) as u32;
+                    area.set_selection_range(caret, caret).ok();
+                    on_input.emit(text);
+                }
+            }
+            _ => {
+                if *escaped {
+                    escaped.set(false);
+                }
+            }
+        })
+    };
+    let onblur = {
+        let escaped = escaped.clone();
+        Callback::from(move |_: FocusEvent| escaped.set(false))
+    };
+
+    let marks = |line: usize| -> Option<String> {
+        let found: Vec<&str> = props
+            .diagnostics
+            .iter()
+            .filter(|d| d.line.map(|l| l as usize) == Some(line))
+            .map(|d| severity_word(lang, d.severity))
+            .collect();
+        (!found.is_empty()).then(|| found.join(", "))
+    };
+
+    html! {
+        <div class={classes!("editor", props.class.clone())}>
+            <label class="editor-label" for={(*id).clone()}>{ props.label.clone() }</label>
+            <div class="editor-frame">
+                <ol class="editor-gutter" aria-label={t(lang, MessageId::EditorLines)}>
+                    { for (1..=lines).map(|n| match marks(n) {
+                        Some(words) => html! {
+                            <li class="gutter-line has-diag" title={words.clone()}>
+                                <span class="gutter-mark" aria-hidden="true">{ "!" }</span>
+                                <span class="visually-hidden">{ words }</span>
+                                { n }
+                            </li>
+                        },
+                        None => html! { <li class="gutter-line">{ n }</li> },
+                    }) }
+                </ol>
+                <textarea id={(*id).clone()} class="editor-text" spellcheck="false" autocomplete="off"
+                    autocapitalize="off" wrap="off" rows={(lines + 1).to_string()} lang="en"
+                    aria-describedby={note_id.clone()}
+                    value={props.text.clone()} {oninput} {onkeydown} {onblur} />
+            </div>
+            <p id={note_id} class="editor-keys" aria-live="polite">
+                { t(lang, if *escaped { MessageId::EditorKeysEscaped } else { MessageId::EditorKeys }) }
+            </p>
+            <DiagnosticsPanel {lang} items={props.diagnostics.clone()} />
+        </div>
+    }
+}

@@ -1,0 +1,256 @@
+//! Steps 1 and 2, the node's containerd files: the main config alone (step 1), then
+//! with the NVIDIA drop-in (step 2), on the containerd version the learner picks.
+//! Everything shown — `config dump` output, diagnostics with file:line, the blame
+//! view, tables replaced whole and keys lost, the CRI plugin's status and error — is
+//! `gpulab_model::containerd::load` output; upstream texts stay verbatim (`lang="en"`).
+
+use gpulab_model::containerd::{self, version::RECORDED, Files, LoadResult, Version};
+use gpulab_model::Diagnostic;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::components::diagnostics::{DiagItem, DiagnosticsPanel};
+use crate::components::editor::{unique_id, Editor};
+use crate::components::upstream::Upstream;
+use crate::i18n::{t, tf, Lang, MessageId};
+use crate::state::{ContainerdAction, ContainerdInput, LabAction};
+use crate::steps::Step;
+
+/// Where the main config lives.
+pub const MAIN: &str = containerd::MAIN_CONFIG;
+/// Where the NVIDIA toolkit writes its drop-in.
+pub const DROPIN: &str = "/etc/containerd/conf.d/99-nvidia.toml";
+
+/// The node's files: the main config, plus the drop-in when `with_dropin`.
+pub fn files(input: &ContainerdInput, with_dropin: bool) -> Files {
+    let files = Files::new().with(MAIN, input.main.as_str());
+    if with_dropin {
+        files.with(DROPIN, input.dropin.as_str())
+    } else {
+        files
+    }
+}
+
+/// The version the learner picked (the select offers the recorded ones).
+pub fn version(input: &ContainerdInput) -> Result<Version, String> {
+    Version::parse(&input.version).map_err(|e| e.to_string())
+}
+
+/// What the model computes for these files on this version.
+pub fn load(input: &ContainerdInput, with_dropin: bool) -> Result<LoadResult, String> {
+    Ok(containerd::load(&files(input, with_dropin), &version(input)?))
+}
+
+/// A containerd diagnostic's text in the UI language (message id `diag-<code>`; the
+/// eight load errors share one text around containerd's own message).
+pub fn diag_message(lang: Lang, d: &Diagnostic) -> String {
+    let id = match d.code.as_str() {
+        "containerd-table-replaced" => MessageId::DiagContainerdTableReplaced,
+        "containerd-key-lost" => MessageId::DiagContainerdKeyLost,
+        "containerd-value-changed" => MessageId::DiagContainerdValueChanged,
+        "containerd-zero-value-ignored" => MessageId::DiagContainerdZeroValueIgnored,
+        "containerd-unknown-key" => MessageId::DiagContainerdUnknownKey,
+        "containerd-plugin-table-ignored" => MessageId::DiagContainerdPluginTableIgnored,
+        "containerd-cri-plugin-error" => MessageId::DiagContainerdCriPluginError,
+        "containerd-daemon-exits" => MessageId::DiagContainerdDaemonExits,
+        _ if d.get("message").is_some() => MessageId::DiagContainerdLoadError,
+        _ => {
+            let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            return args.join(", ");
+        }
+    };
+    let args: Vec<(&str, &str)> = d.args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    tf(lang, id, &args)
+}
+
+/// The diagnostics as panel items; `file` limits them to one file (for an editor).
+pub fn diag_items(lang: Lang, result: &LoadResult, file: Option<&str>) -> Vec<DiagItem> {
+    result
+        .diagnostics
+        .iter()
+        .filter(|d| match file {
+            None => true,
+            Some(f) => d.primary.as_ref().is_some_and(|s| s.file == f) || d.related.iter().any(|r| r.span.file == f),
+        })
+        .map(|d| {
+            let line = match file {
+                Some(f) => d
+                    .primary
+                    .iter()
+                    .chain(d.related.iter().map(|r| &r.span))
+                    .find(|s| s.file == f)
+                    .map(|s| s.line),
+                None => None,
+            };
+            DiagItem {
+                severity: d.severity,
+                location: d.primary.as_ref().map(ToString::to_string),
+                line,
+                message: diag_message(lang, d),
+                code: d.code.clone(),
+            }
+        })
+        .collect()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ContainerdStepProps {
+    pub lang: Lang,
+    pub step: Step,
+    pub input: ContainerdInput,
+    pub dispatch: Callback<LabAction>,
+}
+
+/// The version switch (shared with step 4).
+pub fn version_select(lang: Lang, current: &str, dispatch: &Callback<LabAction>) -> Html {
+    let id = unique_id("ctr-version");
+    let dispatch = dispatch.clone();
+    let onchange = Callback::from(move |e: Event| {
+        if let Some(s) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
+            dispatch.emit(LabAction::Containerd(ContainerdAction::Version(s.value())));
+        }
+    });
+    html! {
+        <div class="field ctr-version">
+            <label for={id.clone()}>{ t(lang, MessageId::CtrVersion) }</label>
+            <select {id} lang="en" {onchange}>
+                { for RECORDED.iter().map(|v| html! { <option value={*v} selected={*v == current}>{ *v }</option> }) }
+            </select>
+        </div>
+    }
+}
+
+#[component(ContainerdStep)]
+pub fn containerd_step(props: &ContainerdStepProps) -> Html {
+    let lang = props.lang;
+    let with_dropin = props.step != Step::MainConfig;
+    let result = use_memo((props.input.clone(), with_dropin), |(input, with)| load(input, *with));
+    let input = &props.input;
+    let (version, result) = match (version(input).as_ref(), result.as_ref()) {
+        (Ok(v), Ok(r)) => (v.clone(), r),
+        (Err(e), _) | (_, Err(e)) => {
+            return html! {
+                <div class="step-containerd">
+                    { version_select(lang, &input.version, &props.dispatch) }
+                    <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p>
+                </div>
+            }
+        }
+    };
+    let on_main = {
+        let d = props.dispatch.clone();
+        Callback::from(move |text: String| d.emit(LabAction::Containerd(ContainerdAction::Main(text))))
+    };
+    let on_dropin = {
+        let d = props.dispatch.clone();
+        Callback::from(move |text: String| d.emit(LabAction::Containerd(ContainerdAction::Dropin(text))))
+    };
+    let on_reset = {
+        let d = props.dispatch.clone();
+        let step = props.step;
+        Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
+    };
+    let e = &result.explanation;
+    let ids = version.cri_plugin_ids().join(", ");
+    let exit = result.dump.exit.to_string();
+    let status = e.cri_status.clone();
+    html! {
+        <div class={classes!("step-containerd", if with_dropin { "step-dropin" } else { "step-main" })}>
+            { version_select(lang, &input.version, &props.dispatch) }
+            <p class="ctr-ids">{ tf(lang, MessageId::CtrVersionIds, &[("ids", ids.as_str())]) }</p>
+            <Editor {lang} class="ctr-main" label={tf(lang, MessageId::CtrMainFile, &[("file", MAIN)])}
+                text={input.main.clone()} on_input={on_main} diagnostics={diag_items(lang, result, Some(MAIN))} />
+            if with_dropin {
+                <Editor {lang} class="ctr-dropin" label={tf(lang, MessageId::CtrDropinFile, &[("file", DROPIN)])}
+                    text={input.dropin.clone()} on_input={on_dropin} diagnostics={diag_items(lang, result, Some(DROPIN))} />
+            }
+            <section class="ctr-cri" aria-label={t(lang, MessageId::CtrCri)}>
+                <h3>{ t(lang, MessageId::CtrCri) }</h3>
+                <p class="ctr-cri-status"><strong>{ tf(lang, MessageId::CtrCriStatus, &[("status", status.as_str())]) }</strong></p>
+                if let Some(line) = result.start.cri_error_line() {
+                    <p>{ t(lang, MessageId::CtrCriError) }</p>
+                    <Upstream {lang} class="ctr-cri-error" text={line.to_string()} />
+                }
+                if let Some(l) = &e.daemon_exit {
+                    <p>{ t(lang, MessageId::CtrDaemonExit) }</p>
+                    <Upstream {lang} class="ctr-daemon-exit" text={l.clone()} />
+                }
+            </section>
+            if with_dropin {
+                { explanation_view(lang, e) }
+            }
+            <section class="ctr-dump-section">
+                <h3>{ tf(lang, MessageId::CtrDump, &[("exit", exit.as_str())]) }</h3>
+                <Upstream {lang} class="ctr-dump" text={result.dump.stdout.clone()} />
+                if !result.dump.stderr.is_empty() {
+                    <h4>{ t(lang, MessageId::CtrDumpStderr) }</h4>
+                    <Upstream {lang} class="ctr-stderr" text={result.dump.stderr.clone()} />
+                }
+            </section>
+            <DiagnosticsPanel {lang} items={diag_items(lang, result, None)} />
+            <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
+        </div>
+    }
+}
+
+fn explanation_view(lang: Lang, e: &containerd::Explanation) -> Html {
+    let builtin = t(lang, MessageId::CtrBuiltin);
+    let lost = e.main_settings_lost().to_string();
+    html! {
+        <>
+            <section class="ctr-files">
+                <h3>{ t(lang, MessageId::CtrFiles) }</h3>
+                <ol lang="en">{ for e.files.iter().map(|f| html! { <li><code>{ f.clone() }</code></li> }) }</ol>
+            </section>
+            <section class="ctr-replaced">
+                <h3>{ t(lang, MessageId::CtrReplaced) }</h3>
+                if e.replaced.is_empty() {
+                    <p>{ t(lang, MessageId::CtrNone) }</p>
+                } else {
+                    <ul>
+                        { for e.replaced.iter().map(|r| html! {
+                            <li>
+                                { tf(lang, MessageId::CtrReplacedLine, &[
+                                    ("table", r.table.as_str()),
+                                    ("by", r.by.as_deref().unwrap_or("?")),
+                                    ("earlier", r.earlier.as_deref().unwrap_or(builtin)),
+                                ]) }
+                                <ul>
+                                    { for r.lost.iter().map(|l| html! {
+                                        <li class="ctr-lost"><strong>{ tf(lang, MessageId::CtrLostLine, &[
+                                            ("key", l.key.as_str()),
+                                            ("value", l.value.as_str()),
+                                            ("at", l.defined_at.as_deref().unwrap_or(builtin)),
+                                        ]) }</strong></li>
+                                    }) }
+                                </ul>
+                            </li>
+                        }) }
+                    </ul>
+                }
+                if e.main_settings_lost() > 0 {
+                    <p class="ctr-lost-count"><strong>{ tf(lang, MessageId::CtrLostCount, &[("n", lost.as_str())]) }</strong></p>
+                }
+            </section>
+            <div class="table-scroll" tabindex="0" role="region" aria-label={t(lang, MessageId::CtrBlame)}>
+                <table class="ctr-blame">
+                    <caption>{ t(lang, MessageId::CtrBlame) }</caption>
+                    <thead><tr>
+                        <th scope="col">{ t(lang, MessageId::CtrBlameKey) }</th>
+                        <th scope="col">{ t(lang, MessageId::CtrBlameValue) }</th>
+                        <th scope="col">{ t(lang, MessageId::CtrBlameFrom) }</th>
+                    </tr></thead>
+                    <tbody lang="en">
+                        { for e.blame.iter().filter(|b| b.from.is_some()).map(|b| html! {
+                            <tr>
+                                <th scope="row"><code>{ b.key.clone() }</code></th>
+                                <td><code>{ b.value.clone() }</code></td>
+                                <td><code>{ b.from.clone().unwrap_or_default() }</code></td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+        </>
+    }
+}
