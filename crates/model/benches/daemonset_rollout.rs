@@ -29,7 +29,8 @@ use gpulab_model::daemonset::rollout::Rollout;
 use gpulab_model::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
 use gpulab_model::daemonset::NodeOrder;
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::core::v1::{Node, NodeStatus};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -52,6 +53,9 @@ fn settled(n: usize, max_unavailable: IntOrString) -> (Rollout, DaemonSet) {
         .map(|i| {
             let mut node = Node::default();
             node.metadata.name = Some(format!("gpu-node-{i}"));
+            // The scheduler model binds daemon pods: a node admits `pods` of them.
+            let allocatable = [("pods".to_string(), Quantity("110".into()))].into();
+            node.status = Some(NodeStatus { allocatable: Some(allocatable), ..Default::default() });
             node
         })
         .collect();

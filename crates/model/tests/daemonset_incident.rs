@@ -192,3 +192,41 @@ fn min_ready_seconds_is_not_a_stall() {
     assert!(r.run_until_settled(100), "{:?}", r.rounds.last().map(|x| &x.rollout_status));
     assert_eq!(r.rollout_status().unwrap().message, format!("daemon set \"{DS}\" successfully rolled out\n"));
 }
+
+/// The scheduler model binds daemon pods: a new template that asks for more cpu than
+/// a node has leaves its pod Pending (no nodeName, PodScheduled=False) with the
+/// scheduler's FitError text, where the other nodes are out of the pod's
+/// `matchFields metadata.name` affinity; the rollout makes no progress.
+#[test]
+fn unschedulable_daemon_pod_stays_pending_with_failed_scheduling() {
+    use gpulab_model::daemonset::seed::{rollout_from_manifests, Manifests, CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    let mut m = Manifests::default();
+    m.add_yaml("c", CLUSTER_YAML).unwrap();
+    m.add_yaml("v1", DEVICE_PLUGIN_V1_YAML).unwrap();
+    let big = DEVICE_PLUGIN_V2_YAML.replace(
+        "        args: [\"--config-file=/config/time-slicing.yaml\"]\n",
+        "        args: [\"--config-file=/config/time-slicing.yaml\"]\n        resources: {requests: {cpu: \"40\"}}\n",
+    );
+    assert_ne!(big, DEVICE_PLUGIN_V2_YAML);
+    m.add_yaml("v2", &big).unwrap();
+    let mut r = rollout_from_manifests(&m, Default::default(), fixed(&["gpu-node-1", "gpu-node-2", "gpu-node-3"]), 1, 0).unwrap();
+    assert!(!r.run_until_settled(30), "the rollout must not finish");
+    let pending: Vec<_> = r
+        .controller
+        .pods
+        .values()
+        .filter(|p| p.spec.as_ref().unwrap().node_name.is_none() && p.metadata.deletion_timestamp.is_none())
+        .collect();
+    assert_eq!(pending.len(), 1, "one new pod at a time (maxUnavailable 1)");
+    let name = pending[0].metadata.name.clone().unwrap();
+    let cond = pending[0].status.as_ref().unwrap().conditions.as_ref().unwrap().iter().find(|c| c.type_ == "PodScheduled").unwrap();
+    assert_eq!((cond.status.as_str(), cond.reason.as_deref()), ("False", Some("Unschedulable")));
+    let msg = cond.message.clone().unwrap();
+    assert!(
+        msg.starts_with("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."),
+        "{msg}"
+    );
+    let obj = format!("Pod/{name}");
+    let ev: Vec<_> = r.controller.events.about(&obj).filter(|e| e.reason == "FailedScheduling").collect();
+    assert!(!ev.is_empty() && ev.iter().all(|e| e.message == msg), "{ev:?}");
+}

@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1::Pod;
 use serde::Serialize;
 
 use super::events::Event;
+use crate::kubernetes::tabwriter::TabWriter;
 use super::pod::{pod_name, pod_node_name, pod_phase, unix};
 
 /// Go's `strconv.Quote` / `%q`.
@@ -47,70 +48,17 @@ pub fn rollout_status(ds: &DaemonSet) -> Result<RolloutStatus, String> {
     Ok(RolloutStatus { message, done })
 }
 
-/// Go's `text/tabwriter` with a space pad char and no flags: cells end at `\t`; a
-/// column block is a run of consecutive lines that have a terminated cell in that
-/// column; its width is the widest cell + `padding`, at least `minwidth`.
+/// Go's `text/tabwriter` with a space pad char and no flags (the Kubernetes model's
+/// [`TabWriter`]); every line, the last included, ends in `\n`.
 pub fn tabwrite(text: &str, minwidth: usize, padding: usize) -> String {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<Vec<&str>> = if text.is_empty() { Vec::new() } else { body.split('\n').map(|l| l.split('\t').collect()).collect() };
-    let mut out = String::with_capacity(text.len() * 2);
-    let mut widths = Vec::new();
-    format_block(&lines, 0, lines.len(), &mut widths, minwidth, padding, &mut out);
-    out
-}
-
-fn width(s: &str) -> usize {
-    s.chars().count()
-}
-
-fn format_block(
-    lines: &[Vec<&str>],
-    mut line0: usize,
-    line1: usize,
-    widths: &mut Vec<usize>,
-    minwidth: usize,
-    padding: usize,
-    out: &mut String,
-) {
-    let column = widths.len();
-    let mut this = line0;
-    while this < line1 {
-        let cells = lines.get(this).map_or(0, Vec::len);
-        if column + 1 >= cells {
-            this += 1;
-            continue;
-        }
-        write_lines(lines, line0, this, widths, out);
-        line0 = this;
-        let mut w = minwidth;
-        while this < line1 {
-            let line = lines.get(this).map(Vec::as_slice).unwrap_or(&[]);
-            if column + 1 >= line.len() {
-                break;
-            }
-            w = w.max(line.get(column).map_or(0, |c| width(c)) + padding);
-            this += 1;
-        }
-        widths.push(w);
-        format_block(lines, line0, this, widths, minwidth, padding, out);
-        widths.pop();
-        line0 = this;
+    if text.is_empty() {
+        return String::new();
     }
-    write_lines(lines, line0, line1, widths, out);
-}
-
-fn write_lines(lines: &[Vec<&str>], from: usize, to: usize, widths: &[usize], out: &mut String) {
-    for line in lines.iter().take(to).skip(from) {
-        for (j, cell) in line.iter().enumerate() {
-            out.push_str(cell);
-            if let Some(&w) = widths.get(j) {
-                if j + 1 < line.len() {
-                    out.extend(std::iter::repeat_n(' ', w.saturating_sub(width(cell))));
-                }
-            }
-        }
+    let mut out = TabWriter { minwidth, padding }.format(text);
+    if !text.ends_with('\n') {
         out.push('\n');
     }
+    out
 }
 
 /// kubectl's printer table writer (`printers.GetNewTabWriter`): minwidth 6, padding 3.
@@ -118,46 +66,8 @@ pub fn table(text: &str) -> String {
     tabwrite(text, 6, 3)
 }
 
-/// `duration.HumanDuration` of `now - then` (`<unknown>` for a missing timestamp).
-pub fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        let s = seconds % 60;
-        return if s == 0 { format!("{minutes}m") } else { format!("{minutes}m{s}s") };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = seconds / 3600;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 { format!("{hours}h") } else { format!("{hours}h{m}m") };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 { format!("{}d", hours / 24) } else { format!("{}d{h}h", hours / 24) };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        let dy = (hours / 24) % 365;
-        return if dy == 0 { format!("{}y", hours / 24 / 365) } else { format!("{}y{dy}d", hours / 24 / 365) };
-    }
-    format!("{}y", hours / 24 / 365)
-}
+/// `duration.HumanDuration` (the Kubernetes model's).
+pub use crate::kubernetes::events::human_duration;
 
 fn age(created: Option<i64>, now: i64) -> String {
     created.map_or_else(|| "<unknown>".into(), |t| human_duration(now - t))

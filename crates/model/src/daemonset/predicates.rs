@@ -7,16 +7,14 @@
 //! Resources and host ports are deliberately *not* checked: upstream leaves them to
 //! the scheduler ("we don't care about the resource constraints any more").
 //!
-//! The taint and affinity helpers carry the upstream names
-//! (`ToleratesTaint`, `FindMatchingUntoleratedTaint`, `GetRequiredNodeAffinity`) so that
-//! they can be merged with the scheduler model's copies.
-
-use std::collections::BTreeMap;
+//! Toleration and node-affinity matching are the Kubernetes model's
+//! ([`crate::kubernetes::taints`], [`crate::kubernetes::affinity`]), the same code the
+//! scheduler's filters run; only `NodeShouldRunDaemonPod`'s own rules live here.
 
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::{
-    Node, NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Taint, Toleration,
-};
+use k8s_openapi::api::core::v1::{Node, PodSpec, Taint, Toleration};
+
+use crate::kubernetes::{affinity, taints};
 
 pub const TAINT_NODE_NOT_READY: &str = "node.kubernetes.io/not-ready";
 pub const TAINT_NODE_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
@@ -26,7 +24,7 @@ pub const TAINT_NODE_PID_PRESSURE: &str = "node.kubernetes.io/pid-pressure";
 pub const TAINT_NODE_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 pub const TAINT_NODE_NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
 /// `metav1.ObjectNameField`, the only key `matchFields` accepts.
-pub const NODE_FIELD_SELECTOR_KEY_NODE_NAME: &str = "metadata.name";
+pub const NODE_FIELD_SELECTOR_KEY_NODE_NAME: &str = affinity::OBJECT_NAME_FIELD;
 
 fn exists_toleration(key: &str, effect: &str) -> Toleration {
     Toleration {
@@ -72,121 +70,39 @@ fn add_or_update_toleration(tolerations: &mut Vec<Toleration>, toleration: Toler
     }
 }
 
-/// `Toleration.ToleratesTaint`: empty effect matches every effect, empty key (with
-/// `Exists`) every key; operator `Equal` (or empty) compares values.
-pub fn tolerates_taint(toleration: &Toleration, taint: &Taint) -> bool {
-    let effect = toleration.effect.as_deref().unwrap_or("");
-    if !effect.is_empty() && effect != taint.effect {
-        return false;
-    }
-    let key = toleration.key.as_deref().unwrap_or("");
-    if !key.is_empty() && key != taint.key {
-        return false;
-    }
-    match toleration.operator.as_deref().unwrap_or("") {
-        "" | "Equal" => toleration.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or(""),
-        "Exists" => true,
-        _ => false,
-    }
-}
+/// `Toleration.ToleratesTaint` (the Kubernetes model's [`taints::tolerates`]).
+pub use crate::kubernetes::taints::tolerates as tolerates_taint;
 
 /// `v1helper.FindMatchingUntoleratedTaint`: the first taint passing `filter` that no
-/// toleration tolerates.
+/// toleration tolerates ([`taints::find_matching_untolerated_taint`]).
 pub fn find_matching_untolerated_taint<'a>(
     taints: &'a [Taint],
     tolerations: &[Toleration],
     filter: impl Fn(&Taint) -> bool,
 ) -> Option<&'a Taint> {
-    taints
-        .iter()
-        .filter(|t| filter(t))
-        .find(|taint| !tolerations.iter().any(|tol| tolerates_taint(tol, taint)))
+    taints::find_matching_untolerated_taint(taints, tolerations, filter).and_then(|i| taints.get(i))
 }
 
 /// `nodeaffinity.GetRequiredNodeAffinity(pod)`: the pod's `nodeSelector` and its
-/// required node-affinity terms; `Match` needs both.
+/// required node-affinity terms; `Match` needs both (matched by the Kubernetes
+/// model's [`affinity::node_matches`]).
 #[derive(Debug, Clone, Default)]
 pub struct RequiredNodeAffinity {
-    node_selector: BTreeMap<String, String>,
-    /// `None` when the pod has no required node affinity; `Some(terms)` (possibly
-    /// empty, which matches nothing) otherwise.
-    terms: Option<Vec<NodeSelectorTerm>>,
+    /// The parts of the pod spec matching reads: `nodeSelector` and `affinity`.
+    spec: PodSpec,
 }
 
 impl RequiredNodeAffinity {
     pub fn from_pod_spec(spec: &PodSpec) -> Self {
-        let terms = spec
-            .affinity
-            .as_ref()
-            .and_then(|a| a.node_affinity.as_ref())
-            .and_then(|na| na.required_during_scheduling_ignored_during_execution.as_ref())
-            .map(|sel| sel.node_selector_terms.clone());
-        RequiredNodeAffinity { node_selector: spec.node_selector.clone().unwrap_or_default(), terms }
+        RequiredNodeAffinity {
+            spec: PodSpec { node_selector: spec.node_selector.clone(), affinity: spec.affinity.clone(), ..PodSpec::default() },
+        }
     }
 
     /// `RequiredNodeAffinity.Match`. Terms that do not parse (an unknown operator, a
     /// non-integer `Gt`) never match, as upstream's lazy-error selector does.
     pub fn matches(&self, node: &Node) -> bool {
-        let empty = BTreeMap::new();
-        let labels = node.metadata.labels.as_ref().unwrap_or(&empty);
-        let selector_ok = self.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v));
-        if !selector_ok {
-            return false;
-        }
-        match &self.terms {
-            None => true,
-            Some(terms) => {
-                let name = node.metadata.name.as_deref().unwrap_or("");
-                terms.iter().any(|term| term_matches(term, labels, name))
-            }
-        }
-    }
-}
-
-/// One `NodeSelectorTerm`: all its requirements must hold; a term with none matches
-/// nothing.
-fn term_matches(term: &NodeSelectorTerm, labels: &BTreeMap<String, String>, node_name: &str) -> bool {
-    let exprs = term.match_expressions.as_deref().unwrap_or(&[]);
-    let fields = term.match_fields.as_deref().unwrap_or(&[]);
-    if exprs.is_empty() && fields.is_empty() {
-        return false;
-    }
-    exprs.iter().all(|r| label_requirement_matches(r, labels))
-        && fields.iter().all(|r| field_requirement_matches(r, node_name))
-}
-
-fn label_requirement_matches(req: &NodeSelectorRequirement, labels: &BTreeMap<String, String>) -> bool {
-    let values = req.values.as_deref().unwrap_or(&[]);
-    let value = labels.get(&req.key);
-    match req.operator.as_str() {
-        "In" => !values.is_empty() && value.is_some_and(|v| values.contains(v)),
-        "NotIn" => !values.is_empty() && value.is_none_or(|v| !values.contains(v)),
-        "Exists" => values.is_empty() && value.is_some(),
-        "DoesNotExist" => values.is_empty() && value.is_none(),
-        "Gt" | "Lt" => {
-            let [bound] = values else { return false };
-            let (Ok(bound), Some(Ok(have))) = (bound.parse::<i64>(), value.map(|v| v.parse::<i64>())) else {
-                return false;
-            };
-            if req.operator == "Gt" {
-                have > bound
-            } else {
-                have < bound
-            }
-        }
-        _ => false,
-    }
-}
-
-fn field_requirement_matches(req: &NodeSelectorRequirement, node_name: &str) -> bool {
-    let values = req.values.as_deref().unwrap_or(&[]);
-    if req.key != NODE_FIELD_SELECTOR_KEY_NODE_NAME || values.len() != 1 {
-        return false;
-    }
-    match req.operator.as_str() {
-        "In" => values.iter().any(|v| v == node_name),
-        "NotIn" => values.iter().all(|v| v != node_name),
-        _ => false,
+        affinity::node_matches(&self.spec, affinity::NodeFields::of(node))
     }
 }
 
@@ -275,7 +191,7 @@ pub fn node_should_run_daemon_pod(node: &Node, ds: &DaemonSet) -> (bool, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::core::v1::NodeSpec;
+    use k8s_openapi::api::core::v1::{NodeSelectorRequirement, NodeSelectorTerm, NodeSpec};
 
     fn node(labels: &[(&str, &str)], taints: Vec<Taint>) -> Node {
         let mut n = Node::default();
@@ -341,7 +257,10 @@ mod tests {
             values: Some(values.iter().map(|s| s.to_string()).collect()),
         };
         let term = |r: NodeSelectorRequirement| NodeSelectorTerm { match_expressions: Some(vec![r]), match_fields: None };
-        let labels_map: BTreeMap<String, String> = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let labels_map: std::collections::BTreeMap<String, String> = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let term_matches = |t: &NodeSelectorTerm, _: &std::collections::BTreeMap<String, String>, name: &str| {
+            affinity::term_matches(t, affinity::NodeFields { labels: Some(&labels_map), name })
+        };
         assert!(term_matches(&term(req("gpu", "In", &["true"])), &labels_map, "n1"));
         assert!(term_matches(&term(req("zone", "NotIn", &["a"])), &labels_map, "n1"));
         assert!(term_matches(&term(req("count", "Gt", &["3"])), &labels_map, "n1"));

@@ -13,7 +13,11 @@
 //! The containerd side is an input per node ([`NodeRuntime`]): which handlers the
 //! running daemon has loaded, which ones the files on disk would give after a restart,
 //! and the containerd model's findings on why they differ (carried into the diagnosis).
-//! The scheduler here only binds; resources are the scheduler model's business.
+//! Binding runs the scheduler model's filters ([`crate::kubernetes::scheduler`]) for
+//! the pod's node: a daemon pod that does not fit (resources, a taint it does not
+//! tolerate) stays Pending with the scheduler's `FailedScheduling` text and is retried
+//! every round. The sandbox step is the kubelet model's
+//! ([`crate::kubernetes::kubelet::create_pod_sandbox`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,6 +30,11 @@ use serde::{Deserialize, Serialize};
 
 use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
 use super::events::{reason, DEFAULT_SCHEDULER, KUBELET};
+use crate::kubernetes::events::scheduling_event;
+use crate::kubernetes::kubelet::{create_pod_sandbox, LoadedCri, SandboxError};
+use crate::kubernetes::scheduler::framework::run_filter_plugins;
+use crate::kubernetes::scheduler::node_affinity::{pre_filter, NodeAffinityPreFilter};
+use crate::kubernetes::scheduler::{schedule_one, CycleState, FilterOptions, NodeInfo, Outcome, PodInfo, Snapshot};
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
 use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
 use super::rng::SplitMix64;
@@ -94,20 +103,21 @@ impl NodeRuntime {
         }
     }
 
-    fn has(&self, handler: &str) -> bool {
-        handler.is_empty() || self.loaded_handlers.iter().any(|h| h == handler)
+    /// What the kubelet sees of this runtime ([`LoadedCri`]): the loaded handlers; a
+    /// runtime with no handler at all is a daemon whose CRI plugin is not serving
+    /// (containerd always has its default `runc`). The default runtime is `runc`.
+    pub fn loaded_cri(&self) -> LoadedCri {
+        LoadedCri {
+            containerd_version: self.containerd_version.clone(),
+            cri_loaded: !self.loaded_handlers.is_empty(),
+            runtimes: self.loaded_handlers.clone(),
+            default_runtime_name: DEFAULT_RUNTIME_NAME.into(),
+        }
     }
 }
 
-/// The CRI error containerd returns when the handler is missing (spec §3.3): 1.7 words
-/// it `failed to get sandbox runtime`, 2.x `unable to get OCI runtime for sandbox "<id>"`.
-pub fn no_runtime_error(containerd_version: &str, handler: &str, sandbox_id: &str) -> String {
-    if containerd_version.starts_with("1.") {
-        format!("failed to get sandbox runtime: no runtime for {handler:?} is configured")
-    } else {
-        format!("unable to get OCI runtime for sandbox {sandbox_id:?}: no runtime for {handler:?} is configured")
-    }
-}
+/// containerd's `default_runtime_name` when the config does not set it.
+pub const DEFAULT_RUNTIME_NAME: &str = "runc";
 
 /// One round, as the UI and `gpulab rollout` show it.
 #[derive(Debug, Clone, Serialize)]
@@ -142,6 +152,8 @@ pub struct Rollout {
     ip_counter: u32,
     /// Bound pods the kubelet has not started yet (so a pass is not a scan of every pod).
     pending: BTreeSet<String>,
+    /// Created pods the scheduler could not bind yet (FailedScheduling), retried each round.
+    unscheduled: BTreeSet<String>,
 }
 
 /// `SetDefaults_DaemonSet` for the fields the controller reads: RollingUpdate with
@@ -186,6 +198,7 @@ impl Rollout {
             rng: SplitMix64::new(seed ^ 0x5eed),
             ip_counter: 0,
             pending: BTreeSet::new(),
+            unscheduled: BTreeSet::new(),
         }
     }
 
@@ -264,32 +277,88 @@ impl Rollout {
         false
     }
 
-    /// The scheduler's part for daemon pods: bind each new pod to the node its
-    /// `matchFields` affinity names (event `Scheduled`).
+    /// The scheduler's part for daemon pods: a cycle for each new (or still
+    /// unscheduled) pod. Its `matchFields` affinity narrows the candidates to one node
+    /// (NodeAffinity PreFilter), so the Filter plugins run on that node alone; if they
+    /// pass the pod is bound (event `Scheduled`), else the whole cycle is run on the
+    /// cluster for the `FitError` text (event `FailedScheduling`, condition
+    /// `PodScheduled=False`) and the pod stays Pending.
     fn bind_new_pods(&mut self, sync: &SyncResult) {
         let now = self.controller.now;
         let namespace = self.controller.ds.metadata.namespace.clone().unwrap_or_default();
-        for (pod, node) in &sync.created {
-            if let Some(p) = self.controller.pods.get_mut(pod) {
-                if let Some(spec) = p.spec.as_mut() {
-                    spec.node_name = Some(node.clone());
+        let pods = &self.controller.pods;
+        self.unscheduled.retain(|name| pods.get(name).is_some_and(|p| p.metadata.deletion_timestamp.is_none()));
+        let mut queue: Vec<String> = self.unscheduled.iter().cloned().collect();
+        queue.extend(sync.created.iter().map(|(pod, _)| pod.clone()));
+        if queue.is_empty() {
+            return;
+        }
+        let opts = FilterOptions::default();
+        for name in queue {
+            let Some(pod) = self.controller.pods.get(&name) else { continue };
+            let info = PodInfo::new(pod.clone(), true);
+            let verdict = self.cycle_on_target(&info, &opts);
+            match verdict {
+                Ok(node) => {
+                    if let Some(p) = self.controller.pods.get_mut(&name) {
+                        if let Some(spec) = p.spec.as_mut() {
+                            spec.node_name = Some(node.clone());
+                        }
+                        set_pod_scheduled(p, None, now);
+                    }
+                    self.unscheduled.remove(&name);
+                    self.pending.insert(name.clone());
+                    self.controller.events.record(now, format!("Pod/{name}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
+                        format!("Successfully assigned {namespace}/{name} to {node}"));
                 }
-                self.pending.insert(pod.clone());
-                self.controller.events.record(now, format!("Pod/{pod}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
-                    format!("Successfully assigned {namespace}/{pod} to {node}"));
+                Err((message, condition_message)) => {
+                    if let Some(p) = self.controller.pods.get_mut(&name) {
+                        set_pod_scheduled(p, Some(condition_message), now);
+                    }
+                    self.unscheduled.insert(name.clone());
+                    self.controller.events.record_similar(now, format!("Pod/{name}"), DEFAULT_SCHEDULER, "Warning", FAILED_SCHEDULING, message);
+                }
             }
         }
+    }
+
+    /// One scheduling cycle for a daemon pod: `Ok(node)` to bind, or the
+    /// FailedScheduling event note and the condition message.
+    fn cycle_on_target(&self, info: &PodInfo, opts: &FilterOptions) -> Result<String, (String, String)> {
+        let spec = info.pod.spec.as_ref();
+        let pre = spec.map_or(NodeAffinityPreFilter::Skip, pre_filter);
+        let target = match &pre {
+            NodeAffinityPreFilter::NodeNames(names) if names.len() == 1 => names.first().cloned(),
+            _ => None,
+        };
+        let node = target.as_deref().and_then(|t| self.controller.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(t)));
+        if let (Some(target), Some(node)) = (&target, node) {
+            let mut node_info = NodeInfo::new(node.clone());
+            for p in self.controller.pods.values() {
+                if p.metadata.name != info.pod.metadata.name && p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(target.as_str()) {
+                    node_info.add_pod(crate::kubernetes::scheduler::snapshot::BoundPod::of(p, true));
+                }
+            }
+            let state = CycleState { skip_node_affinity: false, skip_node_ports: info.host_ports.is_empty() };
+            if run_filter_plugins(info, &node_info, &state, opts).is_none() {
+                return Ok(target.clone());
+            }
+        }
+        // Rejected (or no single target): the full cycle gives the upstream text.
+        let others: Vec<Pod> = self.controller.pods.values().filter(|p| p.metadata.name != info.pod.metadata.name).cloned().collect();
+        let snapshot = Snapshot::new(self.controller.nodes.iter().cloned(), &others);
+        let result = schedule_one(&snapshot, info, opts);
+        if let Outcome::Scheduled { node, .. } = &result.outcome {
+            return Ok(node.clone());
+        }
+        let (event, condition) = scheduling_event("", "", &result, self.controller.now);
+        Err((event.message, condition.message))
     }
 
     /// Each kubelet, once: start bound pods that are not running, or record why the
     /// sandbox cannot be created.
     fn kubelet_pass(&mut self) -> (Vec<String>, Vec<(String, String)>) {
         let now = self.controller.now;
-        let handlers: BTreeMap<String, String> = self
-            .runtime_classes
-            .iter()
-            .map(|rc| (rc.metadata.name.clone().unwrap_or_default(), rc.handler.clone()))
-            .collect();
         let mut started = Vec::new();
         let mut failures = Vec::new();
         let pods = &self.controller.pods;
@@ -298,22 +367,28 @@ impl Rollout {
         for name in names {
             let Some(pod) = self.controller.pods.get(&name) else { continue };
             let node = pod_node_name(pod).to_string();
-            let rc = pod.spec.as_ref().and_then(|s| s.runtime_class_name.clone());
-            let error = match rc.as_deref() {
-                None => None,
-                Some(rc) => match handlers.get(rc) {
-                    None => Some(format!("Failed to create pod sandbox: runtimeclass.node.k8s.io {rc:?} not found")),
-                    Some(handler) => match self.runtimes.get(&node) {
-                        Some(rt) if !rt.has(handler) => {
-                            let id = self.rng.hex(64);
-                            Some(format!(
-                                "Failed to create pod sandbox: rpc error: code = Unknown desc = {}",
-                                no_runtime_error(&rt.containerd_version, handler, &id)
-                            ))
-                        }
-                        _ => None,
-                    },
+            // A node without a runtime entry has every handler the RuntimeClasses name.
+            let cri = match self.runtimes.get(&node) {
+                Some(rt) => rt.loaded_cri(),
+                None => LoadedCri {
+                    containerd_version: String::new(),
+                    cri_loaded: true,
+                    runtimes: self.runtime_classes.iter().map(|rc| rc.handler.clone()).chain([DEFAULT_RUNTIME_NAME.to_string()]).collect(),
+                    default_runtime_name: DEFAULT_RUNTIME_NAME.into(),
                 },
+            };
+            // containerd draws a new sandbox id per attempt; the seeded generator only
+            // moves when the id shows up in an error text.
+            let mut next = self.rng.clone();
+            let id = next.hex(64);
+            let error = match create_pod_sandbox(pod, &self.runtime_classes, &cri, &id) {
+                Ok(_) => None,
+                Err(e) => {
+                    if matches!(e, SandboxError::NoRuntime { .. }) {
+                        self.rng = next;
+                    }
+                    Some(e.event_message())
+                }
             };
             match error {
                 Some(message) => {
@@ -373,6 +448,37 @@ fn container_statuses(pod: &Pod, state: ContainerState, ready: bool) -> Vec<Cont
             ..ContainerStatus::default()
         })
         .collect()
+}
+
+/// The scheduler's event reason when a pod does not fit.
+pub const FAILED_SCHEDULING: &str = "FailedScheduling";
+
+/// The `PodScheduled` condition: `True`, or `False` / `Unschedulable` with the
+/// FitError text.
+fn set_pod_scheduled(pod: &mut Pod, unschedulable: Option<String>, now: i64) {
+    use k8s_openapi::api::core::v1::PodCondition;
+    let status = pod.status.get_or_insert_with(Default::default);
+    if unschedulable.is_some() {
+        status.phase = Some("Pending".into());
+    }
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    let (value, reason) = match &unschedulable {
+        Some(_) => ("False", Some("Unschedulable".to_string())),
+        None => ("True", None),
+    };
+    let condition = PodCondition {
+        type_: "PodScheduled".into(),
+        status: value.into(),
+        reason,
+        message: unschedulable,
+        last_transition_time: Some(time(now)),
+        ..Default::default()
+    };
+    match conditions.iter_mut().find(|c| c.type_ == "PodScheduled") {
+        Some(c) if c.status == condition.status && c.message == condition.message => {}
+        Some(c) => *c = condition,
+        None => conditions.push(condition),
+    }
 }
 
 /// Sandbox not created: Pending, every container waiting in `ContainerCreating`.
