@@ -86,7 +86,8 @@ pub struct ScenarioRunArgs {
 pub enum BackendKind {
     /// The real `containerd` binary and daemons on private roots and sockets.
     Containerd,
-    /// A Kubernetes cluster through a kubeconfig context (not built yet).
+    /// A Kubernetes cluster through a kubeconfig context (`GPULAB_KUBECONFIG`, else the
+    /// usual kubeconfig); kind- or kwok- contexts only unless allowed.
     Kube,
 }
 
@@ -103,6 +104,10 @@ pub struct ParityArgs {
     /// Allow a context whose name does not start with `kind-` or `kwok-`.
     #[arg(long)]
     pub allow_non_lab_cluster: bool,
+    /// Place a scenario node on a cluster node (kube backend), e.g.
+    /// `--node gpu-node-1=kind-worker`; repeatable. Unplaced nodes are created, simulated.
+    #[arg(long = "node", value_name = "SCENARIO=CLUSTER")]
+    pub node_map: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -42,6 +42,10 @@ pub struct Cluster {
     pub layers: BTreeMap<String, GpuNodeLayers>,
     /// Memory one `nvidia.com/gpu` seat is guaranteed per node, MiB (from the slot model).
     pub seat_memory: BTreeMap<String, Option<u64>>,
+    /// The device plugin's last config (source, text), re-read when MIG changes.
+    pub plugin_config: Option<(String, String)>,
+    /// Each node's MIG geometry (every GPU alike) and `nvidia.com/mig.config.state`.
+    pub mig: BTreeMap<String, (Option<crate::slots::mig::Geometry>, String)>,
 }
 
 /// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
@@ -100,7 +104,17 @@ impl Cluster {
                 (n.name.clone(), l)
             })
             .collect();
-        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH, layers, seat_memory: BTreeMap::new() };
+        let mut cluster = Cluster {
+            manifests,
+            rollout: None,
+            pods: Vec::new(),
+            version: Some(version),
+            now: SEED_EPOCH,
+            layers,
+            seat_memory: BTreeMap::new(),
+            plugin_config: None,
+            mig: BTreeMap::new(),
+        };
         for n in scenario.nodes.iter().filter(|n| n.gpus > 0) {
             let model = crate::slots::GpuModel::known(&n.gpu_model).ok().flatten();
             cluster.seat_memory.insert(n.name.clone(), model.and_then(|m| m.memory_mib));
@@ -176,10 +190,12 @@ impl Cluster {
     fn plugin_config(&mut self, source: &str, text: &str, nodes: &[ModelNode]) -> Result<(), String> {
         use crate::slots::{evaluate, Deployment, GpuModel, MigCatalog, NodeSpec, PluginVersion, Scenario as SlotScenario};
         let catalog = MigCatalog::embedded()?;
+        self.plugin_config = Some((source.to_string(), text.to_string()));
         let mut specs = Vec::new();
         for n in nodes.iter().filter(|n| n.spec.gpus > 0) {
             let model = GpuModel::known(&n.spec.gpu_model)?.ok_or_else(|| format!("{}: unknown GPU model {:?}", n.spec.name, n.spec.gpu_model))?;
-            specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, None));
+            let geometry = self.mig.get(&n.spec.name).and_then(|(g, _)| g.clone());
+            specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, geometry));
         }
         let eval = evaluate(&SlotScenario { file: source.into(), text: text.into(), version: PluginVersion::REFERENCE, deployment: Deployment::default(), nodes: specs }, &catalog);
         for adv in &eval.nodes {
@@ -194,6 +210,35 @@ impl Cluster {
         self.refresh_readiness(nodes);
         self.reconcile(nodes);
         Ok(())
+    }
+
+    /// MIG Manager on `node`: refused (`failed`) while a pod bound there asks for a GPU
+    /// resource — "MIG Manager requires that no user workloads are running on the GPUs
+    /// being configured" — else every GPU takes `geometry` and the device plugin
+    /// re-advertises under its last config (`version: v1` when none was given).
+    fn mig_geometry(&mut self, node: &str, geometry: &str, nodes: &[ModelNode]) -> Result<(), String> {
+        let g = crate::slots::mig::Geometry::parse(geometry)?;
+        if !self.layers.contains_key(node) {
+            return Err(format!("{node} has no GPUs (gpus = 0): MIG does not apply"));
+        }
+        let busy = self.pods.iter().any(|p| {
+            p.node_name == node
+                && p.stored.as_ref().and_then(|s| s.spec.as_ref()).is_some_and(|s| {
+                    s.containers.iter().any(|c| {
+                        let r = c.resources.as_ref();
+                        let keys = r.and_then(|r| r.limits.as_ref()).into_iter().chain(r.and_then(|r| r.requests.as_ref())).flat_map(|m| m.keys());
+                        keys.into_iter().any(|k| k.starts_with("nvidia.com/"))
+                    })
+                })
+        });
+        if busy {
+            let old = self.mig.get(node).and_then(|(g, _)| g.clone());
+            self.mig.insert(node.to_string(), (old, "failed".into()));
+            return Ok(());
+        }
+        self.mig.insert(node.to_string(), (Some(g), "success".into()));
+        let (source, text) = self.plugin_config.clone().unwrap_or_else(|| ("(default device-plugin config)".into(), "version: v1\n".into()));
+        self.plugin_config(&source, &text, nodes)
     }
 
     /// One pass over every pod that is not settled.
@@ -279,7 +324,26 @@ impl Cluster {
                     self.reconcile(nodes);
                 }
             }
-            Action::Delete { kind, name } => return Err(format!("delete {kind}/{name}: not modelled yet")),
+            Action::Delete { kind, name } => match kind.to_ascii_lowercase().as_str() {
+                // An eviction or `kubectl delete pod`: the pod is gone, its GPUs are free.
+                "pod" | "pods" => {
+                    let before = self.pods.len();
+                    self.pods.retain(|p| &p.name != name);
+                    if self.pods.len() == before {
+                        return Err(format!("delete pod {name}: no such pod"));
+                    }
+                    self.reconcile(nodes);
+                }
+                "runtimeclass" | "runtimeclasses" => {
+                    let before = self.manifests.runtime_classes.len();
+                    self.manifests.runtime_classes.retain(|rc| rc.metadata.name.as_deref() != Some(name.as_str()));
+                    if self.manifests.runtime_classes.len() == before {
+                        return Err(format!("delete runtimeclass {name}: no such RuntimeClass"));
+                    }
+                }
+                other => return Err(format!("delete {other}/{name}: only pods and RuntimeClasses are modelled")),
+            },
+            Action::MigGeometry { node, geometry } => self.mig_geometry(node, geometry, nodes)?,
             _ => {}
         }
         Ok(())
@@ -324,6 +388,7 @@ impl Cluster {
                     Some(Some(m)) => Ok(Observed::Int(i64::try_from(*m).unwrap_or(i64::MAX))),
                     _ => Err(format!("{name}: the GPU model's memory is not known")),
                 },
+                Field::MigConfigState => Ok(Observed::Text(self.mig.get(name).map_or("", |(_, s)| s.as_str()).to_string())),
                 Field::BrokenLayer => {
                     let layer = self.layers.get(name).and_then(|l| advertise(l).broken).map_or("", |l| l.code());
                     Ok(Observed::Text(layer.to_string()))

@@ -43,7 +43,10 @@
 //! `check` (node); `signal` (node, signal = HUP|TERM|KILL); `advance` (seconds);
 //! `apply` (file); `delete` (kind, object); `sync` (count); `node-layers` (node, and any
 //! of `kubelet`, `device_plugin`, `socket_mount` = true|false, `devices` = N);
-//! `plugin-config` (file: the device plugin's config, e.g. time-slicing).
+//! `plugin-config` (file: the device plugin's config, e.g. time-slicing); `mig-geometry`
+//! (node, geometry = e.g. `"7x1g.5gb"`: MIG Manager repartitions every GPU of the node,
+//! refused while GPU pods run there). `delete` removes a pod (an eviction, `kubectl
+//! delete pod`) or a RuntimeClass.
 //!
 //! Expected values are exact: a string, an integer, a boolean or a list of strings. For
 //! what reality makes nondeterministic: `{{any}}` inside a string matches any text;
@@ -82,7 +85,7 @@ pub use parity::{diff, Parity, ParityRow};
 
 /// The `do = "…"` words.
 pub const ACTIONS: &[&str] =
-    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config"];
+    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config", "mig-geometry"];
 
 /// Parses and runs a scenario on the model.
 pub fn run_on_model(scenario: &Scenario) -> Record {
