@@ -21,6 +21,13 @@ tier "scenarios: every scenario on the model, and every containerd expectation a
 cargo run --locked -q -p gpulab -- scenario run scenarios | tail -n 1
 cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail -n 1
 
+tier "kube: every scenario against a real cluster (gated on GPULAB_KUBECONFIG; needs Docker and a kind cluster)"
+if [ -n "${GPULAB_KUBECONFIG:-}" ]; then
+  cargo run --locked -q -p gpulab -- parity scenarios --backend kube ${GPULAB_KUBE_CONTEXT:+--context "$GPULAB_KUBE_CONTEXT"} | tail -n 1
+else
+  echo "skipped: GPULAB_KUBECONFIG not set (needs Docker and a kind cluster)"
+fi
+
 tier "native: the app's pure parts (reducer, i18n, options)"
 cargo test --locked -p gpu-node-lab --lib
 
