@@ -341,3 +341,52 @@ fn ctrl_c_cleans_up() {
     assert!(log_has(&state, "DELETE", "/api/v1/namespaces/gpulab-advertisement-layers-"));
     assert!(state.lock().unwrap().objects.contains_key("/api/v1/nodes/kind-control-plane"));
 }
+
+/// On kind a scenario node that exists in the cluster is a real node: its container is
+/// entered with `docker exec` (a stand-in `docker` on PATH records the calls) — the
+/// original `/etc/containerd` kept, the scenario's files written through stdin,
+/// containerd restarted, the steps' restarts done for real — and at the end the original
+/// files come back; the Node object itself is never written.
+#[test]
+fn kind_node_files_written_and_restored() {
+    let node = ("/api/v1/nodes/lab-node", json!({"kind": "Node", "metadata": {"name": "lab-node", "labels": {"kubernetes.io/hostname": "lab-node"}}}));
+    let (state, port) = fake_api(&[node.clone()]);
+    let kc = kubeconfig(port, "kind-node");
+    let dir = kc.parent().unwrap().to_path_buf();
+    let log = dir.join("docker.log");
+    let docker = dir.join("docker");
+    std::fs::write(
+        &docker,
+        "#!/bin/sh\necho \"$*\" >> \"$GPULAB_FAKE_DOCKER_LOG\"\ncase \"$*\" in\n  *'is-active containerd'*) echo active ;;\n  *'containerd --version'*) echo 'containerd v2.1.1' ;;\nesac\ncat > /dev/null\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&docker, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/sandbox-runtimeclass");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpulab"))
+        .args(["scenario", "replay"])
+        .arg(scenario)
+        .args(["--backend", "kube", "--context", "kind-fake"])
+        .env("GPULAB_KUBECONFIG", &kc)
+        .env("GPULAB_KUBE_SETTLE_SECONDS", "1")
+        .env("GPULAB_FAKE_DOCKER_LOG", &log)
+        .env("PATH", format!("{}:/usr/bin:/bin", dir.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("lab-node: a real node (lab-node); the scenario says containerd 1.6.20, its container runs `containerd v2.1.1`"), "{stdout}");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = calls.lines().filter(|l| !l.contains("is-active") && !l.contains(" ctr ") && !l.contains("crictl") && !l.contains("config dump")).collect();
+    let want = [
+        "exec lab-node sh -c test -e /etc/containerd.gpulab-backup || cp -a /etc/containerd /etc/containerd.gpulab-backup",
+        "exec -i lab-node sh -c mkdir -p \"$(dirname \"$1\")\" && cat > \"$1\" sh /etc/containerd/config.toml",
+        "exec lab-node systemctl restart containerd",
+        "exec lab-node containerd --version",
+        "exec -i lab-node sh -c mkdir -p \"$(dirname \"$1\")\" && cat > \"$1\" sh /etc/containerd/config.toml",
+        "exec lab-node systemctl restart containerd",
+        "exec lab-node sh -c test -e /etc/containerd.gpulab-backup && rm -rf /etc/containerd && mv /etc/containerd.gpulab-backup /etc/containerd && systemctl restart containerd",
+    ];
+    assert_eq!(calls, want);
+    assert_eq!(labelled(&state), Vec::<String>::new(), "left behind");
+    let s = state.lock().unwrap();
+    assert_eq!(s.objects["/api/v1/nodes/lab-node"], node.1, "the real node was changed");
+}
