@@ -350,7 +350,7 @@ fn ctrl_c_cleans_up() {
 #[test]
 fn kind_node_files_written_and_restored() {
     let node = ("/api/v1/nodes/lab-node", json!({"kind": "Node", "metadata": {"name": "lab-node", "labels": {"kubernetes.io/hostname": "lab-node"}}}));
-    let (state, port) = fake_api(&[node.clone()]);
+    let (state, port) = fake_api(std::slice::from_ref(&node));
     let kc = kubeconfig(port, "kind-node");
     let dir = kc.parent().unwrap().to_path_buf();
     let log = dir.join("docker.log");

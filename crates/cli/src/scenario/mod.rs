@@ -216,8 +216,10 @@ fn print_parity(p: &Parity) {
         println!("  error: {e}");
     }
     let show = |o: &Option<gpulab_model::scenario::Observed>| o.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);
-    let hidden = p.rows.iter().filter(|r| r.verdict == "not-compared" && r.domain != gpulab_model::scenario::Domain::Containerd).count();
-    for r in p.rows.iter().filter(|r| r.verdict != "not-compared" || r.domain == gpulab_model::scenario::Domain::Containerd) {
+    // The containerd backend never observes Kubernetes fields: they are counted, not listed.
+    let hide = |r: &gpulab_model::scenario::ParityRow| !p.backend.starts_with("kube") && r.verdict == "not-compared" && r.domain != gpulab_model::scenario::Domain::Containerd;
+    let hidden = p.rows.iter().filter(|r| hide(r)).count();
+    for r in p.rows.iter().filter(|r| !hide(r)) {
         let why = r.why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
         println!("  {:>2} {:<8} {}.{}  model {}  real {}{why}", r.step, r.verdict, r.subject, r.field.name(), show(&r.model), show(&r.real));
     }

@@ -341,7 +341,8 @@ impl KubeBackend {
         let now = rfc3339_now();
         self.send_ok(requests::pod_status(&self.ns, &name, &report, &now))?;
         self.event_seq += 1;
-        self.send_ok(requests::pod_event(&self.ns, &name, &uid, &cluster, reason, &message, warning, &self.run, &now, self.event_seq))?;
+        let event = requests::PodEvent { ns: &self.ns, pod: &name, uid: &uid, node: &cluster, reason, message: &message, warning, run: &self.run, now: &now, seq: self.event_seq };
+        self.send_ok(requests::pod_event(&event))?;
         self.reported.insert(uid, (running, message, attempts));
         Ok(())
     }

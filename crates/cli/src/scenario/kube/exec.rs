@@ -158,9 +158,12 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    /// One recorded call: container, argv, stdin.
+    type Call = (String, Vec<String>, Option<Vec<u8>>);
+
     /// Records every command; answers with a canned output.
     struct Recorder {
-        seen: Mutex<Vec<(String, Vec<String>, Option<Vec<u8>>)>>,
+        seen: Mutex<Vec<Call>>,
     }
 
     impl NodeExec for Recorder {

@@ -212,8 +212,26 @@ pub fn pod_status(ns: &str, pod: &str, report: &PodReport, now: &str) -> Result<
     request(Method::PATCH, &format!("/api/v1/namespaces/{ns}/pods/{pod}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
 }
 
-/// An Event the simulated kubelet records for a pod (`FailedCreatePodSandBox`, `Started`).
-pub fn pod_event(ns: &str, pod: &str, uid: &str, node: &str, reason: &str, message: &str, warning: bool, run: &str, now: &str, seq: u32) -> Result<Request<Vec<u8>>, String> {
+/// An Event the simulated kubelet records for a pod.
+#[derive(Debug, Clone, Copy)]
+pub struct PodEvent<'a> {
+    pub ns: &'a str,
+    pub pod: &'a str,
+    pub uid: &'a str,
+    pub node: &'a str,
+    /// `FailedCreatePodSandBox`, `Started`.
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub warning: bool,
+    pub run: &'a str,
+    pub now: &'a str,
+    /// Makes the Event's name unique within the run.
+    pub seq: u32,
+}
+
+/// Creates the Event `e` (labelled with the run).
+pub fn pod_event(e: &PodEvent<'_>) -> Result<Request<Vec<u8>>, String> {
+    let PodEvent { ns, pod, uid, node, reason, message, warning, run, now, seq } = *e;
     let body = json!({
         "apiVersion": "v1",
         "kind": "Event",
@@ -358,7 +376,8 @@ mod tests {
         let b = body(&pod_status("ns", "p", &PodReport::ContainerCreating { containers: vec!["c".into()] }, "t").unwrap());
         assert_eq!(b["status"]["phase"], "Pending");
         assert_eq!(b["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
-        let r = pod_event("ns", "p", "uid-1", "gpu-node-2", "FailedCreatePodSandBox", "Failed to create pod sandbox: x", true, "r1", "t", 3).unwrap();
+        let e = PodEvent { ns: "ns", pod: "p", uid: "uid-1", node: "gpu-node-2", reason: "FailedCreatePodSandBox", message: "Failed to create pod sandbox: x", warning: true, run: "r1", now: "t", seq: 3 };
+        let r = pod_event(&e).unwrap();
         assert_eq!(head(&r).0, "POST");
         let b = body(&r);
         assert_eq!((b["type"].as_str(), b["source"]["component"].as_str(), b["metadata"]["name"].as_str()), (Some("Warning"), Some("kubelet"), Some("p.gpulab3")));
