@@ -21,6 +21,8 @@ struct State {
     objects: BTreeMap<String, Value>,
     log: Vec<(String, String)>,
     rv: u64,
+    /// A stand-in scheduler: new pods are bound to this node.
+    bind_pods_to: Option<String>,
 }
 
 type Shared = Arc<Mutex<State>>;
@@ -97,11 +99,15 @@ fn handle(state: &Shared, method: &str, uri: &str, content_type: &str, body: &[u
             if sub && !exists {
                 return status(404, "NotFound", &format!("{key} not found"));
             }
+            let bind = s.bind_pods_to.clone().filter(|_| !exists && key.contains("/pods/"));
             let obj = s.objects.entry(key).or_insert_with(|| json!({"metadata": {"uid": format!("uid-{rv}")}}));
             if content_type.starts_with("application/json-patch") {
                 json_patch(obj, &body);
             } else {
                 merge(obj, &body);
+            }
+            if let Some(node) = bind {
+                obj["spec"]["nodeName"] = json!(node);
             }
             obj["metadata"]["resourceVersion"] = json!(rv);
             (if exists { 200 } else { 201 }, obj.clone())
@@ -197,7 +203,12 @@ fn serve_connection(state: Shared, stream: TcpStream) {
 
 /// Starts the fake API server; returns its state and port.
 fn fake_api(seed: &[(&str, Value)]) -> (Shared, u16) {
-    let state: Shared = Arc::new(Mutex::new(State::default()));
+    fake_api_binding(seed, None)
+}
+
+/// [`fake_api`] whose stand-in scheduler binds every new pod to `node`.
+fn fake_api_binding(seed: &[(&str, Value)], node: Option<&str>) -> (Shared, u16) {
+    let state: Shared = Arc::new(Mutex::new(State { bind_pods_to: node.map(str::to_string), ..State::default() }));
     for (k, v) in seed {
         state.lock().unwrap().objects.insert(k.to_string(), v.clone());
     }
@@ -267,11 +278,12 @@ fn non_lab_context_is_refused() {
 
 /// A whole replay on a kind- context: the namespace, the labelled Node and
 /// RuntimeClass (server-side apply), the GPU capacity JSON patch and the simulated
-/// kubelet's status; at the end every labelled object and the namespace are gone and
-/// the node the run did not create is untouched.
+/// kubelet (a pod bound to the simulated node gets its status and a `Started` event from
+/// the node's simulated containerd); at the end every labelled object and the namespace
+/// are gone and the node the run did not create is untouched.
 #[test]
 fn replay_creates_then_removes_everything() {
-    let (state, port) = fake_api(&[other_node()]);
+    let (state, port) = fake_api_binding(&[other_node()], Some("gpu-node-1"));
     let kc = kubeconfig(port, "replay");
     let out = gpulab(&kc, &["--context", "kind-fake"]).output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -282,11 +294,14 @@ fn replay_creates_then_removes_everything() {
     assert!(log_has(&state, "PATCH", "/api/v1/nodes/gpu-node-1?fieldManager=gpulab"));
     assert!(log_has(&state, "PATCH", "/api/v1/nodes/gpu-node-1/status"));
     assert!(log_has(&state, "PATCH", "/api/v1/namespaces/gpulab-advertisement-layers-"), "the pod is applied into the run's namespace");
+    assert!(stdout.contains("ok   pod/gpu-pod.phase = \"Running\"") && stdout.contains("ok   pod/gpu-pod.node_name = \"gpu-node-1\""), "{stdout}");
     assert!(log_has(&state, "DELETE", "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev/run%3D"));
     assert!(log_has(&state, "DELETE", "/api/v1/nodes?labelSelector=gpulab.dev/run%3D"));
     assert!(log_has(&state, "DELETE", "/api/v1/namespaces/gpulab-advertisement-layers-"));
     assert_eq!(labelled(&state), Vec::<String>::new(), "left behind");
     let s = state.lock().unwrap();
+    let writes = |needle: &str| s.log.iter().filter(|(m, u)| m != "GET" && u.contains(needle)).count();
+    assert!(writes("/pods/gpu-pod/status") >= 1 && writes("/events") >= 1, "the simulated kubelet wrote nothing: {:?}", s.log);
     assert_eq!(s.objects.keys().collect::<Vec<_>>(), ["/api/v1/nodes/kind-control-plane"]);
     assert!(!s.log.iter().any(|(m, u)| m != "GET" && u.contains("kind-control-plane")), "the run wrote a node it did not create");
 }

@@ -383,7 +383,10 @@ impl KubeBackend {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                self.notes.push(format!("the pods had not settled after {} s (GPULAB_KUBE_SETTLE_SECONDS)", self.settle.as_secs()));
+                let note = format!("the pods had not always settled within {} s (GPULAB_KUBE_SETTLE_SECONDS): some observations were taken while they still moved", self.settle.as_secs());
+                if !self.notes.contains(&note) {
+                    self.notes.push(note);
+                }
                 return Ok(());
             }
             last = Some(snapshot);
@@ -591,7 +594,7 @@ impl Backend for KubeBackend {
         let simulated: Vec<&str> = self.places.iter().filter(|(_, p)| matches!(p, Place::Simulated { .. })).map(|(n, _)| n.as_str()).collect();
         if !simulated.is_empty() {
             self.notes.push(format!(
-                "simulated kubelet: {} have no kubelet here; gpulab wrote their Ready condition and the status and events of their pods from each node's simulated containerd (the model's daemon)",
+                "simulated kubelet: no kubelet runs for {} here; gpulab wrote the Ready condition and the status and events of the pods bound there from each node's simulated containerd (the model's daemon)",
                 simulated.join(", ")
             ));
         }
