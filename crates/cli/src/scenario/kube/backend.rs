@@ -139,6 +139,9 @@ impl KubeBackend {
     /// Reads the kubeconfig, applies the context safety rule before anything is sent,
     /// and builds the client and the Ctrl-C handler.
     pub fn connect(c: &Connect) -> Result<KubeBackend, String> {
+        if let Some(ctx) = &c.context {
+            check_context(ctx, c.allow_non_lab_cluster)?;
+        }
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(|e| format!("tokio: {e}"))?;
         let path = c.kubeconfig.clone().or_else(|| std::env::var_os("GPULAB_KUBECONFIG").map(Into::into));
         let kc = match &path {
