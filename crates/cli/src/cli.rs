@@ -236,7 +236,8 @@ pub struct RolloutArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The run to report on: same inputs as `gpulab rollout`.
+    /// The run to report on: a scenario directory (`scenarios/incident`), or the same
+    /// inputs as `gpulab rollout`.
     #[command(flatten)]
     pub rollout: RolloutArgs,
 }

@@ -9,7 +9,7 @@ use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
 use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
 use gpulab_model::containerd::Version;
 use gpulab_model::daemonset::incident::Incident;
-use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
+use gpulab_model::daemonset::rollout::RoundRecord;
 use gpulab_model::daemonset::seed::{broken_daemon, incident_from_manifests, seed_incident_full, Manifests, SEED_CONTAINERD_VERSION};
 use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
 use gpulab_model::daemonset::NodeOrder;
@@ -68,11 +68,6 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
         daemons.insert(node.to_string(), broken_daemon(&version));
     }
     incident_from_manifests(&manifests, daemons, &default_version, order, seed)
-}
-
-/// Builds the rollout the arguments describe, before its first sync.
-pub fn build(args: &RolloutArgs) -> Result<Rollout, String> {
-    build_incident(args).map(|i| i.rollout)
 }
 
 /// Runs the rounds the arguments ask for; returns them. With `--restart-after-stall`

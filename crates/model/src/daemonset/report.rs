@@ -96,6 +96,9 @@ pub struct TimelineEntry {
     /// Seconds since the update was applied.
     pub offset: i64,
     pub sync: u64,
+    /// The last sync of a run of identical syncs this row stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until_sync: Option<u64>,
     pub what: String,
     pub rollout_status: String,
 }
@@ -192,7 +195,13 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
             what.push(t(lang, "rollout complete", "롤아웃 완료"));
         }
         previous_status = status.clone();
-        timeline.push(TimelineEntry { at: rfc3339(r.now), offset: r.now - start, sync: r.round, what: what.join("; "), rollout_status: status });
+        let what = what.join("; ");
+        // A sync that repeats the previous row (the stalled kubelet retrying) widens it.
+        if let Some(last) = timeline.last_mut().filter(|l: &&mut TimelineEntry| l.what == what && l.rollout_status == status) {
+            last.until_sync = Some(r.round);
+            continue;
+        }
+        timeline.push(TimelineEntry { at: rfc3339(r.now), offset: r.now - start, sync: r.round, until_sync: None, what, rollout_status: status });
     }
 
     let view = &stall_view.controller;
@@ -295,7 +304,8 @@ impl IncidentReport {
         md.push_str(&format!("| {} | {} | sync | {} | `kubectl rollout status` |\n|---|---|---|---|---|\n",
             t(l, "time (UTC)", "시각 (UTC)"), t(l, "since update", "업데이트 후"), t(l, "what happened", "일어난 일")));
         for e in &self.timeline {
-            md.push_str(&format!("| {} | +{}s | {} | {} | `{}` |\n", e.at, e.offset, e.sync, e.what.replace('|', "\\|"), e.rollout_status));
+            let sync = e.until_sync.map_or_else(|| e.sync.to_string(), |u| format!("{}–{u}", e.sync));
+            md.push_str(&format!("| {} | +{}s | {sync} | {} | `{}` |\n", e.at, e.offset, e.what.replace('|', "\\|"), e.rollout_status));
         }
         md.push('\n');
 
