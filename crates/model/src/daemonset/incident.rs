@@ -102,17 +102,14 @@ impl Incident {
         out
     }
 
-    /// The learner's run (see the module doc). `fix`: fix the stalled nodes after the
-    /// stall and go on. At most `max_rounds` rounds before and after the fix.
-    pub fn run(mut self, fix: bool, max_rounds: usize, lang: Lang) -> IncidentRun {
-        self.sync_runtimes();
-        self.rollout.run_until_settled(max_rounds);
-        let at_stall = self.rollout.clone();
-        let diagnosis = diagnose(&at_stall);
-        let stalled: Vec<String> =
-            diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).filter(|n| self.daemons.contains_key(n)).collect();
+    /// The artifacts of the incident as it stands now: for each node holding the
+    /// rollout, the merge of its files, the check, and (when it would not pass) the
+    /// check after a restart with the files as they are; the scheduler's verdicts; the
+    /// slot table. The app calls this on the learner's run at any sync.
+    pub fn gather(&self, lang: Lang) -> Artifacts {
+        let diagnosis = diagnose(&self.rollout);
         let mut artifacts = Artifacts::default();
-        for node in &stalled {
+        for node in diagnosis.stalled_nodes.iter().map(|n| &n.node) {
             let Some(daemon) = self.daemons.get(node) else { continue };
             artifacts.merge.push(merge_artifact(node, daemon));
             artifacts.check_runtime.push(check_runtime_run(node, BEFORE_RESTART, daemon, &self.check));
@@ -123,15 +120,6 @@ impl Incident {
                 artifacts.check_runtime.push(as_is);
             }
         }
-        if fix && diagnosis.verdict == Verdict::Stalled && !stalled.is_empty() {
-            artifacts.fix = self.fix_nodes(&stalled);
-            for node in &stalled {
-                if let Some(daemon) = self.daemons.get(node) {
-                    artifacts.check_runtime.push(check_runtime_run(node, AFTER_RESTART, daemon, &self.check));
-                }
-            }
-            self.rollout.run_until_settled(max_rounds);
-        }
         artifacts.scheduler = rollout_scheduler_verdicts(&self.rollout);
         if let Some(input) = &self.slots {
             match slot_artifact(input, lang) {
@@ -141,6 +129,29 @@ impl Incident {
                 }
                 Err(e) => artifacts.errors.push(format!("slot table: {e}")),
             }
+        }
+        artifacts
+    }
+
+    /// The learner's run (see the module doc). `fix`: fix the stalled nodes after the
+    /// stall and go on. At most `max_rounds` rounds before and after the fix.
+    pub fn run(mut self, fix: bool, max_rounds: usize, lang: Lang) -> IncidentRun {
+        self.sync_runtimes();
+        self.rollout.run_until_settled(max_rounds);
+        let at_stall = self.rollout.clone();
+        let diagnosis = diagnose(&at_stall);
+        let stalled: Vec<String> =
+            diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).filter(|n| self.daemons.contains_key(n)).collect();
+        let mut artifacts = self.gather(lang);
+        if fix && diagnosis.verdict == Verdict::Stalled && !stalled.is_empty() {
+            artifacts.fix = self.fix_nodes(&stalled);
+            for node in &stalled {
+                if let Some(daemon) = self.daemons.get(node) {
+                    artifacts.check_runtime.push(check_runtime_run(node, AFTER_RESTART, daemon, &self.check));
+                }
+            }
+            self.rollout.run_until_settled(max_rounds);
+            artifacts.scheduler = rollout_scheduler_verdicts(&self.rollout);
         }
         IncidentRun { rollout: self.rollout, at_stall, artifacts }
     }
