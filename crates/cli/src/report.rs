@@ -28,6 +28,9 @@ fn incident_run(args: &ReportArgs, lang: Lang) -> Result<IncidentRun, String> {
     if let [only] = args.rollout.inputs.as_slice() {
         let dir = Path::new(only);
         if dir.join(SCENARIO_FILE).is_file() {
+            if !args.rollout.broken_nodes.is_empty() || args.rollout.restart_after_stall {
+                return Err(format!("{only} is a scenario directory: it runs its own steps (no --broken-node, no --restart-after-stall)"));
+            }
             let scenario = crate::scenario::load(dir).map_err(|e| e.join("\n"))?;
             return gpulab_model::scenario::incident::incident_run(&scenario, lang);
         }
