@@ -517,9 +517,12 @@ pub fn check_runtime_verdict(rollout: &Rollout, node: &str, handler: &str, when:
     CheckRuntimeRun { node: node.into(), when: when.into(), passed, reason, verdict: String::new(), exit: u8::from(!passed), findings: Vec::new() }
 }
 
-/// A whole incident run: until the rollout stalls (or finishes); then, with `restart`,
-/// containerd is restarted on the stalled nodes and the run goes on. Returns the final
-/// rollout, the snapshot at the stall, and check-runtime verdicts before and after.
+/// A whole incident run on a rollout alone (no daemons): until the rollout stalls (or
+/// finishes); then, with `restart`, each stalled node's [`NodeRuntime`](super::rollout::NodeRuntime)
+/// loads its file handlers and the run goes on. Returns the final rollout, the snapshot
+/// at the stall, and the stand-in verdicts of [`check_runtime_verdict`]. A rollout whose
+/// nodes have daemons (the seed, a scenario) runs through
+/// [`super::incident::Incident::run`] instead, which gathers every artifact from the models.
 pub fn run_incident(mut rollout: Rollout, restart: bool, max_rounds: usize) -> (Rollout, Rollout, Vec<CheckRuntimeRun>) {
     rollout.run_until_settled(max_rounds);
     let snapshot = rollout.clone();
