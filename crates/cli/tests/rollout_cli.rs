@@ -91,6 +91,8 @@ fn report_of_a_scenario_run() {
         "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 2 Insufficient nvidia.com/gpu.",
         "Fix applied on gpu-node-2: `/etc/containerd/conf.d/99-nvidia.toml` rewritten",
         "`daemon set \"nvidia-device-plugin-daemonset\" successfully rolled out`",
+        // Step 16's plugin-config, through the slot model.
+        "| gpu-node-2 | NVIDIA A100-SXM4-40GB | 4 | 4 | 16 | 0 |",
     ] {
         assert!(md.contains(needle), "missing {needle:?} in\n{md}");
     }

@@ -177,6 +177,7 @@ fn seed_files_are_the_incident_scenarios() {
         (NVIDIA_DROPIN, "incident/nodes/99-nvidia.toml"),
         (NVIDIA_DROPIN_FULL_TABLE, "incident/nodes/99-nvidia-full-table.toml"),
         (TIME_SLICING_YAML, "timeslicing-no-isolation/nvidia/time-slicing.yaml"),
+        (TIME_SLICING_YAML, "incident/nvidia/time-slicing.yaml"),
     ] {
         assert_eq!(seed, std::fs::read_to_string(root.join(file)).unwrap(), "{file}");
     }
