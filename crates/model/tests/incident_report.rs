@@ -196,3 +196,20 @@ fn any_node_order_gives_a_resolved_report() {
         serde_json::to_string(&r).unwrap();
     }
 }
+
+/// The report of the `incident` scenario's own run (its checks by step name, the merge
+/// at the stall, the scheduler's verdicts, the fix the scenario applied, the slot table
+/// of its plugin-config step), byte for byte in both languages.
+#[test]
+fn scenario_report_snapshots() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/incident");
+    let text = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
+    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).map_err(|e| e.to_string());
+    let scenario = gpulab_model::scenario::parse("incident", "scenario.toml", &text, &read).unwrap();
+    for (lang, name) in [(Lang::En, "incident_scenario_report.en.md"), (Lang::Ko, "incident_scenario_report.ko.md")] {
+        let run = gpulab_model::scenario::incident::incident_run(&scenario, lang).unwrap();
+        let r = report_of(run, lang);
+        assert!(r.resolved);
+        check_snapshot(name, &r.to_markdown());
+    }
+}
