@@ -226,10 +226,12 @@ pub struct RolloutArgs {
     #[arg(long, default_value = "seed:1")]
     pub order: String,
     /// With manifests: a node whose running containerd has not loaded the `nvidia`
-    /// handler (the drop-in is on disk, the daemon was not restarted). Repeatable.
+    /// handler (the NVIDIA drop-in is on disk, the daemon was not restarted; default
+    /// version 1.6.20, where the drop-in replaces the CRI table). Repeatable.
     #[arg(long = "broken-node", value_name = "NODE[=CONTAINERD_VERSION]")]
     pub broken_nodes: Vec<String>,
-    /// After the stall, restart containerd on the broken nodes and go on.
+    /// After the stall, fix the stalled nodes (rewrite the drop-in when a restart alone
+    /// would fail the CRI plugin), restart their containerd and go on.
     #[arg(long)]
     pub restart_after_stall: bool,
     /// Language of the diagnosis.
@@ -239,7 +241,8 @@ pub struct RolloutArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The run to report on: same inputs as `gpulab rollout`.
+    /// The run to report on: a scenario directory (`scenarios/incident`), or the same
+    /// inputs as `gpulab rollout`.
     #[command(flatten)]
     pub rollout: RolloutArgs,
 }

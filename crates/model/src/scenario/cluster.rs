@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 
 use crate::daemonset::diagnosis::diagnose;
+use crate::daemonset::node_containerd::node_runtime;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::seed::{Manifests, SEED_EPOCH};
 use crate::daemonset::NodeOrder;
@@ -66,21 +67,15 @@ fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manife
     }
 }
 
-/// What each node's kubelet finds in its containerd now.
-fn runtimes(nodes: &[ModelNode]) -> BTreeMap<String, NodeRuntime> {
-    nodes
-        .iter()
-        .map(|n| {
-            let files = crate::containerd::load(&n.daemon.files, &n.daemon.version).runtime_handlers();
-            let rt = NodeRuntime {
-                containerd_version: n.spec.containerd.clone(),
-                loaded_handlers: n.daemon.runtime_handlers(),
-                file_handlers: Some(files),
-                findings: Vec::new(),
-            };
-            (n.spec.name.clone(), rt)
-        })
-        .collect()
+/// What each node's kubelet finds in its containerd now: the handlers its daemon
+/// loaded, with the containerd model's findings for the cluster's RuntimeClass `handlers`.
+fn runtimes(nodes: &[ModelNode], handlers: &[String]) -> BTreeMap<String, NodeRuntime> {
+    nodes.iter().map(|n| (n.spec.name.clone(), node_runtime(&n.daemon, handlers))).collect()
+}
+
+/// The handlers the RuntimeClasses name.
+fn handlers(rcs: &[k8s_openapi::api::node::v1::RuntimeClass]) -> Vec<String> {
+    rcs.iter().map(|rc| rc.handler.clone()).collect()
 }
 
 impl Cluster {
@@ -122,7 +117,7 @@ impl Cluster {
         cluster.refresh_readiness(nodes);
         if let Some(ds) = cluster.manifests.daemon_sets.first().cloned() {
             let mut rollout = Rollout::new(ds, cluster.manifests.nodes.clone(), cluster.manifests.runtime_classes.clone(), NodeOrder::Listed, 1, SEED_EPOCH);
-            rollout.runtimes = runtimes(nodes);
+            rollout.runtimes = runtimes(nodes, &handlers(&cluster.manifests.runtime_classes));
             if !rollout.run_until_settled(200) {
                 return Err("the initial DaemonSet does not roll out cleanly on the initial nodes".into());
             }
@@ -317,7 +312,7 @@ impl Cluster {
             Action::Sync { count } => {
                 for _ in 0..*count {
                     if let Some(r) = self.rollout.as_mut() {
-                        r.runtimes = runtimes(nodes);
+                        r.runtimes = runtimes(nodes, &handlers(&r.runtime_classes));
                         r.step();
                     }
                     self.now += 10;

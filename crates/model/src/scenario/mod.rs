@@ -65,6 +65,7 @@
 //!   Kubernetes side.
 //! - [`pods`]: pods through admission, the scheduler and the kubelet's sandbox.
 //! - [`parity`]: two records diffed.
+//! - [`incident`]: a scenario run gathered into the incident report's inputs.
 //!
 //! **Architecture Invariant:** pure, like the rest of the model: files come in through
 //! a reader closure; time is the scenario's clock.
@@ -73,6 +74,7 @@ pub mod cluster;
 pub mod engine;
 pub mod expect;
 pub mod format;
+pub mod incident;
 pub mod model;
 pub mod parity;
 pub mod pods;
