@@ -234,8 +234,8 @@ impl LabHandle {
         Ok(())
     }
 
-    /// The lab's state as a plain object: `{ lang: "ko", step: 1, scenario: null }`
-    /// (`scenario`: the author scenario's title).
+    /// The lab's state as a plain object: `{ lang: "ko", step: 1 }`, and `scenario`
+    /// (the author scenario's title) when the lab started from one.
     pub fn state(&self) -> JsValue {
         state_object(&self.latest.borrow(), self.scenario.as_deref())
     }
@@ -254,7 +254,9 @@ fn state_object(state: &LabState, scenario: Option<&str>) -> JsValue {
     let obj = js_sys::Object::new();
     js_sys::Reflect::set(&obj, &"lang".into(), &state.lang.tag().into()).ok();
     js_sys::Reflect::set(&obj, &"step".into(), &(state.step.number() as f64).into()).ok();
-    js_sys::Reflect::set(&obj, &"scenario".into(), &scenario.map_or(JsValue::NULL, JsValue::from_str)).ok();
+    if let Some(title) = scenario {
+        js_sys::Reflect::set(&obj, &"scenario".into(), &title.into()).ok();
+    }
     obj.into()
 }
 

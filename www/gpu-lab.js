@@ -119,7 +119,7 @@ class LabHandle {
     this.#inner.update(options);
   }
 
-  /** { lang, step, scenario } — scenario is the author scenario's title, or null. */
+  /** { lang, step } and, for a lab started from an author scenario, scenario (its title). */
   state() {
     if (!this.#inner) throw new Error("gpu-lab: this lab was destroyed");
     return this.#inner.state();
