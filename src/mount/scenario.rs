@@ -65,7 +65,10 @@ pub fn references(text: &str) -> Vec<String> {
 /// Parses the scenario; errors are the model's diagnostics (codes `scenario-*`).
 pub fn load(source: &Source) -> Result<Loaded, Vec<Diagnostic>> {
     let read = |rel: &str| source.files.get(rel).cloned().ok_or_else(|| "not given to the lab (not found next to the scenario)".to_string());
-    let s = scenario::parse(&name_of(&source.file), &source.file, &source.text, &read)?;
+    let s = scenario::parse(&name_of(&source.file), &source.file, &source.text, &read).map_err(|mut diags| {
+        scenario::locate::refine(&mut diags, &source.text);
+        diags
+    })?;
     Ok(Loaded { title: s.title.clone(), work: work_from(&s) })
 }
 
@@ -169,7 +172,7 @@ mod tests {
             (
                 "title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\nfiles = { \"/etc/containerd/config.toml\" = \"nodes/c.toml\" }\n[[step]]\nname = \"s\"\ndo = \"observe\"\n",
                 BTreeMap::new(),
-                "my.toml:5:1: error: cannot read `nodes/c.toml`",
+                "my.toml:5:42: error: cannot read `nodes/c.toml`",
             ),
             ("title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\n[[step]]\nname = \"s\"\ndo = \"jump\"\n", BTreeMap::new(), "[scenario-unknown-action]"),
         ];

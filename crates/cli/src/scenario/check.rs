@@ -78,60 +78,8 @@ fn diag(code: &str, severity: Severity, file: &str, line: u32, column: u32, mess
     Diagnostic::new(code, severity).arg("message", message.into()).at(Span::new(file, line, column))
 }
 
-/// The 1-based character column of the first of `needles` found on `line` of `text`.
 fn column_in(text: &str, line: u32, needles: &[&str]) -> Option<u32> {
-    let l = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
-    needles.iter().filter(|n| !n.is_empty()).find_map(|n| l.find(n)).map(|byte| l[..byte].chars().count() as u32 + 1)
-}
-
-/// The parser reports keys at column 1 (or at their table's first line); point at the
-/// text the message names instead: the first `` `token` `` of the message, found on
-/// that line or, failing that, further down the same table.
-fn refine_column(d: &mut Diagnostic, text: &str) {
-    let Some(span) = d.primary.as_mut() else { return };
-    if span.column != 1 {
-        return;
-    }
-    let message = d.args.iter().find(|(k, _)| k == "message").map(|(_, v)| v.clone()).unwrap_or_default();
-    let tokens: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-    // `do = "x"` may be written `do="x"`: its quoted value is looked for too.
-    let mut exact: Vec<String> = Vec::new();
-    for t in &tokens {
-        match t.split('"').nth(1) {
-            Some(v) => exact.push(format!("\"{v}\"")),
-            None => exact.push(format!("\"{t}\"")),
-        }
-        exact.push((*t).to_string());
-    }
-    // `subject.field`: the field's key.
-    let keys: Vec<String> = tokens.iter().filter_map(|t| t.rsplit_once('.')).map(|(_, f)| f.to_string()).filter(|f| !f.contains('/')).collect();
-    let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
-    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let start = span.line;
-    let mut candidates = vec![start];
-    for (i, l) in text.lines().enumerate().skip(usize::try_from(start).unwrap_or(0)) {
-        if l.trim_start().starts_with('[') {
-            break;
-        }
-        candidates.extend(u32::try_from(i + 1).ok());
-    }
-    for needles in [&exact, &keys] {
-        for &line in &candidates {
-            if let Some(c) = column_in(text, line, needles) {
-                span.line = line;
-                span.column = c;
-                return;
-            }
-        }
-    }
-    // Inherited from the top (a node's `containerd` version): where it is written.
-    for line in 1..=u32::try_from(text.lines().count()).unwrap_or(0) {
-        if let Some(c) = column_in(text, line, &exact) {
-            span.line = line;
-            span.column = c;
-            return;
-        }
-    }
+    scenario::locate::column_in(text, line, needles)
 }
 
 /// The line of `key = …` at the top of the file (before the first table header).
@@ -245,7 +193,7 @@ pub fn lint(dir: &Path) -> Result<Lint, String> {
     let s = match scenario::parse(&name, &file, &text, &read) {
         Ok(s) => s,
         Err(mut diags) => {
-            diags.iter_mut().for_each(|d| refine_column(d, &text));
+            scenario::locate::refine(&mut diags, &text);
             lint.diagnostics = diags;
             lint.malformed = true;
             return Ok(lint);

@@ -62,6 +62,7 @@
 //!   Kubernetes side.
 //! - [`pods`]: pods through admission, the scheduler and the kubelet's sandbox.
 //! - [`parity`]: two records diffed.
+//! - [`locate`]: where a finding points (line:column of the text it names).
 //!
 //! **Architecture Invariant:** pure, like the rest of the model: files come in through
 //! a reader closure; time is the scenario's clock.
@@ -70,6 +71,7 @@ pub mod cluster;
 pub mod engine;
 pub mod expect;
 pub mod format;
+pub mod locate;
 pub mod model;
 pub mod parity;
 pub mod pods;
