@@ -91,4 +91,18 @@ mod tests {
             assert_eq!((span.line, span.column), expected, "{message}");
         }
     }
+
+    proptest::proptest! {
+        /// Any text, message and position: no panic, and the finding stays on a line of
+        /// the text (or where it was) with a column of at least 1.
+        #[test]
+        fn never_panics(text in "[a-z=\"`\\[\\] \n.é]{0,80}", message in "[a-z=\"` .]{0,30}", line in 0u32..12, column in 0u32..3) {
+            let mut d = [Diagnostic::new("c", Severity::Error).arg("message", message).at(Span::new("f", line, column))];
+            refine(&mut d, &text);
+            let span = d[0].primary.as_ref().unwrap();
+            let lines = text.lines().count() as u32;
+            proptest::prop_assert!(span.line == line || (1..=lines).contains(&span.line));
+            proptest::prop_assert!(span.column == column || span.column >= 1);
+        }
+    }
 }
