@@ -172,7 +172,8 @@ mod tests {
             (
                 "title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\nfiles = { \"/etc/containerd/config.toml\" = \"nodes/c.toml\" }\n[[step]]\nname = \"s\"\ndo = \"observe\"\n",
                 BTreeMap::new(),
-                "my.toml:5:42: error: cannot read `nodes/c.toml`",
+                // Column 43: the quoted path on line 5, where `gpulab scenario check` points too.
+                "my.toml:5:43: error: cannot read `nodes/c.toml`",
             ),
             ("title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\n[[step]]\nname = \"s\"\ndo = \"jump\"\n", BTreeMap::new(), "[scenario-unknown-action]"),
         ];
