@@ -1,19 +1,6 @@
-// GPU Node Lab loader — public API v1. Defines the <gpu-lab> custom element and
-// window.GpuLab (window.GpuLab.v1 is the versioned API; GpuLab.mount / GpuLab.version
-// are the same v1, kept for pages written before v1 had a name).
-//
-//   <script type="module" src="…/gpu-lab.js"></script>
-//   <gpu-lab lang="en" step="2" scenario-src="my-scenario/scenario.toml"></gpu-lab>
-//   const lab = await GpuLab.v1.mount(element, { lang: "ko", step: 1, scenario: "…toml…" });
-//
-// Every option, attribute and event is documented in docs/embedding.md. Stability (as
-// Ruffle keeps PlayerV1): v1 only grows — new options, new events, new state fields.
-// Renaming or removing anything, or changing what an option means, is v2, published
-// next to v1; a page written for v1 keeps working.
-//
-// The wasm module is initialised here unless the page already did (Trunk's index.html
-// exposes window.wasmBindings). Its files are found next to this script, or under
-// the `assetsBase` option / `assets-base` attribute (the first mount decides).
+// GPU Node Lab loader, public API v1: <gpu-lab> and window.GpuLab (.v1; .mount and
+// .version are the same v1). Options, attributes, events and the stability policy
+// (v1 only grows; a breaking change is v2): docs/embedding.md.
 
 // The bundle's asset names (the only lines a build step may rewrite).
 const WASM_JS = "gpu-node-lab.js";
@@ -33,7 +20,6 @@ function loadBindings(assetsBase) {
           await module.default({ module_or_path: new URL(WASM_BG, base) });
           return module;
         })();
-    // A failed load may be retried (e.g. after fixing assetsBase).
     bindings.catch(() => { bindings = undefined; });
   }
   return bindings;
@@ -45,9 +31,8 @@ async function fetchText(url) {
   return response.text();
 }
 
-// scenarioSrc → the scenario's text and the files it references, fetched next to it.
-// Files that cannot be fetched are left out: the lab then reports each at the line
-// that references it.
+// scenarioSrc → its text and files (fetched next to it; a missing one is reported by
+// the lab at the line naming it).
 async function resolveScenario(wasm, options) {
   const { scenarioSrc, ...rest } = options;
   if (scenarioSrc == null) return rest;
@@ -78,8 +63,7 @@ async function resolveScenario(wasm, options) {
   return { ...rest, scenario: text, scenarioFile: rest.scenarioFile ?? scenarioSrc, scenarioFiles: files };
 }
 
-// Says what went wrong in the page (unless the lab already showed the scenario's
-// diagnostics) and tells the host with a gpulab:error event.
+// Shows the error in the root (unless the lab did) and dispatches gpulab:error.
 function report(root, error) {
   if (!root.querySelector(":scope > .gpu-lab-error")) {
     const box = document.createElement("div");
@@ -134,12 +118,7 @@ class LabHandle {
   }
 }
 
-/**
- * Mounts a lab into `root` (an element the page owns; its content is replaced) and
- * resolves to its LabHandle. Options: lang, step, scenario, scenarioSrc, scenarioFile,
- * scenarioFiles, assetsBase (docs/embedding.md). On a bad option or scenario the
- * promise rejects, the root shows the error, and a gpulab:error event is dispatched.
- */
+/** Mounts a lab into `root`; resolves to its LabHandle (docs/embedding.md). */
 export async function mount(root, options = {}) {
   if (!(root instanceof Element)) throw new TypeError("gpu-lab: mount(root, options): root must be an element");
   try {
