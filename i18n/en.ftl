@@ -149,3 +149,7 @@ k8s-outcome = Creating the pod
 k8s-bad-input = The manifests do not load; see the findings under each file.
 k8s-events = Events (kubectl describe pod)
 k8s-nodes = Each node, plugin by plugin
+
+# ---- author scenarios (authors)
+author-error-title = The lab cannot start: the scenario has errors
+author-error-hint = Each line is file:line:column, severity, message, [code]. Run gpulab scenario check before publishing.

@@ -148,3 +148,7 @@ k8s-outcome = 파드 생성 결과
 k8s-bad-input = 매니페스트를 읽을 수 없습니다. 각 파일 아래의 진단 결과를 보세요.
 k8s-events = 이벤트 (kubectl describe pod)
 k8s-nodes = 노드별, 플러그인별 결과
+
+# ---- author scenarios (authors)
+author-error-title = 시나리오에 오류가 있어 실습을 시작할 수 없습니다
+author-error-hint = 각 줄은 파일:줄:열, 심각도, 메시지, [코드] 순서입니다. 게시하기 전에 gpulab scenario check 로 확인하세요.

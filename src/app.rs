@@ -45,6 +45,10 @@ pub struct AppProps {
     pub step: Step,
     #[prop_or_default]
     pub observer: Option<StateObserver>,
+    /// The work the lab starts from (an author's scenario, `mount.rs`); `None` = the
+    /// learner's saved work. A lab started from a scenario does not save over it.
+    #[prop_or_default]
+    pub work: Option<crate::state::Work>,
 }
 
 /// The current step's view: the built ones render model results; the rest say
@@ -81,13 +85,14 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
 #[component(App)]
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: storage::load().unwrap_or_default() });
+    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(storage::load).unwrap_or_default() });
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
         let first = use_mut_ref(|| true);
+        let authored = props.work.is_some();
         use_effect_with(state.work.clone(), move |work| {
-            if std::mem::replace(&mut *first.borrow_mut(), false) {
+            if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
             storage::save(work);

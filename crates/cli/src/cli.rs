@@ -72,6 +72,31 @@ pub enum ScenarioCommand {
     Run(ScenarioRunArgs),
     /// Run scenarios on a real backend and check the expectations against what it observed.
     Replay(ParityArgs),
+    /// Scaffold a new scenario directory (DIR/NAME) from the incident; it passes
+    /// `scenario run` as written. Exit 2 when NAME is not a plain name or already exists.
+    New(ScenarioNewArgs),
+    /// Lint a scenario: TOML syntax and schema, referenced files, versions the model
+    /// covers, and every expectation run on the model; `file:line:col: severity: message
+    /// [code]`. Exit 0 clean (warnings allowed), 1 an expectation the model cannot
+    /// satisfy, 2 a malformed scenario.
+    Check(ScenarioCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioNewArgs {
+    /// The scenario's directory name (letters, digits, `-`, `_`).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Where the directory is created.
+    #[arg(long, value_name = "DIR", default_value = "scenarios")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioCheckArgs {
+    /// Scenario directories (each holds a scenario.toml), or a directory of them.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,9 @@
 //! A DIR is a scenario directory (it holds `scenario.toml`) or a directory of them
 //! (e.g. `scenarios/`), run in name order.
 
+pub mod check;
 pub mod kube;
+pub mod new;
 pub mod real_containerd;
 
 use std::path::{Path, PathBuf};
