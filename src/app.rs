@@ -7,10 +7,13 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::hint::Hint;
+use crate::components::notice::{Notice, NoticeChoice, NoticeView};
+use crate::components::work_panel::{WorkEvent, WorkPanel};
 use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{LabAction, LabState};
+use crate::share::link::{self as share_link, LinkError};
+use crate::state::{LabAction, LabState, Work};
 #[cfg(not(feature = "k8s-steps"))]
 use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
@@ -49,9 +52,14 @@ pub struct AppProps {
 
 /// The current step's view: the built ones render model results; the rest say
 /// honestly that they are not built yet.
-fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html {
+fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoable: &Callback<(LabAction, Notice)>) -> Html {
     let dispatcher = state.dispatcher();
-    let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
+    let undoable = undoable.clone();
+    // A step's own reset button is undoable like the work panel's.
+    let dispatch = Callback::from(move |a: LabAction| match a {
+        LabAction::ResetStep(s) => undoable.emit((LabAction::ResetStep(s), Notice::ResetStep(s))),
+        a => dispatcher.dispatch(a),
+    });
     match step {
         Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
         Step::MainConfig | Step::DropIn => {
@@ -75,6 +83,27 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
         },
         #[cfg(not(feature = "k8s-steps"))]
         _ => html! { <NotBuilt {lang} {step} /> },
+    }
+}
+
+/// The work before and after the last reset / import / opened link: Undo is offered
+/// while the work is still `after`.
+#[derive(Debug, Clone, PartialEq)]
+struct UndoPoint {
+    before: Work,
+    after: Work,
+}
+
+/// Reads the page's share link, if it has one, and hands its work (or why it was
+/// refused) to `done`. Nothing happens for a hash that is not a share link.
+fn read_share_link(done: impl FnOnce(Result<Work, LinkError>) + 'static) {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    match share_link::payload(&hash) {
+        None => {}
+        Some(Err(e)) => done(Err(e)),
+        Some(Ok(bytes)) => crate::share::compress::deflate_raw(&bytes, false, move |r| {
+            done(r.map_err(|_| LinkError::Damaged).and_then(|b| share_link::content(&b)));
+        }),
     }
 }
 
@@ -112,6 +141,83 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
+    let notice = use_state(|| None::<Notice>);
+    let undo = use_state(|| None::<UndoPoint>);
+    // Replaces work undoably: the reducer is pure, so the work after is known here.
+    let undoable = {
+        let state = state.clone();
+        let notice = notice.clone();
+        let undo = undo.clone();
+        Callback::from(move |(action, n): (LabAction, Notice)| {
+            let before = state.work.clone();
+            let after = (*state).clone().apply(action.clone()).work;
+            undo.set(Some(UndoPoint { before, after }));
+            state.dispatch(action);
+            notice.set(Some(n));
+        })
+    };
+    {
+        // A share link is read once; it never overwrites saved work without asking.
+        let notice = notice.clone();
+        use_effect_with((), move |_| {
+            read_share_link(move |r| {
+                notice.set(Some(match r {
+                    Ok(work) => Notice::ShareOffer(Box::new(work)),
+                    Err(e) => Notice::ShareRejected(e),
+                }))
+            });
+        });
+    }
+    {
+        // A valid link opens at once when there is nothing of the learner's to lose
+        // (no saved work, or the saved work is the starting point or the same).
+        let undoable = undoable.clone();
+        let notice = notice.clone();
+        let work = state.work.clone();
+        use_effect_with((*notice).clone(), move |n| {
+            if let Some(Notice::ShareOffer(shared)) = n {
+                if **shared == work {
+                    notice.set(Some(Notice::ShareOpened));
+                } else if storage::load().is_none() || work == Work::default() {
+                    undoable.emit((LabAction::ReplaceWork(shared.clone()), Notice::ShareOpened));
+                }
+            }
+        });
+    }
+    let can_undo = undo.as_ref().is_some_and(|u| u.after == state.work);
+    let on_choice = {
+        let state = state.clone();
+        let notice = notice.clone();
+        let undo = undo.clone();
+        let undoable = undoable.clone();
+        Callback::from(move |c: NoticeChoice| match c {
+            NoticeChoice::OpenShared => {
+                if let Some(Notice::ShareOffer(w)) = (*notice).clone() {
+                    undoable.emit((LabAction::ReplaceWork(w), Notice::ShareOpened));
+                }
+            }
+            NoticeChoice::Undo => {
+                if let Some(u) = (*undo).clone() {
+                    state.dispatch(LabAction::ReplaceWork(Box::new(u.before)));
+                    undo.set(None);
+                    notice.set(Some(Notice::Undone));
+                }
+            }
+            NoticeChoice::KeepMine | NoticeChoice::Close => notice.set(None),
+        })
+    };
+    let on_work = {
+        let notice = notice.clone();
+        let undoable = undoable.clone();
+        Callback::from(move |e: WorkEvent| match e {
+            WorkEvent::Apply(action, n) => undoable.emit((action, n)),
+            WorkEvent::Notice(n) => notice.set(Some(n)),
+        })
+    };
+    let notice_view = |share: bool| match &*notice {
+        Some(n) if n.is_share() == share => html! { <NoticeView {lang} notice={n.clone()} {can_undo} on_choice={on_choice.clone()} /> },
+        _ => html! {},
+    };
     let on_lang = {
         let d = state.dispatcher();
         Callback::from(move |l: Lang| d.dispatch(LabAction::SetLang(l)))
@@ -131,6 +237,7 @@ pub fn app(props: &AppProps) -> Html {
                 </div>
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
+            { notice_view(true) }
             <div class="lab-body">
                 <StepNav {lang} current={step} on_select={on_step} />
                 <main class="step-view" aria-live="polite">
@@ -139,7 +246,10 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(hint) = step.hint() {
                         <Hint {lang} text={hint} />
                     }
-                    { step_view(&state, lang, step) }
+                    { step_view(&state, lang, step, &undoable) }
+                    <WorkPanel {lang} {step} work={std::rc::Rc::new(state.work.clone())} on_event={on_work}>
+                        { notice_view(false) }
+                    </WorkPanel>
                 </main>
             </div>
         </div>

@@ -241,6 +241,10 @@ pub enum LabAction {
     Kube(KubeAction),
     /// Puts a step's inputs back to their defaults.
     ResetStep(Step),
+    /// Puts every step's inputs back to their defaults.
+    ResetAll,
+    /// Replaces all the work (an imported file, a share link, or an undo).
+    ReplaceWork(Box<Work>),
 }
 
 impl LabState {
@@ -331,6 +335,8 @@ impl LabState {
                 }
                 s
             }
+            LabAction::ResetAll => LabState { work: Work::default(), ..self },
+            LabAction::ReplaceWork(work) => LabState { work: *work, ..self },
             LabAction::ResetStep(step) => {
                 let mut s = self;
                 match step {
@@ -439,6 +445,20 @@ mod tests {
         let s = s.apply(LabAction::Rollout(RolloutAction::Node("gpu-node-1".into())));
         assert!(!s.work.rollout.answered);
         assert_eq!(s.apply(LabAction::ResetStep(Step::Rollout)).work.rollout, RolloutInput::default());
+    }
+
+    /// Reset all and replacing the work touch only the work, never the language or step.
+    #[test]
+    fn reset_all_and_replace_keep_lang_and_step() {
+        let edited = LabState::default()
+            .apply(LabAction::Go(Step::Slots))
+            .apply(LabAction::SetLang(Lang::En))
+            .apply(LabAction::Slots(SlotsAction::Nodes(9)))
+            .apply(LabAction::Restart(RestartAction::Do(DaemonOp::Restart)));
+        let reset = edited.clone().apply(LabAction::ResetAll);
+        assert_eq!((reset.lang, reset.step, &reset.work), (Lang::En, Step::Slots, &Work::default()));
+        let back = reset.apply(LabAction::ReplaceWork(Box::new(edited.work.clone())));
+        assert_eq!(back, edited);
     }
 
     /// Saved work round-trips through JSON, and missing fields take their defaults.
