@@ -187,6 +187,5 @@ reason-too-large = the file is too large ({ $n } bytes).
 reason-not-json = it is not JSON ({ $details }).
 reason-foreign = it is not a GPU Node Lab progress file ({ $details }).
 reason-bad-version = its format version is missing or not a number.
-reason-unknown-field = it has a field this lab does not know: { $path }.
-reason-bad-value = { $path } has a wrong value: { $details }.
+reason-bad-value = it has a field that is unknown or of the wrong type: { $details }.
 reason-out-of-range = { $path } is out of range ({ $details }).

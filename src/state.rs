@@ -24,7 +24,7 @@ pub struct LabState {
 
 /// The learner's inputs, step by step (saved to localStorage at the edge).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Work {
     pub slots: SlotsInput,
     pub containerd: ContainerdInput,
@@ -36,7 +36,7 @@ pub struct Work {
 
 /// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct KubeInput {
     /// A Kubernetes minor version (`1.33` … `1.36`).
     pub version: String,
@@ -67,7 +67,7 @@ pub enum KubeAction {
 
 /// Step 8: how many controller syncs the learner stepped, and their answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RolloutInput {
     pub syncs: u32,
     /// The node the learner names as holding the rollout.
@@ -92,7 +92,7 @@ pub enum RolloutAction {
 
 /// Step 3: what the check is asked to look for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CheckInput {
     /// `--handler`: the runtime handler GPU pods need.
     pub handler: String,
@@ -115,7 +115,7 @@ pub enum CheckAction {
 
 /// Steps 1 and 2: the node's containerd files and the containerd version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ContainerdInput {
     /// A recorded version name (`1.7.34`, `2.0.11`, …).
     pub version: String,
@@ -137,7 +137,7 @@ impl Default for ContainerdInput {
 
 /// Step 4: who supervises the daemon, and what the learner did to it, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RestartInput {
     pub supervisor: SupervisorChoice,
     pub ops: Vec<DaemonOp>,
@@ -172,7 +172,7 @@ pub const MAX_OPS: usize = 50;
 
 /// Step 7: the slot calculator's inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SlotsInput {
     /// An NVML name of the model's table of known GPUs.
     pub gpu_model: String,

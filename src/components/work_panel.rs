@@ -107,8 +107,10 @@ pub fn work_panel(props: &WorkPanelProps) -> Html {
             <div class="work-row">
                 <button type="button" class="work-share" onclick={on_share}>{ t(lang, MessageId::WorkShare) }</button>
                 <button type="button" class="work-export" onclick={on_export}>{ t(lang, MessageId::WorkExport) }</button>
-                <label class="button work-import-label" for={import_id.clone()}>{ t(lang, MessageId::WorkImport) }</label>
-                <input id={import_id} class="work-import visually-hidden-file" type="file" accept=".json,application/json" onchange={on_import} />
+            </div>
+            <div class="field work-import-field">
+                <label for={import_id.clone()}>{ t(lang, MessageId::WorkImport) }</label>
+                <input id={import_id} class="work-import" type="file" accept=".json,application/json" onchange={on_import} />
             </div>
             { match &*link {
                 None => html! {},

@@ -3,10 +3,10 @@
 //! program's file, a newer format, an unknown or mistyped field, a value out of
 //! range); nothing is applied unless all of it is valid.
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 
-use crate::state::{Work, MAX_OPS, MAX_SYNCS};
+use crate::state::{CheckInput, ContainerdInput, KubeInput, RestartInput, RolloutInput, SlotsInput, Work, MAX_OPS, MAX_SYNCS};
 
 /// The `format` field every progress file (and share link) carries.
 pub const FORMAT: &str = "gpu-node-lab/progress";
@@ -26,110 +26,115 @@ pub enum ImportError {
     TooLarge(usize),
     /// Not JSON at all; serde's message (line and column).
     NotJson(String),
-    /// JSON, but not ours: the `format` field is missing or names something else.
+    /// JSON, but not ours: not an object, or the `format` field is missing or names
+    /// something else.
     Foreign(String),
     /// Our format, written by a newer lab.
     FutureVersion(u64),
     /// `version` missing or not a whole number.
     BadVersion,
-    /// A field this lab does not know (its path, e.g. `work.slots.nodez`).
-    UnknownField(String),
-    /// A field of the wrong type (its path and serde's message).
-    BadValue(String, String),
+    /// A field unknown or of the wrong type: serde's message (names the field or the
+    /// expected type, with line and column).
+    BadValue(String),
     /// A value out of range (its path and the limit).
     OutOfRange(String, String),
 }
 
-/// The export file's text for `work` (pretty-printed, so it diffs and reads well).
-pub fn export(work: &Work) -> String {
-    let value = serde_json::json!({ "format": FORMAT, "version": VERSION, "work": work });
-    serde_json::to_string_pretty(&value).unwrap_or_default()
+/// The envelope as written; typed serialization only (no `serde_json::Value`, whose
+/// code would cost the wasm tens of KB).
+#[derive(Serialize)]
+struct Out<'a, W: Serialize> {
+    format: &'a str,
+    version: u64,
+    work: W,
 }
 
-/// The smallest envelope for `work`: fields equal to their defaults are left out
+/// Only the sections that differ from the defaults.
+#[derive(Serialize)]
+struct Changed<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slots: Option<&'a SlotsInput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    containerd: Option<&'a ContainerdInput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    restart: Option<&'a RestartInput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<&'a CheckInput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rollout: Option<&'a RolloutInput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kube: Option<&'a KubeInput>,
+}
+
+/// The export file's text for `work`.
+pub fn export(work: &Work) -> String {
+    serde_json::to_string(&Out { format: FORMAT, version: VERSION, work }).unwrap_or_default()
+}
+
+/// The smallest envelope for `work`: sections equal to their defaults are left out
 /// (the share link carries only what the learner changed).
 pub fn compact(work: &Work) -> String {
-    let mut value = serde_json::to_value(work).unwrap_or(Value::Null);
-    let defaults = serde_json::to_value(Work::default()).unwrap_or(Value::Null);
-    prune(&mut value, &defaults);
-    serde_json::json!({ "format": FORMAT, "version": VERSION, "work": value }).to_string()
-}
-
-fn prune(value: &mut Value, defaults: &Value) {
-    if let (Value::Object(map), Value::Object(def)) = (value, defaults) {
-        map.retain(|k, v| match def.get(k) {
-            Some(d) if d == v => false,
-            Some(d) => {
-                prune(v, d);
-                true
-            }
-            None => true,
-        });
+    let d = Work::default();
+    fn keep<'a, T: PartialEq>(v: &'a T, d: &T) -> Option<&'a T> {
+        (v != d).then_some(v)
     }
+    let changed = Changed {
+        slots: keep(&work.slots, &d.slots),
+        containerd: keep(&work.containerd, &d.containerd),
+        restart: keep(&work.restart, &d.restart),
+        check: keep(&work.check, &d.check),
+        rollout: keep(&work.rollout, &d.rollout),
+        kube: keep(&work.kube, &d.kube),
+    };
+    serde_json::to_string(&Out { format: FORMAT, version: VERSION, work: changed }).unwrap_or_default()
 }
 
-/// Reads a progress file (or a share link's decompressed content).
+#[derive(Deserialize)]
+struct FormatField {
+    format: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct VersionField {
+    version: Option<u64>,
+}
+
+/// The whole envelope, strictly: unknown fields are refused at every level.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope {
+    #[serde(rename = "format")]
+    _format: IgnoredAny,
+    #[serde(rename = "version")]
+    _version: IgnoredAny,
+    #[serde(default)]
+    work: Work,
+}
+
+/// Reads a progress file (or a share link's decompressed content); nothing is
+/// returned unless all of it is valid.
 pub fn import(text: &str) -> Result<Work, ImportError> {
     if text.len() > MAX_FILE {
         return Err(ImportError::TooLarge(text.len()));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
-    let Value::Object(top) = value else {
-        return Err(ImportError::Foreign(kind(&value).into()));
-    };
-    match top.get("format") {
-        Some(Value::String(f)) if f == FORMAT => {}
-        Some(Value::String(f)) => return Err(ImportError::Foreign(format!("format {f:?}"))),
-        _ => return Err(ImportError::Foreign("no format field".into())),
+    serde_json::from_str::<IgnoredAny>(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
+    if !text.trim_start().starts_with('{') {
+        return Err(ImportError::Foreign("not a JSON object".into()));
     }
-    match top.get("version").and_then(Value::as_u64) {
-        Some(VERSION) => {}
-        Some(v) if v > VERSION => return Err(ImportError::FutureVersion(v)),
+    match serde_json::from_str::<FormatField>(text).map(|f| f.format) {
+        Ok(Some(f)) if f == FORMAT => {}
+        Ok(Some(f)) => return Err(ImportError::Foreign(format!("format {f:?}"))),
+        Ok(None) => return Err(ImportError::Foreign("no format field".into())),
+        Err(_) => return Err(ImportError::Foreign("format is not a string".into())),
+    }
+    match serde_json::from_str::<VersionField>(text).map(|v| v.version) {
+        Ok(Some(VERSION)) => {}
+        Ok(Some(v)) if v > VERSION => return Err(ImportError::FutureVersion(v)),
         _ => return Err(ImportError::BadVersion),
     }
-    if let Some(k) = top.keys().find(|k| !["format", "version", "work"].contains(&k.as_str())) {
-        return Err(ImportError::UnknownField(k.clone()));
-    }
-    let work = match top.get("work") {
-        Some(Value::Object(w)) => w.clone(),
-        Some(other) => return Err(ImportError::BadValue("work".into(), format!("expected an object, found {}", kind(other)))),
-        None => Map::new(),
-    };
-    let defaults = serde_json::to_value(Work::default()).unwrap_or(Value::Null);
-    unknown_fields(&Value::Object(work.clone()), &defaults, "work")?;
-    let d = Work::default();
-    let w = Work {
-        slots: section(&work, "slots", d.slots)?,
-        containerd: section(&work, "containerd", d.containerd)?,
-        restart: section(&work, "restart", d.restart)?,
-        check: section(&work, "check", d.check)?,
-        rollout: section(&work, "rollout", d.rollout)?,
-        kube: section(&work, "kube", d.kube)?,
-    };
-    check_ranges(&w)?;
-    Ok(w)
-}
-
-/// One section of `work`, typed; a mistyped field is reported with the section's path.
-fn section<T: DeserializeOwned>(work: &Map<String, Value>, name: &str, default: T) -> Result<T, ImportError> {
-    match work.get(name) {
-        None => Ok(default),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| ImportError::BadValue(format!("work.{name}"), e.to_string())),
-    }
-}
-
-/// Every object key must exist in the defaults' shape (arrays and scalars are typed later).
-fn unknown_fields(value: &Value, shape: &Value, path: &str) -> Result<(), ImportError> {
-    if let (Value::Object(map), Value::Object(def)) = (value, shape) {
-        for (k, v) in map {
-            let sub = format!("{path}.{k}");
-            match def.get(k) {
-                None => return Err(ImportError::UnknownField(sub)),
-                Some(d) => unknown_fields(v, d, &sub)?,
-            }
-        }
-    }
-    Ok(())
+    let work = serde_json::from_str::<Envelope>(text).map_err(|e| ImportError::BadValue(e.to_string()))?.work;
+    check_ranges(&work)?;
+    Ok(work)
 }
 
 fn check_ranges(w: &Work) -> Result<(), ImportError> {
@@ -153,17 +158,6 @@ fn check_ranges(w: &Work) -> Result<(), ImportError> {
     Ok(())
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,11 +179,17 @@ mod tests {
         assert_eq!(import(&compact(&Work::default())), Ok(Work::default()));
     }
 
-    /// The compact form leaves out every field equal to its default.
+    /// The compact form leaves out every section equal to its default.
     #[test]
     fn compact_carries_only_changes() {
         let text = compact(&edited());
-        assert_eq!(text, r#"{"format":"gpu-node-lab/progress","version":1,"work":{"restart":{"ops":["restart"]},"slots":{"nodes":5}}}"#);
+        let d = SlotsInput::default();
+        let expected = format!(
+            r#"{{"format":"gpu-node-lab/progress","version":1,"work":{{"slots":{{"gpu_model":{:?},"gpus_per_node":8,"nodes":5,"replicas":4,"config":{}}},"restart":{{"supervisor":"systemd","ops":["restart"]}}}}}}"#,
+            d.gpu_model,
+            serde_json::to_string(&d.config).unwrap()
+        );
+        assert_eq!(text, expected);
     }
 
     /// Each kind of bad file is refused with the error that names what was wrong.
@@ -199,17 +199,23 @@ mod tests {
         let long = format!(r#"{{"format":"gpu-node-lab/progress","version":1,"work":{{"slots":{{"config":"{}"}}}}}}"#, "a".repeat(MAX_TEXT + 1));
         let cases: Vec<(&str, ImportError)> = vec![
             ("{", ImportError::NotJson("EOF while parsing an object at line 1 column 1".into())),
-            ("[1]", ImportError::Foreign("an array".into())),
+            ("[1]", ImportError::Foreign("not a JSON object".into())),
+            (r#"{"format":7}"#, ImportError::Foreign("format is not a string".into())),
             (r#"{"name":"other"}"#, ImportError::Foreign("no format field".into())),
             (r#"{"format":"h5p"}"#, ImportError::Foreign("format \"h5p\"".into())),
             (r#"{"format":"gpu-node-lab/progress","version":2}"#, ImportError::FutureVersion(2)),
             (r#"{"format":"gpu-node-lab/progress","version":"1"}"#, ImportError::BadVersion),
-            (r#"{"format":"gpu-node-lab/progress","version":1,"extra":0}"#, ImportError::UnknownField("extra".into())),
-            (r#"{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodez":3}}}"#, ImportError::UnknownField("work.slots.nodez".into())),
-            (r#"{"format":"gpu-node-lab/progress","version":1,"work":[]}"#, ImportError::BadValue("work".into(), "expected an object, found an array".into())),
+            (
+                r#"{"format":"gpu-node-lab/progress","version":1,"extra":0}"#,
+                ImportError::BadValue("unknown field `extra`, expected one of `format`, `version`, `work`".into()),
+            ),
+            (
+                r#"{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodez":3}}}"#,
+                ImportError::BadValue("unknown field `nodez`, expected one of `gpu_model`, `gpus_per_node`, `nodes`, `replicas`, `config`".into()),
+            ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodes":"3"}}}"#,
-                ImportError::BadValue("work.slots".into(), "invalid type: string \"3\", expected u32".into()),
+                ImportError::BadValue("invalid type: string \"3\", expected u32".into()),
             ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"syncs":61}}}"#,
@@ -219,7 +225,12 @@ mod tests {
             (&big, ImportError::TooLarge(big.len())),
         ];
         for (text, expected) in cases {
-            assert_eq!(import(text), Err(expected), "{}", text.get(..60).unwrap_or(text));
+            // serde's messages end with " at line L column C"; the cases name the part before.
+            let got = import(text).map_err(|e| match e {
+                ImportError::BadValue(m) => ImportError::BadValue(m.split(" at line ").next().unwrap().to_string()),
+                e => e,
+            });
+            assert_eq!(got, Err(expected), "{}", text.get(..60).unwrap_or(text));
         }
     }
 }

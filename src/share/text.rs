@@ -13,8 +13,7 @@ pub fn import_reason(lang: Lang, e: &ImportError) -> String {
         ImportError::Foreign(d) => tf(lang, MessageId::ReasonForeign, &[("details", d)]),
         ImportError::FutureVersion(v) => tf(lang, MessageId::ReasonFutureVersion, &[("v", v.to_string().as_str())]),
         ImportError::BadVersion => t(lang, MessageId::ReasonBadVersion).into(),
-        ImportError::UnknownField(p) => tf(lang, MessageId::ReasonUnknownField, &[("path", p)]),
-        ImportError::BadValue(p, d) => tf(lang, MessageId::ReasonBadValue, &[("path", p), ("details", d)]),
+        ImportError::BadValue(d) => tf(lang, MessageId::ReasonBadValue, &[("details", d)]),
         ImportError::OutOfRange(p, d) => tf(lang, MessageId::ReasonOutOfRange, &[("path", p), ("details", d)]),
     }
 }
@@ -48,8 +47,7 @@ mod tests {
             LinkError::Content(ImportError::NotJson("x".into())),
             LinkError::Content(ImportError::Foreign("x".into())),
             LinkError::Content(ImportError::BadVersion),
-            LinkError::Content(ImportError::UnknownField("work.x".into())),
-            LinkError::Content(ImportError::BadValue("work.slots".into(), "x".into())),
+            LinkError::Content(ImportError::BadValue("x".into())),
             LinkError::Content(ImportError::OutOfRange("work.rollout.syncs".into(), "x".into())),
         ];
         for lang in Lang::ALL {
