@@ -7,8 +7,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::hint::Hint;
-use crate::components::notice::{Notice, NoticeChoice, NoticeView};
-use crate::components::work_panel::{WorkEvent, WorkPanel};
+use crate::components::notice::{Notice, NoticeChoice};
+use crate::components::work_panel::{self, Confirm, Ui, UiAction, UiEvent, UndoPoint};
 use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
@@ -86,14 +86,6 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoabl
     }
 }
 
-/// The work before and after the last reset / import / opened link: Undo is offered
-/// while the work is still `after`.
-#[derive(Debug, Clone, PartialEq)]
-struct UndoPoint {
-    before: Work,
-    after: Work,
-}
-
 /// Reads the page's share link, if it has one, and hands its work (or why it was
 /// refused) to `done`. Nothing happens for a hash that is not a share link.
 fn read_share_link(done: impl FnOnce(Result<Work, LinkError>) + 'static) {
@@ -141,82 +133,76 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
-    let notice = use_state(|| None::<Notice>);
-    let undo = use_state(|| None::<UndoPoint>);
+    let ui = use_reducer_eq(Ui::default);
+    let panel_id = use_state(|| crate::components::editor::unique_id("gpulab-work"));
     // Replaces work undoably: the reducer is pure, so the work after is known here.
     let undoable = {
-        let state = state.clone();
-        let notice = notice.clone();
-        let undo = undo.clone();
+        let (state, ui) = (state.clone(), ui.clone());
         Callback::from(move |(action, n): (LabAction, Notice)| {
             let before = state.work.clone();
             let after = (*state).clone().apply(action.clone()).work;
-            undo.set(Some(UndoPoint { before, after }));
             state.dispatch(action);
-            notice.set(Some(n));
+            ui.dispatch(UiAction::Replaced(n, UndoPoint { before, after }));
         })
     };
     {
-        // A share link is read once; it never overwrites saved work without asking.
-        let notice = notice.clone();
+        // A share link is read once. It opens at once only when there is nothing of
+        // the learner's to lose (no saved work, the starting point, or the same
+        // work); otherwise the learner chooses. A bad link changes nothing.
+        let (dispatcher, ui) = (state.dispatcher(), ui.clone());
         use_effect_with((), move |_| {
-            read_share_link(move |r| {
-                notice.set(Some(match r {
-                    Ok(work) => Notice::ShareOffer(Box::new(work)),
-                    Err(e) => Notice::ShareRejected(e),
-                }))
+            read_share_link(move |r| match r {
+                Err(e) => ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e)))),
+                Ok(shared) => {
+                    let saved = storage::load();
+                    match saved {
+                        Some(w) if w != shared && w != Work::default() => {
+                            ui.dispatch(UiAction::Notice(Some(Notice::ShareOffer(Box::new(shared)))))
+                        }
+                        saved => {
+                            let before = saved.unwrap_or_default();
+                            dispatcher.dispatch(LabAction::ReplaceWork(Box::new(shared.clone())));
+                            ui.dispatch(UiAction::Replaced(Notice::ShareOpened, UndoPoint { before, after: shared }));
+                        }
+                    }
+                }
             });
         });
     }
-    {
-        // A valid link opens at once when there is nothing of the learner's to lose
-        // (no saved work, or the saved work is the starting point or the same).
-        let undoable = undoable.clone();
-        let notice = notice.clone();
-        let work = state.work.clone();
-        use_effect_with((*notice).clone(), move |n| {
-            if let Some(Notice::ShareOffer(shared)) = n {
-                if **shared == work {
-                    notice.set(Some(Notice::ShareOpened));
-                } else if storage::load().is_none() || work == Work::default() {
-                    undoable.emit((LabAction::ReplaceWork(shared.clone()), Notice::ShareOpened));
-                }
+    let on_ui = {
+        let (state, ui, undoable) = (state.clone(), ui.clone(), undoable.clone());
+        Callback::from(move |e: UiEvent| match e {
+            UiEvent::Share => {
+                let ui = ui.clone();
+                work_panel::make_link(&state.work, move |l| ui.dispatch(UiAction::Link(l)));
             }
-        });
-    }
-    let can_undo = undo.as_ref().is_some_and(|u| u.after == state.work);
-    let on_choice = {
-        let state = state.clone();
-        let notice = notice.clone();
-        let undo = undo.clone();
-        let undoable = undoable.clone();
-        Callback::from(move |c: NoticeChoice| match c {
-            NoticeChoice::OpenShared => {
-                if let Some(Notice::ShareOffer(w)) = (*notice).clone() {
+            UiEvent::Export => work_panel::download(crate::share::envelope::FILE_NAME, &crate::share::envelope::export(&state.work)),
+            UiEvent::Import(file) => {
+                let (ui, undoable) = (ui.clone(), undoable.clone());
+                work_panel::read_file(file, move |r| match r {
+                    Ok((name, w)) => undoable.emit((LabAction::ReplaceWork(Box::new(w)), Notice::Imported(name))),
+                    Err(n) => ui.dispatch(UiAction::Notice(Some(n))),
+                });
+            }
+            UiEvent::Ask(c) => ui.dispatch(UiAction::Confirm(c)),
+            UiEvent::Confirmed => match ui.confirm {
+                Some(Confirm::Step) => undoable.emit((LabAction::ResetStep(state.step), Notice::ResetStep(state.step))),
+                Some(Confirm::All) => undoable.emit((LabAction::ResetAll, Notice::ResetAll)),
+                None => {}
+            },
+            UiEvent::Choice(NoticeChoice::OpenShared) => {
+                if let Some(Notice::ShareOffer(w)) = ui.notice.clone() {
                     undoable.emit((LabAction::ReplaceWork(w), Notice::ShareOpened));
                 }
             }
-            NoticeChoice::Undo => {
-                if let Some(u) = (*undo).clone() {
+            UiEvent::Choice(NoticeChoice::Undo) => {
+                if let Some(u) = ui.undo.clone() {
                     state.dispatch(LabAction::ReplaceWork(Box::new(u.before)));
-                    undo.set(None);
-                    notice.set(Some(Notice::Undone));
+                    ui.dispatch(UiAction::Undone);
                 }
             }
-            NoticeChoice::KeepMine | NoticeChoice::Close => notice.set(None),
+            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => ui.dispatch(UiAction::Notice(None)),
         })
-    };
-    let on_work = {
-        let notice = notice.clone();
-        let undoable = undoable.clone();
-        Callback::from(move |e: WorkEvent| match e {
-            WorkEvent::Apply(action, n) => undoable.emit((action, n)),
-            WorkEvent::Notice(n) => notice.set(Some(n)),
-        })
-    };
-    let notice_view = |share: bool| match &*notice {
-        Some(n) if n.is_share() == share => html! { <NoticeView {lang} notice={n.clone()} {can_undo} on_choice={on_choice.clone()} /> },
-        _ => html! {},
     };
     let on_lang = {
         let d = state.dispatcher();
@@ -237,7 +223,7 @@ pub fn app(props: &AppProps) -> Html {
                 </div>
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
-            { notice_view(true) }
+            { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
             <div class="lab-body">
                 <StepNav {lang} current={step} on_select={on_step} />
                 <main class="step-view" aria-live="polite">
@@ -247,9 +233,7 @@ pub fn app(props: &AppProps) -> Html {
                         <Hint {lang} text={hint} />
                     }
                     { step_view(&state, lang, step, &undoable) }
-                    <WorkPanel {lang} {step} work={std::rc::Rc::new(state.work.clone())} on_event={on_work}>
-                        { notice_view(false) }
-                    </WorkPanel>
+                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
                 </main>
             </div>
         </div>

@@ -1,7 +1,8 @@
 //! The lab's notices about the learner's work as a whole: a share link that was
 //! opened, offered or refused; a file imported or refused; a reset, with Undo while
-//! nothing has changed since. Status messages use `role="status"`, refusals
-//! `role="alert"`; the words say what happened (never colour alone).
+//! nothing has changed since. Refusals use `role="alert"`, the rest
+//! `role="status"`; the words say what happened (never colour alone). A plain
+//! function, not a component: every component costs the first load wasm code.
 
 use yew::prelude::*;
 
@@ -26,11 +27,25 @@ pub enum Notice {
     Undone,
 }
 
+/// What the learner chose in a notice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeChoice {
+    OpenShared,
+    KeepMine,
+    Undo,
+    Close,
+}
+
 impl Notice {
     /// Notices about the share link sit at the top of the lab; the rest by the
     /// work controls.
     pub fn is_share(&self) -> bool {
         matches!(self, Notice::ShareOffer(_) | Notice::ShareRejected(_) | Notice::ShareOpened)
+    }
+
+    /// Whether it reports something refused (an alert rather than a status).
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Notice::ShareRejected(_) | Notice::ImportFailed(..))
     }
 
     /// The notice's text in `lang`.
@@ -49,52 +64,54 @@ impl Notice {
         }
     }
 
-    fn is_refusal(&self) -> bool {
-        matches!(self, Notice::ShareRejected(_) | Notice::ImportFailed(..))
+    /// The choices the notice offers.
+    pub fn choices(&self, can_undo: bool) -> Vec<NoticeChoice> {
+        match self {
+            Notice::ShareOffer(_) => vec![NoticeChoice::OpenShared, NoticeChoice::KeepMine],
+            _ if can_undo => vec![NoticeChoice::Undo, NoticeChoice::Close],
+            _ => vec![NoticeChoice::Close],
+        }
     }
 }
 
-/// What the learner chose in a notice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NoticeChoice {
-    OpenShared,
-    KeepMine,
-    Undo,
-    Close,
-}
-
-#[derive(Properties, PartialEq)]
-pub struct NoticeProps {
-    pub lang: Lang,
-    pub notice: Notice,
-    /// Whether Undo is offered (the work is still what the reset or import left).
-    pub can_undo: bool,
-    pub on_choice: Callback<NoticeChoice>,
-}
-
-#[component(NoticeView)]
-pub fn notice_view(props: &NoticeProps) -> Html {
-    let lang = props.lang;
-    let n = &props.notice;
-    let button = |class: &'static str, id: MessageId, choice: NoticeChoice| {
-        let cb = props.on_choice.clone();
-        html! { <button type="button" class={class} onclick={Callback::from(move |_| cb.emit(choice.clone()))}>{ t(lang, id) }</button> }
-    };
+/// The notice with its buttons; `on` receives the choice.
+pub fn notice_view(lang: Lang, n: &Notice, can_undo: bool, on: &Callback<NoticeChoice>) -> Html {
     let role = if n.is_refusal() { "alert" } else { "status" };
     html! {
         <div class={classes!("lab-notice", n.is_refusal().then_some("lab-notice-refused"))} {role}>
             <p class="notice-text">{ n.text(lang) }</p>
             <p class="notice-actions">
-                if let Notice::ShareOffer(_) = n {
-                    { button("share-open", MessageId::ShareOpen, NoticeChoice::OpenShared) }
-                    { button("share-keep", MessageId::ShareKeep, NoticeChoice::KeepMine) }
-                } else {
-                    if props.can_undo {
-                        { button("work-undo", MessageId::WorkUndo, NoticeChoice::Undo) }
-                    }
-                    { button("notice-close", MessageId::NoticeClose, NoticeChoice::Close) }
-                }
+                { for n.choices(can_undo).into_iter().map(|c| {
+                    let (class, id) = match c {
+                        NoticeChoice::OpenShared => ("share-open", MessageId::ShareOpen),
+                        NoticeChoice::KeepMine => ("share-keep", MessageId::ShareKeep),
+                        NoticeChoice::Undo => ("work-undo", MessageId::WorkUndo),
+                        NoticeChoice::Close => ("notice-close", MessageId::NoticeClose),
+                    };
+                    html! { <button type="button" {class} onclick={on.reform(move |_| c)}>{ t(lang, id) }</button> }
+                }) }
             </p>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A share offer asks open-or-keep; other notices offer Undo only while possible.
+    #[test]
+    fn choices_follow_the_notice() {
+        use NoticeChoice::*;
+        let cases = [
+            (Notice::ShareOffer(Box::default()), true, vec![OpenShared, KeepMine]),
+            (Notice::ResetAll, true, vec![Undo, Close]),
+            (Notice::ResetAll, false, vec![Close]),
+            (Notice::ShareRejected(LinkError::Damaged), false, vec![Close]),
+        ];
+        for (n, can_undo, expected) in cases {
+            assert_eq!(n.choices(can_undo), expected, "{n:?}");
+        }
+        assert!(Notice::ShareRejected(LinkError::Damaged).is_refusal() && Notice::ShareOpened.is_share());
     }
 }

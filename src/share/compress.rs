@@ -2,9 +2,6 @@
 //! (Chromium 80+, Firefox 113+, Safari 16.4+), so the share link costs no codec in
 //! the wasm. Asynchronous: the result arrives in a callback.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::ReadableWritablePair;
@@ -34,36 +31,21 @@ extern "C" {
 /// or the browser's error text (a truncated or damaged stream fails here).
 pub fn deflate_raw(bytes: &[u8], compress: bool, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
     match start(bytes, compress) {
-        Ok(promise) => settle(&promise, move |r| done(r.map(|buf| js_sys::Uint8Array::new(&buf).to_vec()).map_err(|e| error_text(&e)))),
+        Ok(promise) => settle(&promise, move |v| match v.dyn_into::<js_sys::ArrayBuffer>() {
+            Ok(buf) => done(Ok(js_sys::Uint8Array::new(&buf).to_vec())),
+            Err(e) => done(Err(error_text(&e))),
+        }),
         Err(e) => done(Err(error_text(&e))),
     }
 }
 
-/// Calls `done` once when `promise` settles (fulfilled: `Ok`, rejected: `Err`).
-pub fn settle(promise: &JsValue, done: impl FnOnce(Result<JsValue, JsValue>) + 'static) {
-    let done = Rc::new(RefCell::new(Some(done)));
-    let ok = {
-        let done = done.clone();
-        Closure::once_into_js(move |v: JsValue| {
-            if let Some(f) = done.borrow_mut().take() {
-                f(Ok(v));
-            }
-        })
-    };
-    let err = {
-        let done = done.clone();
-        Closure::once_into_js(move |e: JsValue| {
-            if let Some(f) = done.borrow_mut().take() {
-                f(Err(e));
-            }
-        })
-    };
-    let then = js_sys::Reflect::get(promise, &JsValue::from_str("then")).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    let called = then.map(|then| then.call2(promise, &ok, &err));
-    if !matches!(called, Some(Ok(_))) {
-        if let Some(f) = done.borrow_mut().take() {
-            f(Err(JsValue::from_str("not a promise")));
-        }
+/// Calls `done` once when `promise` settles, with its value or its rejection reason
+/// (one callback for both keeps the wasm small; callers tell them apart by type).
+pub fn settle(promise: &JsValue, done: impl FnOnce(JsValue) + 'static) {
+    let f = Closure::once_into_js(done);
+    let then = js_sys::Reflect::get(promise, &JsValue::from_str("then")).ok().and_then(|t| t.dyn_into::<js_sys::Function>().ok());
+    if let Some(then) = then {
+        let _ = then.call2(promise, &f, &f);
     }
 }
 

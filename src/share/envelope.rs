@@ -89,13 +89,10 @@ pub fn compact(work: &Work) -> String {
     serde_json::to_string(&Out { format: FORMAT, version: VERSION, work: changed }).unwrap_or_default()
 }
 
+/// The two fields that say whose file it is (anything else is ignored here).
 #[derive(Deserialize)]
-struct FormatField {
+struct Probe {
     format: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct VersionField {
     version: Option<u64>,
 }
 
@@ -121,15 +118,15 @@ pub fn import(text: &str) -> Result<Work, ImportError> {
     if !text.trim_start().starts_with('{') {
         return Err(ImportError::Foreign("not a JSON object".into()));
     }
-    match serde_json::from_str::<FormatField>(text).map(|f| f.format) {
-        Ok(Some(f)) if f == FORMAT => {}
-        Ok(Some(f)) => return Err(ImportError::Foreign(format!("format {f:?}"))),
-        Ok(None) => return Err(ImportError::Foreign("no format field".into())),
-        Err(_) => return Err(ImportError::Foreign("format is not a string".into())),
+    let probe = serde_json::from_str::<Probe>(text).map_err(|e| ImportError::BadValue(e.to_string()))?;
+    match probe.format {
+        Some(f) if f == FORMAT => {}
+        Some(f) => return Err(ImportError::Foreign(format!("format {f:?}"))),
+        None => return Err(ImportError::Foreign("no format field".into())),
     }
-    match serde_json::from_str::<VersionField>(text).map(|v| v.version) {
-        Ok(Some(VERSION)) => {}
-        Ok(Some(v)) if v > VERSION => return Err(ImportError::FutureVersion(v)),
+    match probe.version {
+        Some(VERSION) => {}
+        Some(v) if v > VERSION => return Err(ImportError::FutureVersion(v)),
         _ => return Err(ImportError::BadVersion),
     }
     let work = serde_json::from_str::<Envelope>(text).map_err(|e| ImportError::BadValue(e.to_string()))?.work;
@@ -200,11 +197,12 @@ mod tests {
         let cases: Vec<(&str, ImportError)> = vec![
             ("{", ImportError::NotJson("EOF while parsing an object at line 1 column 1".into())),
             ("[1]", ImportError::Foreign("not a JSON object".into())),
-            (r#"{"format":7}"#, ImportError::Foreign("format is not a string".into())),
+            (r#"{"format":7}"#, ImportError::BadValue("invalid type: integer `7`, expected a string".into())),
             (r#"{"name":"other"}"#, ImportError::Foreign("no format field".into())),
             (r#"{"format":"h5p"}"#, ImportError::Foreign("format \"h5p\"".into())),
             (r#"{"format":"gpu-node-lab/progress","version":2}"#, ImportError::FutureVersion(2)),
-            (r#"{"format":"gpu-node-lab/progress","version":"1"}"#, ImportError::BadVersion),
+            (r#"{"format":"gpu-node-lab/progress","version":"1"}"#, ImportError::BadValue("invalid type: string \"1\", expected u64".into())),
+            (r#"{"format":"gpu-node-lab/progress"}"#, ImportError::BadVersion),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"extra":0}"#,
                 ImportError::BadValue("unknown field `extra`, expected one of `format`, `version`, `work`".into()),
