@@ -49,6 +49,21 @@ pub fn editor(props: &EditorProps) -> Html {
     let escaped = use_state(|| false);
     let note_id = format!("{}-keys", *id);
     let lines = props.text.split('\n').count().max(1);
+    // The textarea is uncontrolled: its value is written only when it differs from
+    // what the learner typed (a reset, an import, an undo). Writing `.value` on every
+    // keystroke makes the browser re-lay out the whole text (about 100 ms for 1,000
+    // lines); typing itself edits the text in place.
+    let area_ref = use_node_ref();
+    {
+        let area_ref = area_ref.clone();
+        use_effect_with(props.text.clone(), move |text| {
+            if let Some(area) = area_ref.cast::<web_sys::HtmlTextAreaElement>() {
+                if area.value() != *text {
+                    area.set_value(text);
+                }
+            }
+        });
+    }
 
     let oninput = {
         let on_input = props.on_input.clone();
@@ -122,7 +137,7 @@ pub fn editor(props: &EditorProps) -> Html {
                 <textarea id={(*id).clone()} class="editor-text" spellcheck="false" autocomplete="off"
                     autocapitalize="off" wrap="off" rows={(lines + 1).to_string()} lang="en"
                     aria-describedby={note_id.clone()}
-                    value={props.text.clone()} {oninput} {onkeydown} {onblur} />
+                    ref={area_ref} {oninput} {onkeydown} {onblur} />
             </div>
             <p id={note_id} class="editor-keys" aria-live="polite">
                 { t(lang, if *escaped { MessageId::EditorKeysEscaped } else { MessageId::EditorKeys }) }
