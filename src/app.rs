@@ -99,6 +99,21 @@ fn read_share_link(done: impl FnOnce(Result<Work, LinkError>) + 'static) {
     }
 }
 
+/// Takes the share link out of the address once it was handled (opened, kept or
+/// refused), so a reload does not ask again. Only our own hash is removed.
+fn forget_share_link() {
+    let Some(w) = web_sys::window() else { return };
+    let loc = w.location();
+    if share_link::payload(&loc.hash().unwrap_or_default()).is_none() {
+        return;
+    }
+    let href = loc.href().unwrap_or_default();
+    let without = href.split('#').next().unwrap_or_default();
+    if let Ok(h) = w.history() {
+        h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(without)).ok();
+    }
+}
+
 #[component(App)]
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
@@ -152,7 +167,10 @@ pub fn app(props: &AppProps) -> Html {
         let (dispatcher, ui) = (state.dispatcher(), ui.clone());
         use_effect_with((), move |_| {
             read_share_link(move |r| match r {
-                Err(e) => ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e)))),
+                Err(e) => {
+                    forget_share_link();
+                    ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e))))
+                }
                 Ok(shared) => {
                     let saved = storage::load();
                     match saved {
@@ -160,6 +178,7 @@ pub fn app(props: &AppProps) -> Html {
                             ui.dispatch(UiAction::Notice(Some(Notice::ShareOffer(Box::new(shared)))))
                         }
                         saved => {
+                            forget_share_link();
                             let before = saved.unwrap_or_default();
                             dispatcher.dispatch(LabAction::ReplaceWork(Box::new(shared.clone())));
                             ui.dispatch(UiAction::Replaced(Notice::ShareOpened, UndoPoint { before, after: shared }));
@@ -192,6 +211,7 @@ pub fn app(props: &AppProps) -> Html {
             },
             UiEvent::Choice(NoticeChoice::OpenShared) => {
                 if let Some(Notice::ShareOffer(w)) = ui.notice.clone() {
+                    forget_share_link();
                     undoable.emit((LabAction::ReplaceWork(w), Notice::ShareOpened));
                 }
             }
@@ -201,7 +221,10 @@ pub fn app(props: &AppProps) -> Html {
                     ui.dispatch(UiAction::Undone);
                 }
             }
-            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => ui.dispatch(UiAction::Notice(None)),
+            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => {
+                forget_share_link();
+                ui.dispatch(UiAction::Notice(None))
+            }
         })
     };
     let on_lang = {

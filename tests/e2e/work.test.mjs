@@ -61,6 +61,7 @@ test("a share link opens in a fresh profile; with saved work the learner chooses
   await ready(b.page);
   await b.page.locator(".lab-notice").filter({ hasText: "Opened the work from the share link." }).waitFor();
   assert.equal(await nodes(b.page), "5");
+  assert.equal(b.page.url(), url.split("#")[0], "the opened link leaves the address");
   assert.match(await b.page.evaluate((k) => localStorage.getItem(k), KEY), /"nodes":5/);
 
   // Now B has work of its own: the same link asks, and "keep mine" keeps it.
@@ -75,9 +76,15 @@ test("a share link opens in a fresh profile; with saved work the learner chooses
   await b.page.locator(".share-keep").click();
   assert.equal(await b.page.locator(".lab-notice").count(), 0);
   assert.match(await b.page.evaluate((k) => localStorage.getItem(k), KEY), /"nodes":6/);
-
-  // Reload: asked again; "open" replaces, and Undo brings B's own work back.
+  // The handled link leaves the address, so a reload does not ask again.
+  assert.equal(b.page.url(), url.split("#")[0]);
   await b.page.reload();
+  await ready(b.page);
+  assert.equal(await b.page.locator(".lab-notice").count(), 0);
+
+  // The link again: "open" replaces, and Undo brings B's own work back.
+  await b.page.goto("about:blank");
+  await b.page.goto(url);
   await ready(b.page);
   await b.page.locator(".share-open").click();
   assert.equal(await nodes(b.page), "5");
