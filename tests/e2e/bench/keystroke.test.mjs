@@ -15,7 +15,7 @@ import { serve, launch, newCheckedPage } from "../serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const GOAL_MS = 16;
-const KEYSTROKES = Number(process.env.KEYSTROKES ?? 120);
+const KEYSTROKES = Number(process.env.KEYSTROKES ?? 60);
 
 let server, browser;
 before(async () => {
