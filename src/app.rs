@@ -7,10 +7,13 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::hint::Hint;
+use crate::components::notice::{Notice, NoticeChoice};
+use crate::components::work_panel::{self, Confirm, Ui, UiAction, UiEvent, UndoPoint};
 use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{LabAction, LabState};
+use crate::share::link::{self as share_link, LinkError};
+use crate::state::{LabAction, LabState, Work};
 #[cfg(not(feature = "k8s-steps"))]
 use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
@@ -53,9 +56,14 @@ pub struct AppProps {
 
 /// The current step's view: the built ones render model results; the rest say
 /// honestly that they are not built yet.
-fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html {
+fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoable: &Callback<(LabAction, Notice)>) -> Html {
     let dispatcher = state.dispatcher();
-    let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
+    let undoable = undoable.clone();
+    // A step's own reset button is undoable like the work panel's.
+    let dispatch = Callback::from(move |a: LabAction| match a {
+        LabAction::ResetStep(s) => undoable.emit((LabAction::ResetStep(s), Notice::ResetStep(s))),
+        a => dispatcher.dispatch(a),
+    });
     match step {
         Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
         Step::MainConfig | Step::DropIn => {
@@ -79,6 +87,34 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
         },
         #[cfg(not(feature = "k8s-steps"))]
         _ => html! { <NotBuilt {lang} {step} /> },
+    }
+}
+
+/// Reads the page's share link, if it has one, and hands its work (or why it was
+/// refused) to `done`. Nothing happens for a hash that is not a share link.
+fn read_share_link(done: impl FnOnce(Result<Work, LinkError>) + 'static) {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    match share_link::payload(&hash) {
+        None => {}
+        Some(Err(e)) => done(Err(e)),
+        Some(Ok(bytes)) => crate::share::compress::deflate_raw(&bytes, false, move |r| {
+            done(r.map_err(|_| LinkError::Damaged).and_then(|b| share_link::content(&b)));
+        }),
+    }
+}
+
+/// Takes the share link out of the address once it was handled (opened, kept or
+/// refused), so a reload does not ask again. Only our own hash is removed.
+fn forget_share_link() {
+    let Some(w) = web_sys::window() else { return };
+    let loc = w.location();
+    if share_link::payload(&loc.hash().unwrap_or_default()).is_none() {
+        return;
+    }
+    let href = loc.href().unwrap_or_default();
+    let without = href.split('#').next().unwrap_or_default();
+    if let Ok(h) = w.history() {
+        h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(without)).ok();
     }
 }
 
@@ -117,6 +153,85 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
+    let ui = use_reducer_eq(Ui::default);
+    let panel_id = use_state(|| crate::components::editor::unique_id("gpulab-work"));
+    // Replaces work undoably: the reducer is pure, so the work after is known here.
+    let undoable = {
+        let (state, ui) = (state.clone(), ui.clone());
+        Callback::from(move |(action, n): (LabAction, Notice)| {
+            let before = state.work.clone();
+            let after = (*state).clone().apply(action.clone()).work;
+            state.dispatch(action);
+            ui.dispatch(UiAction::Replaced(n, UndoPoint { before, after }));
+        })
+    };
+    {
+        // A share link is read once. It opens at once only when there is nothing of
+        // the learner's to lose (no saved work, the starting point, or the same
+        // work); otherwise the learner chooses. A bad link changes nothing.
+        let (dispatcher, ui) = (state.dispatcher(), ui.clone());
+        use_effect_with((), move |_| {
+            read_share_link(move |r| match r {
+                Err(e) => {
+                    forget_share_link();
+                    ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e))))
+                }
+                Ok(shared) => {
+                    let saved = storage::load();
+                    match saved {
+                        Some(w) if w != shared && w != Work::default() => {
+                            ui.dispatch(UiAction::Notice(Some(Notice::ShareOffer(Box::new(shared)))))
+                        }
+                        saved => {
+                            forget_share_link();
+                            let before = saved.unwrap_or_default();
+                            dispatcher.dispatch(LabAction::ReplaceWork(Box::new(shared.clone())));
+                            ui.dispatch(UiAction::Replaced(Notice::ShareOpened, UndoPoint { before, after: shared }));
+                        }
+                    }
+                }
+            });
+        });
+    }
+    let on_ui = {
+        let (state, ui, undoable) = (state.clone(), ui.clone(), undoable.clone());
+        Callback::from(move |e: UiEvent| match e {
+            UiEvent::Share => {
+                let ui = ui.clone();
+                work_panel::make_link(&state.work, move |l| ui.dispatch(UiAction::Link(l)));
+            }
+            UiEvent::Export => work_panel::download(crate::share::envelope::FILE_NAME, &crate::share::envelope::export(&state.work)),
+            UiEvent::Import(file) => {
+                let (ui, undoable) = (ui.clone(), undoable.clone());
+                work_panel::read_file(file, move |r| match r {
+                    Ok((name, w)) => undoable.emit((LabAction::ReplaceWork(Box::new(w)), Notice::Imported(name))),
+                    Err(n) => ui.dispatch(UiAction::Notice(Some(n))),
+                });
+            }
+            UiEvent::Ask(c) => ui.dispatch(UiAction::Confirm(c)),
+            UiEvent::Confirmed => match ui.confirm {
+                Some(Confirm::Step) => undoable.emit((LabAction::ResetStep(state.step), Notice::ResetStep(state.step))),
+                Some(Confirm::All) => undoable.emit((LabAction::ResetAll, Notice::ResetAll)),
+                None => {}
+            },
+            UiEvent::Choice(NoticeChoice::OpenShared) => {
+                if let Some(Notice::ShareOffer(w)) = ui.notice.clone() {
+                    forget_share_link();
+                    undoable.emit((LabAction::ReplaceWork(w), Notice::ShareOpened));
+                }
+            }
+            UiEvent::Choice(NoticeChoice::Undo) => {
+                if let Some(u) = ui.undo.clone() {
+                    state.dispatch(LabAction::ReplaceWork(Box::new(u.before)));
+                    ui.dispatch(UiAction::Undone);
+                }
+            }
+            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => {
+                forget_share_link();
+                ui.dispatch(UiAction::Notice(None))
+            }
+        })
+    };
     let on_lang = {
         let d = state.dispatcher();
         Callback::from(move |l: Lang| d.dispatch(LabAction::SetLang(l)))
@@ -136,6 +251,7 @@ pub fn app(props: &AppProps) -> Html {
                 </div>
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
+            { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
             <div class="lab-body">
                 <StepNav {lang} current={step} on_select={on_step} />
                 <main class="step-view" aria-live="polite">
@@ -144,7 +260,8 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(hint) = step.hint() {
                         <Hint {lang} text={hint} />
                     }
-                    { step_view(&state, lang, step) }
+                    { step_view(&state, lang, step, &undoable) }
+                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
                 </main>
             </div>
         </div>

@@ -439,3 +439,91 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     handle.destroy();
     clear_saved_work();
 }
+
+fn slot_nodes(root: &web_sys::Element) -> String {
+    let input: web_sys::HtmlInputElement = html_el(root, ".slots-nodes input").dyn_into().unwrap();
+    input.value()
+}
+
+/// "Reset all steps" asks first (Cancel keeps the work), resets on Yes, and Undo brings
+/// the work back; a step's own reset button is undoable the same way.
+#[wasm_bindgen_test]
+async fn reset_all_confirms_and_undoes() {
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("step", 7.into()), ("lang", "en".into())])).unwrap();
+    yew::scheduler::flush().await;
+    set_value(&root, ".slots-nodes input", "5");
+    yew::scheduler::flush().await;
+    click(&root, ".work-reset-all");
+    yew::scheduler::flush().await;
+    assert_eq!(texts(&root, ".work-confirm p"), ["Reset every step to its starting files and choices?"]);
+    click(&root, ".work-confirm-cancel");
+    yew::scheduler::flush().await;
+    assert_eq!((slot_nodes(&root), root.query_selector(".work-confirm").unwrap().is_none()), ("5".to_string(), true));
+    click(&root, ".work-reset-all");
+    yew::scheduler::flush().await;
+    click(&root, ".work-confirm-yes");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "2");
+    assert_eq!(texts(&root, ".work-panel .notice-text"), ["All steps were reset."]);
+    click(&root, ".work-undo");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "5");
+    assert_eq!(texts(&root, ".work-panel .notice-text"), ["Undone: your work is as it was before."]);
+    // The step's own reset button (no confirmation of its own) can be undone too.
+    click(&root, ".step-slots .reset-step");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "2");
+    assert_eq!(texts(&root, ".work-panel .notice-text"), ["Step 7 was reset."]);
+    click(&root, ".work-undo");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "5");
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// A share link from a newer lab is refused by name, in the UI language, and the
+/// saved work stays exactly as it was.
+#[wasm_bindgen_test]
+async fn a_future_share_link_is_refused_and_saved_work_kept() {
+    clear_saved_work();
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    let saved = r#"{"slots":{"nodes":6}}"#;
+    storage.set_item(gpu_node_lab::storage::KEY, saved).unwrap();
+    let location = web_sys::window().unwrap().location();
+    location.set_hash("gpulab-v7=AAAA").unwrap();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    location.set_hash("").unwrap();
+    assert_eq!(
+        texts(&root, ".lab-notice[role=alert] .notice-text"),
+        ["공유 링크를 열 수 없습니다. 이유: 더 새로운 버전의 실습이 만든 링크입니다(형식 버전 7, 이 실습은 버전 1을 읽습니다). 저장된 작업은 바뀌지 않았습니다."]
+    );
+    assert_eq!(slot_nodes(&root), "6");
+    assert_eq!(storage.get_item(gpu_node_lab::storage::KEY).unwrap().as_deref(), Some(saved));
+    click(&root, ".notice-close");
+    yew::scheduler::flush().await;
+    assert!(root.query_selector(".lab-notice").unwrap().is_none());
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// The step navigation says which steps are built, in words and as data-built.
+#[wasm_bindgen_test]
+async fn step_nav_says_which_steps_are_built() {
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into())])).unwrap();
+    yew::scheduler::flush().await;
+    let list = root.query_selector_all(".step-link").unwrap();
+    let built: Vec<bool> = (0..list.length())
+        .map(|i| list.item(i).unwrap().dyn_into::<web_sys::Element>().unwrap().get_attribute("data-built").as_deref() == Some("true"))
+        .collect();
+    let k8s = cfg!(feature = "k8s-steps");
+    assert_eq!(built, [true, true, true, true, k8s, k8s, true, k8s]);
+    let hidden = texts(&root, ".step-link .visually-hidden");
+    assert_eq!(hidden.len(), built.iter().filter(|b| !**b).count());
+    assert!(hidden.iter().all(|t| t == "(not built yet)"));
+    handle.destroy();
+}
