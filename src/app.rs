@@ -11,14 +11,10 @@ use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, LabState};
-#[cfg(not(feature = "k8s-steps"))]
-use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
-#[cfg(feature = "k8s-steps")]
 use crate::steps::kubernetes::KubeStep;
-#[cfg(feature = "k8s-steps")]
 use crate::steps::rollout::RolloutStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
@@ -47,8 +43,8 @@ pub struct AppProps {
     pub observer: Option<StateObserver>,
 }
 
-/// The current step's view: the built ones render model results; the rest say
-/// honestly that they are not built yet.
+/// The current step's view: each renders model results (steps 5, 6 and 8 through
+/// the on-demand Kubernetes chunk, with a loading state and a retry on failure).
 fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html {
     let dispatcher = state.dispatcher();
     let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
@@ -61,11 +57,9 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(feature = "k8s-steps")]
         Step::RuntimeClass | Step::Scheduling => html! {
-            <KubeStep {lang} {step} input={state.work.kube.clone()} {dispatch} />
+            <KubeStep {lang} {step} input={state.work.kube.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
-        #[cfg(feature = "k8s-steps")]
         Step::Rollout => html! {
             <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
@@ -73,8 +67,6 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(not(feature = "k8s-steps"))]
-        _ => html! { <NotBuilt {lang} {step} /> },
     }
 }
 
@@ -93,6 +85,8 @@ pub fn app(props: &AppProps) -> Html {
             storage::save(work);
         });
     }
+    // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
+    use_effect_with((), |_| crate::steps::chunk::prefetch_when_idle());
     {
         let dispatcher = state.dispatcher();
         use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
@@ -136,9 +130,7 @@ pub fn app(props: &AppProps) -> Html {
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
-                    if let Some(hint) = step.hint() {
-                        <Hint {lang} text={hint} />
-                    }
+                    <Hint {lang} text={step.hint()} />
                     { step_view(&state, lang, step) }
                 </main>
             </div>

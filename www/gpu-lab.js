@@ -6,8 +6,8 @@
 
 const bindings = window.wasmBindings
   ? Promise.resolve(window.wasmBindings)
-  : import("./gpu-node-lab.js").then(async (module) => {
-      await module.default({ module_or_path: new URL("./gpu-node-lab_bg.wasm", import.meta.url) });
+  : import("./gpu-node-lab-0.1.0.js").then(async (module) => {
+      await module.default({ module_or_path: new URL("./gpu-node-lab-0.1.0_bg.wasm", import.meta.url) });
       return module;
     });
 

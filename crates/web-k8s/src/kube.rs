@@ -15,7 +15,8 @@ use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{load, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_view::{ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
+use gpulab_model::Diagnostic;
+use gpulab_view::{ContainerdFiles, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
@@ -70,9 +71,21 @@ pub fn view(req: &KubeRequest) -> KubeView {
             cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
         outcome(req, &nodes, &bound, &pods, &runtime_classes)
     } else {
-        KubeOutcome::BadInput { diagnostics: diags }
+        KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }
     };
     KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors }
+}
+
+/// A manifest finding as the editor's panel shows it (the model's arguments as text,
+/// as `gpulab schedule` prints them).
+pub fn diag_line(d: &Diagnostic) -> DiagLine {
+    DiagLine {
+        severity: d.severity,
+        location: d.primary.as_ref().map(ToString::to_string),
+        line: d.primary.as_ref().map(|s| s.line),
+        message: d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
+        code: d.code.clone(),
+    }
 }
 
 fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
@@ -110,12 +123,20 @@ fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, r
         Err(rejection) => KubeOutcome::Rejected { text: rejection.kubectl_text(POD) },
         Ok(created) => {
             let verdict = verdict(&created, &snapshot, version);
-            let sandboxes = match &created.result.outcome {
-                Outcome::Scheduled { node, .. } => {
-                    [false, true].iter().filter_map(|r| sandbox(&created, node, rcs, &req.containerd, *r).ok()).collect()
+            let (node, scheduled) = match &created.result.outcome {
+                Outcome::Scheduled { node, .. } => (Some(node.clone()), true),
+                _ => {
+                    let named = nodes.iter().filter_map(|n| n.metadata.name.clone());
+                    let mut named = named.filter(|n| req.kubelet_node.is_empty() || *n == req.kubelet_node);
+                    (named.next(), false)
                 }
-                _ => Vec::new(),
             };
+            let sandboxes = node.map_or_else(Vec::new, |node| {
+                [false, true]
+                    .iter()
+                    .filter_map(|r| sandbox(&created, &node, scheduled, rcs, &req.containerd, *r).ok())
+                    .collect()
+            });
             KubeOutcome::Created {
                 verdict,
                 events: describe_events(std::slice::from_ref(&created.event), 0),
@@ -135,20 +156,29 @@ fn verdict(created: &Scheduled, snapshot: &Snapshot, version: KubeVersion) -> St
         Outcome::Scheduled { node, .. } => {
             let tied = created.result.tied_names(snapshot);
             if tied.len() > 1 {
-                format!("{ns}/{name}: Scheduled to {node} (tied with: {})\n", tied.join(", "))
+                format!("{ns}/{name}: Scheduled to {node} (tied with: {})", tied.join(", "))
             } else {
-                format!("{ns}/{name}: Scheduled to {node}\n")
+                format!("{ns}/{name}: Scheduled to {node}")
             }
         }
         Outcome::Unschedulable { nominated_node: Some(n), .. } => {
-            format!("{ns}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}\n")
+            format!("{ns}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}")
         }
-        Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{ns}/{name}: Pending (Kubernetes {version})\n"),
+        Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{ns}/{name}: Pending (Kubernetes {version})"),
     }
 }
 
 /// The kubelet on `node` (running the step 1–2 containerd) starting the pod's sandbox.
-fn sandbox(created: &Scheduled, node: &str, rcs: &[RuntimeClass], files: &ContainerdFiles, restarted: bool) -> Result<Sandbox, String> {
+/// When the learner placed the pod (`scheduled` false), the Events hold the kubelet's
+/// alone, as for a pod created with `spec.nodeName`.
+fn sandbox(
+    created: &Scheduled,
+    node: &str,
+    scheduled: bool,
+    rcs: &[RuntimeClass],
+    files: &ContainerdFiles,
+    restarted: bool,
+) -> Result<Sandbox, String> {
     let daemon = node::daemon(files, restarted)?;
     let cri = LoadedCri::from_daemon(&daemon);
     let mut pod = created.pod.clone();
@@ -156,7 +186,7 @@ fn sandbox(created: &Scheduled, node: &str, rcs: &[RuntimeClass], files: &Contai
         spec.node_name = Some(node.to_string());
     }
     let name = pod.metadata.name.clone().unwrap_or_default();
-    let mut events = vec![created.event.clone()];
+    let mut events = if scheduled { vec![created.event.clone()] } else { Vec::new() };
     let (handler, started) = match create_pod_sandbox(&pod, rcs, &cri, &sandbox_id(&name, 1)) {
         Ok(handler) => (handler, true),
         Err(e) => {
@@ -171,6 +201,7 @@ fn sandbox(created: &Scheduled, node: &str, rcs: &[RuntimeClass], files: &Contai
     };
     Ok(Sandbox {
         restarted,
+        scheduled,
         node: node.to_string(),
         handler,
         started,
@@ -192,6 +223,7 @@ mod tests {
             runtimeclass: read("runtimeclass.yaml"),
             pod: read("pod.yaml"),
             patches: vec![],
+            kubelet_node: String::new(),
             containerd: ContainerdFiles {
                 version: "1.7.34".into(),
                 main: read("incident-main.toml"),
@@ -210,7 +242,14 @@ mod tests {
         let KubeOutcome::Created { verdict, events, sandboxes, .. } = &before.outcome else { panic!("{:?}", before.outcome) };
         assert!(verdict.contains("Pending"), "{verdict}");
         assert!(events.contains("FailedScheduling"), "{events}");
-        assert!(sandboxes.is_empty());
+        assert!(sandboxes.iter().all(|s| !s.scheduled && s.node == "gpu-node-1"), "{sandboxes:?}");
+        let [before_restart, after_restart] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
+        assert!(!before_restart.started && before_restart.events.contains("FailedCreatePodSandBox"), "{before_restart:?}");
+        assert!(before_restart.get_pods.contains("ContainerCreating"), "{}", before_restart.get_pods);
+        // The incident's drop-in replaces the CRI table whole: after the restart the
+        // CRI plugin does not load at all (the model's verdict, not the handler's).
+        assert!(!after_restart.started && after_restart.events.contains("unknown service"), "{after_restart:?}");
+        assert!(!before_restart.events.contains("FailedScheduling"));
         req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
         let after = view(&req);
         assert!(after.patch_errors.is_empty());
@@ -242,6 +281,6 @@ mod tests {
         req.pod = "kind: Pod\n  : [".into();
         let v = view(&req);
         let KubeOutcome::BadInput { diagnostics } = &v.outcome else { panic!("{:?}", v.outcome) };
-        assert!(diagnostics.iter().any(|d| d.primary.as_ref().is_some_and(|s| s.file == POD)));
+        assert!(diagnostics.iter().any(|d| d.location.as_ref().is_some_and(|l| l.starts_with(POD))), "{diagnostics:?}");
     }
 }

@@ -1,17 +1,21 @@
 //! The lab's on-demand chunk: the Kubernetes and DaemonSet model (k8s-openapi, YAML)
-//! behind a JSON-in / JSON-out wasm-bindgen API, so the app's first load does not
-//! carry it. The app imports this module when the learner first opens step 5, 6 or
-//! 8 and renders the views it returns ([`gpulab_view`]); every text is model output.
+//! and the slot calculator (YAML device-plugin config, MIG catalogue) behind a
+//! JSON-in / JSON-out wasm-bindgen API, so the app's first load does not carry them.
+//! The app imports this module when the learner first opens step 5, 6, 7 or 8 (or
+//! once the lab is idle) and renders the views it returns ([`gpulab_view`]); every
+//! text is model output.
 //!
 //! # Layout
 //!
 //! - [`kube`]: steps 5 and 6 (admission, scheduler, kubelet sandbox, node status patches).
 //! - [`rollout`]: step 8 (controller syncs, kubectl texts, diagnosis, report).
+//! - [`slots`]: step 7 (slot table, findings, exports).
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
 
 pub mod kube;
 pub mod node;
 pub mod rollout;
+pub mod slots;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -36,6 +40,12 @@ pub fn kube(request: &str) -> String {
 #[wasm_bindgen]
 pub fn rollout(request: &str) -> String {
     reply(parse(request).and_then(|r| rollout::view(&r)))
+}
+
+/// Step 7: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out.
+#[wasm_bindgen]
+pub fn slots(request: &str) -> String {
+    reply(parse(request).and_then(|r| slots::view(&r)))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! first load stays small. The texts inside are the model's output, verbatim; the
 //! app renders them and decides nothing.
 
-use gpulab_model::Diagnostic;
+use gpulab_model::Severity;
 use serde::{Deserialize, Serialize};
 
 /// The chunk's exported functions (JSON string in, JSON string out).
@@ -14,6 +14,54 @@ pub mod api {
     pub const KUBE: &str = "kube";
     /// `rollout(request: RolloutRequest) -> RolloutView` (step 8).
     pub const ROLLOUT: &str = "rollout";
+    /// `slots(request: SlotsRequest) -> SlotsView` (step 7).
+    pub const SLOTS: &str = "slots";
+}
+
+/// Step 7's inputs (as `gpulab slots --gpu-model M --gpus-per-node G --nodes N
+/// --replicas R --config config.yaml --lang L` reads them).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SlotsRequest {
+    pub gpu_model: String,
+    pub gpus_per_node: u32,
+    pub nodes: u32,
+    pub replicas: u32,
+    /// The device-plugin config file's text.
+    pub config: String,
+    /// `ko` or `en`: the language of the model's labels.
+    pub lang: String,
+}
+
+/// A finding as the diagnostics panel shows it; the message is the model's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagLine {
+    pub severity: Severity,
+    /// `file:line:column`, when the finding has a place.
+    pub location: Option<String>,
+    /// The line of the edited file the editor marks, when it is in that file.
+    pub line: Option<u32>,
+    pub message: String,
+    pub code: String,
+}
+
+/// Step 7's view: the slot table with its labels, headline, findings and exports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotsView {
+    /// The model's table of known GPUs (NVML names), for the picker.
+    pub models: Vec<String>,
+    pub gpu_model: String,
+    pub gpus_per_node: u32,
+    pub nodes: u32,
+    /// Column headers, then one row of cells per compared mode (first cell = the mode).
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub headline: Vec<String>,
+    /// The note that MIG reconfiguration drains the node, when it applies.
+    pub drain: Option<String>,
+    pub diagnostics: Vec<DiagLine>,
+    pub markdown: String,
+    pub csv: String,
 }
 
 /// The learner's files for steps 5 and 6 (as `gpulab schedule` reads them).
@@ -29,6 +77,9 @@ pub struct KubeRequest {
     pub patches: Vec<NodePatch>,
     /// The node files of steps 1–2: the kubelet's view of a node's runtimes.
     pub containerd: ContainerdFiles,
+    /// Where the kubelet result is shown when the scheduler left the pod Pending
+    /// (the learner's `spec.nodeName` choice; the first node when empty).
+    pub kubelet_node: String,
 }
 
 /// The node's containerd files and version (steps 1–2), for the kubelet's sandbox
@@ -51,12 +102,14 @@ pub struct NodePatch {
     pub quantity: String,
 }
 
-/// What creating the pod gives.
+/// What creating the pod gives. (Externally tagged, and every finding a flat
+/// [`DiagLine`]: the app's first load pays for each serde shape it reads, and an
+/// internally tagged enum or the model's nested `Diagnostic` cost tens of KB.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum KubeOutcome {
-    /// The manifests do not load: diagnostics with file:line.
-    BadInput { diagnostics: Vec<Diagnostic> },
+    /// The manifests do not load: findings with file:line (message = the model's
+    /// arguments, `key=value; …`).
+    BadInput { diagnostics: Vec<DiagLine> },
     /// Admission or validation refused the pod: `kubectl apply` output.
     Rejected { text: String },
     /// The pod was created: the verdict line, the Events table, the per-node table.
@@ -66,8 +119,9 @@ pub enum KubeOutcome {
         events: String,
         /// The per-node, per-plugin table that explains the verdict.
         nodes: String,
-        /// When the pod was bound: what the node's kubelet does with it, with
-        /// containerd as loaded before and after the restart.
+        /// What the kubelet does with the admitted pod on the node it was bound to
+        /// (or the request's `kubelet_node`), with containerd as loaded before and
+        /// after the restart.
         sandboxes: Vec<Sandbox>,
     },
 }
@@ -78,6 +132,8 @@ pub struct Sandbox {
     /// Whether containerd was restarted after the drop-in was written.
     pub restarted: bool,
     pub node: String,
+    /// Whether the scheduler bound the pod there (else the learner placed it).
+    pub scheduled: bool,
     /// The runtime handler asked for (containerd's default when empty).
     pub handler: String,
     /// `Ok`: the sandbox started; otherwise the pod stays `ContainerCreating`.
