@@ -9,7 +9,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use serde::{de::DeserializeOwned, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -31,6 +31,9 @@ export function import_chunk(js, wasm, attempt) {
     return m;
   });
 }
+export function asset_url(name) {
+  return new URL("../../" + name, import.meta.url).href;
+}
 export function when_idle(f) {
   if (typeof requestIdleCallback === "function") requestIdleCallback(() => f(), { timeout: 10000 });
   else setTimeout(() => f(), 2000);
@@ -39,6 +42,14 @@ export function when_idle(f) {
 extern "C" {
     fn import_chunk(js: &str, wasm: &str, attempt: u32) -> js_sys::Promise;
     fn when_idle(f: &Closure<dyn FnMut()>);
+    #[wasm_bindgen(js_name = asset_url)]
+    fn js_asset_url(name: &str) -> String;
+}
+
+/// The URL of a file of the bundle (beside the app's js/wasm), wherever the page
+/// that embeds the lab lives.
+pub fn asset_url(name: &str) -> String {
+    js_asset_url(name)
 }
 
 thread_local! {
@@ -137,14 +148,15 @@ pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
     ((*state).clone(), retry)
 }
 
-/// Calls the chunk's `func` with `request` as JSON and reads its `Reply<View>`.
-pub fn call<Req: Serialize, View: DeserializeOwned>(m: &Module, func: &str, request: &Req) -> Result<View, String> {
+/// Calls the chunk's `func` with `request` as JSON and reads its `Reply<View>` with
+/// `read` (one of [`crate::steps::view_js`]'s readers).
+pub fn call<Req: Serialize, View>(m: &Module, func: &str, request: &Req, read: fn(&JsValue) -> View) -> Result<View, String> {
     let f = js_sys::Reflect::get(&m.0, &JsValue::from_str(func)).map_err(|e| describe(&e))?;
     let f = f.dyn_into::<js_sys::Function>().map_err(|_| format!("the chunk has no function {func}"))?;
     let json = serde_json::to_string(request).map_err(|e| e.to_string())?;
     let out = f.call1(&JsValue::NULL, &JsValue::from_str(&json)).map_err(|e| describe(&e))?;
     let text = out.as_string().ok_or_else(|| format!("{func} returned no text"))?;
-    serde_json::from_str::<Result<View, String>>(&text).map_err(|e| e.to_string())?
+    crate::steps::view_js::reply(&text).map(|v| read(&v))
 }
 
 /// What a step shows while the chunk is not ready (`None` once it is).
@@ -166,4 +178,29 @@ pub fn placeholder(lang: Lang, chunk: &Chunk, retry: &Callback<MouseEvent>) -> O
 /// The model's error for a step, as an alert.
 pub fn model_error(lang: Lang, e: &str) -> Html {
     html! { <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e)]) }</p> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundle's file names carry Cargo.toml's version and agree everywhere: the
+    /// chunk's names here, the app's in the `<gpu-lab>` loader, and the post-build
+    /// hook that renames trunk's output for both crates index.html links.
+    #[test]
+    fn bundle_names_carry_the_crate_version() {
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(JS, format!("gpu-node-lab-k8s-{v}.js"));
+        assert_eq!(WASM, format!("gpu-node-lab-k8s-{v}_bg.wasm"));
+        let loader = include_str!("../../www/gpu-lab.js");
+        assert!(loader.contains(&format!("import(\"./gpu-node-lab-{v}.js\")")), "www/gpu-lab.js imports gpu-node-lab-{v}.js");
+        assert!(loader.contains(&format!("\"./gpu-node-lab-{v}_bg.wasm\"")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
+        let index = include_str!("../../index.html");
+        assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" />"#));
+        assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
+        let hook = include_str!("../../scripts/version-bundle.sh");
+        assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s; do"));
+        let trunk = include_str!("../../Trunk.toml");
+        assert!(trunk.contains(r#"command_arguments = ["scripts/version-bundle.sh"]"#));
+    }
 }

@@ -9,6 +9,7 @@ pub mod kubernetes;
 pub mod restart;
 pub mod rollout;
 pub mod slots;
+pub mod view_js;
 
 use crate::i18n::MessageId;
 

@@ -6,7 +6,7 @@
 //! learner names the node and the cause; the chunk judges the answer against the
 //! model's diagnosis and writes the incident report, which downloads as Markdown.
 
-use gpulab_view::{api, ContainerdFiles, Judgement, RolloutRequest, RolloutView};
+use gpulab_view::{api, ContainerdFiles, Judgement, RolloutRequest};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -109,7 +109,7 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
     let lang = props.lang;
     let module = props.module.clone();
     let view = use_memo(request(&props.input, &props.containerd, lang), move |req| {
-        call::<_, RolloutView>(&module, api::ROLLOUT, req)
+        call(&module, api::ROLLOUT, req, crate::steps::view_js::rollout_view)
     });
     let v = match view.as_ref() {
         Ok(v) => v,
@@ -184,5 +184,21 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
             </section>
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every cause the chunk offers has a label (the page never shows a bare code),
+    /// and the request carries the page's language to the chunk.
+    #[test]
+    fn every_cause_has_a_label_and_the_request_its_language() {
+        for c in gpu_node_lab_k8s::rollout::CAUSES {
+            assert!(cause_label(c).is_some(), "{c}");
+        }
+        let req = request(&RolloutInput::default(), &ContainerdInput::default(), Lang::En);
+        assert_eq!((req.lang.as_str(), req.containerd.version.as_str()), ("en", "1.7.34"));
     }
 }

@@ -103,7 +103,7 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
     let lang = props.lang;
     let input = props.input.clone();
     let module = props.module.clone();
-    let view = use_memo(request(&input, lang), move |req| call::<_, SlotsView>(&module, api::SLOTS, req));
+    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, crate::steps::view_js::slots_view));
     let select_id = use_state(|| unique_id("slots-gpu-model"));
     let table = match view.as_ref() {
         Ok(v) => v,

@@ -233,3 +233,13 @@ test("step 5: admission and the kubelet's sandbox result on a node without the h
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("step 3: the script download is the real scripts/check-runtime.sh, served beside the bundle", async () => {
+  const { page, errors } = await open("en", 3);
+  const href = await page.locator(".ck-download").getAttribute("href");
+  assert.equal(new URL(href).pathname.endsWith("/check-runtime.sh"), true, href);
+  const served = await (await page.request.get(href)).text();
+  assert.equal(served, readFileSync(new URL("../../scripts/check-runtime.sh", import.meta.url), "utf8"));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
