@@ -112,9 +112,12 @@ fn provide_chunk() {
     let kube = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::kube(&r));
     let rollout = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::rollout(&r));
     js_sys::Reflect::set(&module, &"kube".into(), kube.as_ref()).unwrap();
+    let slots = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::slots(&r));
     js_sys::Reflect::set(&module, &"rollout".into(), rollout.as_ref()).unwrap();
+    js_sys::Reflect::set(&module, &"slots".into(), slots.as_ref()).unwrap();
     kube.forget();
     rollout.forget();
+    slots.forget();
     gpu_node_lab::steps::chunk::provide(Some(module.into()));
 }
 
