@@ -15,7 +15,6 @@ step-6-title = GPU advertisement and the scheduler's verdict
 step-7-title = Time-slicing seats
 step-8-title = The rollout stall and the incident report
 step-position = Step { $n } of 8
-not-built-yet = Not built yet. This step arrives with issue #{ $issue }; nothing here is simulated until then.
 panic-report = The lab hit an internal error and stopped. Reload the page; your saved work is kept. Details: { $details }
 hint = Hint
 hint-7 = Seats are physical GPUs × replicas. Time-slicing shares one GPU's memory among all its seats, so no seat is guaranteed any memory; compare the MPS and MIG rows.
@@ -149,13 +148,38 @@ k8s-outcome = Creating the pod
 k8s-bad-input = The manifests do not load; see the findings under each file.
 k8s-events = Events (kubectl describe pod)
 k8s-nodes = Each node, plugin by plugin
+chunk-loading = Loading the model for steps 5 to 8…
+chunk-failed = The model for steps 5 to 8 could not be loaded: { $details }
+chunk-retry = Try again
+k8s-admitted = Admission accepted the pod (RuntimeClass found, overhead and scheduling applied).
+k8s-kubelet = The kubelet on { $node }, whose containerd runs the files of steps 1–2
+k8s-kubelet-scheduled = The scheduler bound the pod to { $node }.
+k8s-kubelet-node = The scheduler leaves the pod Pending; place it on a node by hand (spec.nodeName)
+k8s-before-restart = containerd as loaded: started before the drop-in was written, not restarted
+k8s-after-restart = after systemctl restart containerd
+k8s-sandbox-started = The sandbox starts with runtime handler { $handler }.
+k8s-sandbox-failed = No sandbox: the pod stays ContainerCreating.
+k8s-cluster = The cluster
+k8s-node-caption = Node { $node }: capacity and allocatable
+k8s-resource = Resource
+k8s-capacity = Capacity
+k8s-allocatable = Allocatable
+k8s-node-pods = Pods bound to { $node }: { $pods }
+k8s-no-pods = none
+k8s-patch = Patch node status (kubectl patch node --subresource=status)
+k8s-patch-node = Node
+k8s-patch-resource = Resource
+k8s-patch-quantity = Quantity
+k8s-patch-apply = Apply the patch
+k8s-patch-clear = Undo all patches
+k8s-patches = Patches applied: { $n }
+
 
 # ---- author scenarios (authors)
 author-error-title = The lab cannot start: the scenario has errors
 author-error-hint = Each line is file:line:column, severity, message, [code]. Run gpulab scenario check before publishing.
 
 # ---- state, sharing, export (appfeat)
-step-not-built-short = (not built yet)
 work-title = Your work
 work-saved-note = Your work is saved in this browser as you go. A lab embedded in another site's page may keep it apart from this site, because browsers partition third-party storage: export a progress file to keep your work or to move it to another browser.
 work-share = Make a share link

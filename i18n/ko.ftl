@@ -14,7 +14,6 @@ step-6-title = GPU 광고와 스케줄러의 판정
 step-7-title = 타임 슬라이싱 좌석
 step-8-title = 롤아웃 정체와 장애 보고서
 step-position = { $n } / 8 단계
-not-built-yet = 아직 만들지 않았습니다. 이 단계는 이슈 #{ $issue }에서 만들어집니다. 그 전까지는 아무것도 시뮬레이션하지 않습니다.
 panic-report = 실습에 내부 오류가 발생해 멈췄습니다. 페이지를 새로 고치세요. 저장된 작업은 남아 있습니다. 자세히: { $details }
 hint = 힌트
 hint-7 = 좌석 수는 물리 GPU 수 × 복제본(replicas) 수입니다. 타임 슬라이싱은 GPU 하나의 메모리를 모든 좌석이 나눠 쓰므로 어느 좌석에도 메모리가 보장되지 않습니다. MPS와 MIG 행과 비교해 보세요.
@@ -148,13 +147,38 @@ k8s-outcome = 파드 생성 결과
 k8s-bad-input = 매니페스트를 읽을 수 없습니다. 각 파일 아래의 진단 결과를 보세요.
 k8s-events = 이벤트 (kubectl describe pod)
 k8s-nodes = 노드별, 플러그인별 결과
+chunk-loading = 5~8단계의 모델을 불러오는 중…
+chunk-failed = 5~8단계의 모델을 불러오지 못했습니다: { $details }
+chunk-retry = 다시 시도
+k8s-admitted = 어드미션이 파드를 받아들였습니다 (RuntimeClass를 찾았고, overhead와 scheduling을 적용했습니다).
+k8s-kubelet = { $node }의 kubelet (containerd는 1~2단계의 파일로 실행)
+k8s-kubelet-scheduled = 스케줄러가 파드를 { $node }에 배정했습니다.
+k8s-kubelet-node = 스케줄러가 파드를 Pending으로 둡니다. 노드를 직접 지정해 보세요 (spec.nodeName)
+k8s-before-restart = 로드된 containerd: 드롭인을 쓰기 전에 시작했고 재시작하지 않음
+k8s-after-restart = systemctl restart containerd 뒤
+k8s-sandbox-started = 런타임 핸들러 { $handler }(으)로 샌드박스가 시작됩니다.
+k8s-sandbox-failed = 샌드박스가 없습니다: 파드는 ContainerCreating에 머뭅니다.
+k8s-cluster = 클러스터
+k8s-node-caption = 노드 { $node }: capacity와 allocatable
+k8s-resource = 리소스
+k8s-capacity = Capacity
+k8s-allocatable = Allocatable
+k8s-node-pods = { $node }에 배정된 파드: { $pods }
+k8s-no-pods = 없음
+k8s-patch = 노드 상태 패치 (kubectl patch node --subresource=status)
+k8s-patch-node = 노드
+k8s-patch-resource = 리소스
+k8s-patch-quantity = 수량
+k8s-patch-apply = 패치 적용
+k8s-patch-clear = 모든 패치 되돌리기
+k8s-patches = 적용한 패치: { $n }개
+
 
 # ---- author scenarios (authors)
 author-error-title = 시나리오에 오류가 있어 실습을 시작할 수 없습니다
 author-error-hint = 각 줄은 파일:줄:열, 심각도, 메시지, [코드] 순서입니다. 게시하기 전에 gpulab scenario check 로 확인하세요.
 
 # ---- state, sharing, export (appfeat)
-step-not-built-short = (아직 만들지 않음)
 work-title = 내 작업
 work-saved-note = 작업은 이 브라우저에 바로바로 저장됩니다. 다른 사이트의 페이지에 삽입된 실습은 브라우저가 제3자 저장소를 사이트별로 나누기 때문에 이 사이트와 따로 저장될 수 있습니다. 작업을 보관하거나 다른 브라우저로 옮기려면 진행 파일을 내보내세요.
 work-share = 공유 링크 만들기

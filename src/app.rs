@@ -14,14 +14,10 @@ use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::share::link::{self as share_link, LinkError};
 use crate::state::{LabAction, LabState, Work};
-#[cfg(not(feature = "k8s-steps"))]
-use crate::steps::not_built::NotBuilt;
 use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
-#[cfg(feature = "k8s-steps")]
 use crate::steps::kubernetes::KubeStep;
-#[cfg(feature = "k8s-steps")]
 use crate::steps::rollout::RolloutStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
@@ -54,8 +50,8 @@ pub struct AppProps {
     pub work: Option<crate::state::Work>,
 }
 
-/// The current step's view: the built ones render model results; the rest say
-/// honestly that they are not built yet.
+/// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
+/// the on-demand Kubernetes chunk, with a loading state and a retry on failure).
 fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoable: &Callback<(LabAction, Notice)>) -> Html {
     let dispatcher = state.dispatcher();
     let undoable = undoable.clone();
@@ -73,11 +69,9 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoabl
             <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(feature = "k8s-steps")]
         Step::RuntimeClass | Step::Scheduling => html! {
-            <KubeStep {lang} {step} input={state.work.kube.clone()} {dispatch} />
+            <KubeStep {lang} {step} input={state.work.kube.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
-        #[cfg(feature = "k8s-steps")]
         Step::Rollout => html! {
             <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
@@ -85,8 +79,6 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoabl
             <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(not(feature = "k8s-steps"))]
-        _ => html! { <NotBuilt {lang} {step} /> },
     }
 }
 
@@ -134,6 +126,8 @@ pub fn app(props: &AppProps) -> Html {
             storage::save(work);
         });
     }
+    // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
+    use_effect_with((), |_| crate::steps::chunk::prefetch_when_idle());
     {
         let dispatcher = state.dispatcher();
         use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
@@ -257,9 +251,7 @@ pub fn app(props: &AppProps) -> Html {
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
-                    if let Some(hint) = step.hint() {
-                        <Hint {lang} text={hint} />
-                    }
+                    <Hint {lang} text={step.hint()} />
                     { step_view(&state, lang, step, &undoable) }
                     { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
                 </main>

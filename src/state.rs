@@ -43,6 +43,10 @@ pub struct KubeInput {
     pub cluster: String,
     pub runtimeclass: String,
     pub pod: String,
+    /// Step 6: the node status patches applied, in order.
+    pub patches: Vec<gpulab_view::NodePatch>,
+    /// Step 5: the node the kubelet result is shown for while the pod is Pending.
+    pub kubelet_node: String,
 }
 
 impl Default for KubeInput {
@@ -52,6 +56,8 @@ impl Default for KubeInput {
             cluster: include_str!("steps/data/cluster.yaml").into(),
             runtimeclass: include_str!("steps/data/runtimeclass.yaml").into(),
             pod: include_str!("steps/data/pod.yaml").into(),
+            patches: Vec::new(),
+            kubelet_node: String::new(),
         }
     }
 }
@@ -63,6 +69,10 @@ pub enum KubeAction {
     Cluster(String),
     RuntimeClass(String),
     Pod(String),
+    /// `kubectl patch node … --subresource=status` (step 6).
+    Patch(gpulab_view::NodePatch),
+    ClearPatches,
+    KubeletNode(String),
 }
 
 /// Step 8: how many controller syncs the learner stepped, and their answer.
@@ -332,6 +342,9 @@ impl LabState {
                     KubeAction::Cluster(t) => k.cluster = t,
                     KubeAction::RuntimeClass(t) => k.runtimeclass = t,
                     KubeAction::Pod(t) => k.pod = t,
+                    KubeAction::Patch(p) => k.patches.push(p),
+                    KubeAction::ClearPatches => k.patches.clear(),
+                    KubeAction::KubeletNode(n) => k.kubelet_node = n,
                 }
                 s
             }

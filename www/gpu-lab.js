@@ -3,8 +3,8 @@
 // (v1 only grows; a breaking change is v2): docs/embedding.md.
 
 // The bundle's asset names (the only lines a build step may rewrite).
-const WASM_JS = "gpu-node-lab.js";
-const WASM_BG = "gpu-node-lab_bg.wasm";
+const WASM_JS = "gpu-node-lab-0.1.0.js";
+const WASM_BG = "gpu-node-lab-0.1.0_bg.wasm";
 
 const EVENTS = Object.freeze({ state: "gpulab:statechange", error: "gpulab:error", resize: "gpulab:resize" });
 

@@ -1,6 +1,5 @@
 //! The eight steps as navigation: an ordered list of buttons, the current step
-//! marked with `aria-current="step"` for screen readers; a step that is not built
-//! says so in words (and `data-built="false"`).
+//! marked with `aria-current="step"` for screen readers.
 
 use yew::prelude::*;
 
@@ -22,18 +21,13 @@ pub fn step_nav(props: &StepNavProps) -> Html {
                 { for Step::ALL.iter().map(|&step| {
                     let on_select = props.on_select.clone();
                     let current = (step == props.current).then_some("step");
-                    // Built steps have a hint; the rest say so (tests key on data-built).
-                    let built = step.hint().is_some();
                     html! {
                         <li>
                             <button type="button" class="step-link" data-step={step.number().to_string()}
-                                data-built={built.to_string()} aria-current={current}
+                                aria-current={current}
                                 onclick={Callback::from(move |_| on_select.emit(step))}>
                                 <span class="step-number">{ step.number() }</span>
                                 <span class="step-title">{ t(props.lang, step.title()) }</span>
-                                if !built {
-                                    <span class="visually-hidden">{ t(props.lang, MessageId::StepNotBuiltShort) }</span>
-                                }
                             </button>
                         </li>
                     }
