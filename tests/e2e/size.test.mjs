@@ -58,7 +58,7 @@ test("first load within its budget (goal 300 KB gzip); the on-demand chunk withi
   const html = readFileSync(path.join(DIST, "index.html"), "utf8");
   assert.ok(html.includes(`./${app}.js`) && html.includes(`./${app}_bg.wasm`), `index.html loads ${app}.js and ${app}_bg.wasm`);
   assert.ok(!html.includes(chunk), "index.html does not load the Kubernetes chunk");
-  assert.match(readFileSync(path.join(DIST, "gpu-lab.js"), "utf8"), new RegExp(`\\./${app}\\.js`), "gpu-lab.js imports the versioned app");
+  assert.match(readFileSync(path.join(DIST, "gpu-lab.js"), "utf8"), new RegExp(`const WASM_JS = "${app}\\.js";`), "gpu-lab.js imports the versioned app");
 
   const assets = walk(DIST).filter((f) => /\.(wasm|js|css)$/.test(f)).sort();
   const chunkFiles = assets.filter((f) => f.startsWith(chunk));
