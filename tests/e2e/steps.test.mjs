@@ -50,6 +50,10 @@ test("step 7: the slot table and its export equal `gpulab slots`, in English and
   const dir = mkdtempSync(path.join(tmpdir(), "gpulab-slots-"));
   for (const lang of ["en", "ko"]) {
     const { page, errors } = await open(lang, 7);
+    // Step 7 renders from the on-demand chunk, and the editor takes its text in an
+    // effect after the first render: read it once it is there.
+    await page.locator(".export-preview").waitFor({ state: "attached", timeout: 20000 });
+    await page.waitForFunction(() => document.querySelector(".slots-config textarea")?.value.length > 0);
     const config = await page.locator(".slots-config textarea").inputValue();
     writeFileSync(path.join(dir, "config.yaml"), config);
     const cli = (nodes) => gpulab(["--output", "md", "slots", "--gpu-model", "NVIDIA H100 80GB HBM3", "--gpus-per-node", "8",
