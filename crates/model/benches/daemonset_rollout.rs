@@ -24,6 +24,10 @@
 //! 100 → 190 ms, 250 → 318 ms, 500 → 2.1 s (quadratic, as the algorithm is).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+#[path = "support/clock.rs"]
+mod clock;
+
+use clock::Clock;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use gpulab_model::daemonset::rollout::Rollout;
 use gpulab_model::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
@@ -76,7 +80,7 @@ fn roll(mut r: Rollout, v2: DaemonSet) -> Rollout {
     r
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<Clock>) {
     let mut g = c.benchmark_group("rollout_to_completion/maxUnavailable=10%");
     g.sample_size(10);
     for n in [500, 1_000, 2_000, 5_000] {
@@ -115,5 +119,9 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = clock::criterion();
+    targets = bench
+}
 criterion_main!(benches);

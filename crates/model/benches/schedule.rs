@@ -5,11 +5,15 @@
 //!
 //! Run: `cargo bench -p gpulab-model --bench schedule`.
 
+#[path = "support/clock.rs"]
+mod clock;
+
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
+use clock::Clock;
 use criterion::{criterion_group, criterion_main, Criterion};
-use gpulab_model::kubernetes::scheduler::{schedule_one, FilterOptions, Outcome, PodInfo, Snapshot};
+use gpulab_model::kubernetes::scheduler::{schedule_one, FilterOptions, HotSnapshot, Outcome, PodInfo, Snapshot};
 use k8s_openapi::api::core::v1::{Container, Node, NodeStatus, Pod, PodSpec, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -51,15 +55,16 @@ fn gpu_pod(i: usize) -> Pod {
     }
 }
 
-/// Schedules `pods` pods in turn, binding each; returns how many were bound.
-fn schedule_all(base: &Snapshot, pods: &[PodInfo], opts: &FilterOptions) -> usize {
+/// Schedules `pods` pods in turn on the hot snapshot, binding each; returns how many
+/// were bound. Every cycle returns the verdict of every node (`ScheduleResult.nodes`).
+fn schedule_all(base: &HotSnapshot, pods: &[PodInfo], opts: &FilterOptions) -> usize {
     let mut snapshot = base.clone();
     let mut bound = 0;
     for p in pods {
-        let result = schedule_one(&snapshot, p, opts);
+        let result = snapshot.schedule_one(p, opts);
+        assert_eq!(result.nodes.len(), snapshot.snapshot().nodes.len());
         if let Outcome::Scheduled { node_index, .. } = result.outcome {
-            if let Some(n) = snapshot.nodes.get_mut(node_index) {
-                n.add_pod(p.as_bound());
+            if snapshot.add_pod(node_index, p.as_bound()) {
                 bound += 1;
             }
         }
@@ -67,18 +72,21 @@ fn schedule_all(base: &Snapshot, pods: &[PodInfo], opts: &FilterOptions) -> usiz
     bound
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<Clock>) {
     let opts = FilterOptions::default();
     let pods: Vec<PodInfo> = (0..10_000).map(|i| PodInfo::new(gpu_pod(i), true)).collect();
-    let cluster = Snapshot::new((0..5_000).map(|i| gpu_node(i, "8")), &[]);
     let mut g = c.benchmark_group("schedule");
     g.sample_size(10);
-    g.bench_function("10k_gpu_pods_on_5k_nodes", |b| {
-        b.iter(|| {
-            let n = schedule_all(&cluster, black_box(&pods), &opts);
-            assert_eq!(n, 10_000);
-        })
-    });
+    // 8 GPUs per node on 5,000 nodes, 16 on 1,000: room for the 10,000 pods either way.
+    for (nodes, gpus, name) in [(5_000, "8", "10k_gpu_pods_on_5k_nodes"), (1_000, "16", "10k_gpu_pods_on_1k_nodes")] {
+        let cluster = HotSnapshot::new(Snapshot::new((0..nodes).map(|i| gpu_node(i, gpus)), &[]));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let n = schedule_all(&cluster, black_box(&pods), &opts);
+                assert_eq!(n, 10_000);
+            })
+        });
+    }
     // A cluster whose GPUs are all taken: the worst case, FitError over every node
     // plus a preemption dry run on every node.
     let lone = PodInfo::new(gpu_pod(0), true);
@@ -103,5 +111,9 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = clock::criterion();
+    targets = bench
+}
 criterion_main!(benches);

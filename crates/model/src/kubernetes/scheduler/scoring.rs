@@ -20,12 +20,16 @@ fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 
 /// NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each).
 pub fn least_allocated(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let pairs = [
+    least_allocated_of(
         (node.allocatable.milli_cpu, node.non_zero_requested.0.wrapping_add(pod.non_zero.0)),
         (node.allocatable.memory, node.non_zero_requested.1.wrapping_add(pod.non_zero.1)),
-    ];
+    )
+}
+
+/// [`least_allocated`] from `(allocatable, requested with the pod)` of cpu and memory.
+pub fn least_allocated_of(cpu: (i64, i64), memory: (i64, i64)) -> i64 {
     let (mut score, mut weights) = (0, 0);
-    for (alloc, req) in pairs {
+    for (alloc, req) in [cpu, memory] {
         if alloc == 0 {
             continue;
         }
@@ -41,10 +45,15 @@ pub fn least_allocated(pod: &PodInfo, node: &NodeInfo) -> i64 {
 
 /// NodeResourcesBalancedAllocation: `(1 − std of the cpu/memory fractions) × 100`.
 pub fn balanced_allocation(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let pairs = [
+    balanced_allocation_of(
         (node.allocatable.milli_cpu, node.requested.milli_cpu.wrapping_add(pod.request.milli_cpu)),
         (node.allocatable.memory, node.requested.memory.wrapping_add(pod.request.memory)),
-    ];
+    )
+}
+
+/// [`balanced_allocation`] from `(allocatable, requested with the pod)` of cpu and memory.
+pub fn balanced_allocation_of(cpu: (i64, i64), memory: (i64, i64)) -> i64 {
+    let pairs = [cpu, memory];
     let mut fractions = [0.0f64; 2];
     let mut n = 0;
     for (a, r) in pairs.iter().filter(|(a, _)| *a != 0) {

@@ -1,0 +1,339 @@
+//! Many scheduling cycles on one cluster: [`HotSnapshot`] is a [`Snapshot`] with a
+//! compact per-node hot table — integer allocatable / requested / pod count, scalar
+//! resources in columns by an interned name, `spec.unschedulable` and taints reduced
+//! to one flag — kept up to date by [`HotSnapshot::add_pod`] and
+//! [`HotSnapshot::remove_pod`], and the per-node verdicts of the last cycle, which the
+//! next cycle of a pod with the same requests reuses on every node that has not
+//! changed since (binding a pod changes one node).
+//!
+//! [`HotSnapshot::schedule_one`] returns exactly what [`schedule_one`] returns on
+//! [`HotSnapshot::snapshot`]: the same outcome, FitError text and per-node verdicts (a
+//! property test compares them on random clusters). Per-node reasons stay compact
+//! ([`Rejection`]) and are rendered to upstream text only when a FitError or an
+//! explanation is. Pods outside the fast path (node affinity or nodeSelector, host
+//! ports, `spec.nodeName`, preferred affinity, NodeResourcesFit arguments) take
+//! [`schedule_one`] itself; tainted or cordoned nodes take the plugin functions.
+
+use super::framework::{run_filter_plugins, CycleState, FilterOptions, FitReasons, Plugin, Reason, Rejection};
+use super::node_affinity::{self, NodeAffinityPreFilter};
+use super::noderesources_fit::Shortfall;
+use super::schedule_one::{fail, schedule_one, NodeOutcome, Outcome, ScheduleResult};
+use super::scoring::{balanced_allocation_of, finish_scores, has_preferred_affinity, least_allocated_of, raw_score, RawScore};
+use super::snapshot::{BoundPod, NodeInfo, PodInfo, Snapshot};
+use super::status::Code;
+use crate::kubernetes::resources::Resource;
+use crate::kubernetes::version::KubeVersion;
+
+/// One node's hot row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Row {
+    /// Schedulable and untainted: for a fast-path pod only NodeResourcesFit can
+    /// reject it, and its TaintToleration score is 0.
+    plain: bool,
+    pods: i64,
+    allowed_pods: i64,
+    /// cpu (millicores), memory, ephemeral-storage.
+    alloc: [i64; 3],
+    req: [i64; 3],
+    /// Scoring requests (cpu, memory).
+    non_zero: [i64; 2],
+}
+
+impl Row {
+    fn of(node: &NodeInfo) -> Row {
+        let (a, r) = (&node.allocatable, &node.requested);
+        Row {
+            plain: !node.unschedulable() && node.taints().is_empty(),
+            pods: node.pods.len() as i64,
+            allowed_pods: a.allowed_pod_number,
+            alloc: [a.milli_cpu, a.memory, a.ephemeral_storage],
+            req: [r.milli_cpu, r.memory, r.ephemeral_storage],
+            non_zero: [node.non_zero_requested.0, node.non_zero_requested.1],
+        }
+    }
+}
+
+/// What a cached verdict depends on besides the node: the pod's requests and the
+/// version (the Unresolvable rule).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key {
+    request: Resource,
+    non_zero: (i64, i64),
+    version: KubeVersion,
+}
+
+/// The last fast-path cycle's verdict per node (meaningful on plain nodes): the
+/// rejection, or the LeastAllocated + BalancedAllocation score.
+#[derive(Debug, Clone, Default)]
+struct Verdicts {
+    key: Option<Key>,
+    per_node: Vec<Result<i64, Rejection>>,
+    /// Nodes changed since `per_node` was computed, once each.
+    dirty: Vec<usize>,
+    is_dirty: Vec<bool>,
+}
+
+/// A [`Snapshot`] with its hot table; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct HotSnapshot {
+    snapshot: Snapshot,
+    rows: Vec<Row>,
+    /// Interned scalar resource names; column `c` is `columns[c]`.
+    columns: Vec<String>,
+    /// `[column][node]`: allocatable and requested of each scalar resource (0 when absent).
+    scalar_alloc: Vec<Vec<i64>>,
+    scalar_req: Vec<Vec<i64>>,
+    verdicts: Verdicts,
+}
+
+impl HotSnapshot {
+    /// Builds the hot table of `snapshot`.
+    pub fn new(snapshot: Snapshot) -> HotSnapshot {
+        let n = snapshot.nodes.len();
+        let mut hot = HotSnapshot {
+            rows: snapshot.nodes.iter().map(Row::of).collect(),
+            snapshot,
+            columns: Vec::new(),
+            scalar_alloc: Vec::new(),
+            scalar_req: Vec::new(),
+            verdicts: Verdicts { key: None, per_node: Vec::new(), dirty: Vec::new(), is_dirty: vec![false; n] },
+        };
+        for i in 0..n {
+            hot.load_scalars(i);
+        }
+        hot
+    }
+
+    /// The snapshot, read-only: change it through [`HotSnapshot::add_pod`] and
+    /// [`HotSnapshot::remove_pod`] so the hot table follows.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    /// The snapshot, giving up the hot table.
+    pub fn into_snapshot(self) -> Snapshot {
+        self.snapshot
+    }
+
+    /// `NodeInfo.AddPod` on node `node_index`; false when there is no such node.
+    pub fn add_pod(&mut self, node_index: usize, pod: BoundPod) -> bool {
+        let Some(node) = self.snapshot.nodes.get_mut(node_index) else { return false };
+        node.add_pod(pod);
+        self.reload(node_index);
+        true
+    }
+
+    /// `NodeInfo.RemovePod` of the pod at `pod_index` on node `node_index`.
+    pub fn remove_pod(&mut self, node_index: usize, pod_index: usize) -> Option<BoundPod> {
+        let pod = self.snapshot.nodes.get_mut(node_index)?.remove_pod(pod_index)?;
+        self.reload(node_index);
+        Some(pod)
+    }
+
+    /// Rereads node `i`'s row and scalar columns and marks its verdict stale.
+    fn reload(&mut self, i: usize) {
+        let Some(node) = self.snapshot.nodes.get(i) else { return };
+        if let Some(row) = self.rows.get_mut(i) {
+            *row = Row::of(node);
+        }
+        for column in self.scalar_req.iter_mut() {
+            if let Some(v) = column.get_mut(i) {
+                *v = 0;
+            }
+        }
+        self.load_scalars(i);
+        if let Some(flag) = self.verdicts.is_dirty.get_mut(i) {
+            if !*flag {
+                *flag = true;
+                self.verdicts.dirty.push(i);
+            }
+        }
+    }
+
+    /// Writes node `i`'s scalar allocatable and requested into their columns.
+    fn load_scalars(&mut self, i: usize) {
+        let Some(node) = self.snapshot.nodes.get(i) else { return };
+        for (is_req, list) in [(false, node.allocatable.scalars()), (true, node.requested.scalars())] {
+            for (name, v) in list {
+                let c = match self.columns.iter().position(|c| c.as_str() == name.as_str()) {
+                    Some(c) => c,
+                    None => {
+                        let n = self.snapshot.nodes.len();
+                        self.columns.push(name.as_str().to_string());
+                        self.scalar_alloc.push(vec![0; n]);
+                        self.scalar_req.push(vec![0; n]);
+                        self.columns.len() - 1
+                    }
+                };
+                let table = if is_req { &mut self.scalar_req } else { &mut self.scalar_alloc };
+                if let Some(slot) = table.get_mut(c).and_then(|col| col.get_mut(i)) {
+                    *slot = *v;
+                }
+            }
+        }
+    }
+
+    /// Whether `pod` takes the fast path: only NodeResourcesFit (and the taint and
+    /// cordon filters of non-plain nodes) can reject it, and it scores without
+    /// node affinity.
+    fn fast_path(&self, pod: &PodInfo, opts: &FilterOptions) -> bool {
+        let spec = pod.pod.spec.as_ref();
+        let pre = spec.map_or(NodeAffinityPreFilter::Skip, node_affinity::pre_filter);
+        !self.snapshot.nodes.is_empty()
+            && pre == NodeAffinityPreFilter::Skip
+            && spec.and_then(|s| s.node_name.as_deref()).is_none_or(str::is_empty)
+            && pod.host_ports.is_empty()
+            && !has_preferred_affinity(pod)
+            && opts.fit_args.ignored_resources.is_empty()
+            && opts.fit_args.ignored_resource_groups.is_empty()
+            && opts.fit_args.dra_extended_resources.is_none()
+    }
+
+    /// One cycle for `pod`: what [`schedule_one`] on [`HotSnapshot::snapshot`] returns.
+    pub fn schedule_one(&mut self, pod: &PodInfo, opts: &FilterOptions) -> ScheduleResult {
+        if !self.fast_path(pod, opts) {
+            return schedule_one(&self.snapshot, pod, opts);
+        }
+        self.refresh_verdicts(pod, opts.version);
+        let state = CycleState { skip_node_affinity: true, skip_node_ports: true };
+        let n = self.snapshot.nodes.len();
+        let mut nodes: Vec<NodeOutcome> = Vec::with_capacity(n);
+        let mut feasible: Vec<usize> = Vec::new();
+        let mut raw: Vec<RawScore> = Vec::new();
+        let mut all_zero = true;
+        let cached = self.verdicts.per_node.iter();
+        for (i, ((node, row), verdict)) in self.snapshot.nodes.iter().zip(&self.rows).zip(cached).enumerate() {
+            let verdict = if row.plain {
+                verdict.map(|resources| RawScore { resources, intolerable: 0, preferred: 0 })
+            } else {
+                match run_filter_plugins(pod, node, &state, opts) {
+                    Some(r) => Err(r),
+                    None => Ok(raw_score(pod, node, false)),
+                }
+            };
+            match verdict {
+                Err(r) => nodes.push(NodeOutcome::Rejected(r)),
+                Ok(score) => {
+                    all_zero &= score.intolerable == 0 && score.preferred == 0;
+                    feasible.push(i);
+                    raw.push(score);
+                    nodes.push(NodeOutcome::Feasible { score: 0 });
+                }
+            }
+        }
+        let mut result = ScheduleResult {
+            outcome: Outcome::Error { message: String::new() },
+            nodes,
+            state,
+            pre_filter_status: None,
+        };
+        if feasible.is_empty() {
+            result.outcome = fail(&self.snapshot, pod, &result.nodes, &result.state, opts);
+            return result;
+        }
+        // Every raw TaintToleration and NodeAffinity score 0: normalised they are 100
+        // (reversed) and 0, as `finish_scores` computes.
+        let scores: Vec<i64> = if all_zero {
+            raw.iter().map(|r| r.resources.wrapping_add(300)).collect()
+        } else {
+            finish_scores(&raw)
+        };
+        let mut best = i64::MIN;
+        for (&i, &s) in feasible.iter().zip(&scores) {
+            if let Some(slot) = result.nodes.get_mut(i) {
+                *slot = NodeOutcome::Feasible { score: s };
+            }
+            best = best.max(s);
+        }
+        let tied: Vec<usize> = feasible.iter().zip(&scores).filter(|(_, &s)| s == best).map(|(&i, _)| i).collect();
+        let node_index = tied.first().copied().unwrap_or(0);
+        let node = self.snapshot.nodes.get(node_index).map(|n| n.name.clone()).unwrap_or_default();
+        result.outcome = Outcome::Scheduled { node, node_index, tied, score: best };
+        result
+    }
+
+    /// Brings the cached verdicts up to date for `pod`: all nodes when the pod's
+    /// requests differ from the last cycle's, else the nodes changed since.
+    fn refresh_verdicts(&mut self, pod: &PodInfo, version: KubeVersion) {
+        let columns: Vec<(Option<usize>, i64)> = pod
+            .request
+            .scalars()
+            .iter()
+            .map(|(name, q)| (self.columns.iter().position(|c| c.as_str() == name.as_str()), *q))
+            .collect();
+        let key = Key { request: pod.request.clone(), non_zero: pod.non_zero, version };
+        let n = self.rows.len();
+        let all = self.verdicts.key.as_ref() != Some(&key) || self.verdicts.per_node.len() != n;
+        let eval = |i: usize| self.verdict(i, pod, &columns, version);
+        if all {
+            self.verdicts.per_node = (0..n).map(eval).collect();
+        } else {
+            let fresh: Vec<(usize, Result<i64, Rejection>)> = self.verdicts.dirty.iter().map(|&i| (i, eval(i))).collect();
+            for (i, v) in fresh {
+                if let Some(slot) = self.verdicts.per_node.get_mut(i) {
+                    *slot = v;
+                }
+            }
+        }
+        for &i in &self.verdicts.dirty {
+            if let Some(flag) = self.verdicts.is_dirty.get_mut(i) {
+                *flag = false;
+            }
+        }
+        self.verdicts.dirty.clear();
+        self.verdicts.key = Some(key);
+    }
+
+    /// NodeResourcesFit (`fitsRequest`) and the resource scores of plain node `i`,
+    /// from the hot row; `columns` are the pod's scalar requests by column.
+    fn verdict(&self, i: usize, pod: &PodInfo, columns: &[(Option<usize>, i64)], version: KubeVersion) -> Result<i64, Rejection> {
+        let row = self.rows.get(i).copied().unwrap_or_default();
+        if !row.plain {
+            return Ok(0);
+        }
+        let request = &pod.request;
+        let mut reasons = FitReasons::default();
+        let mut unresolvable = false;
+        if row.pods.wrapping_add(1) > row.allowed_pods {
+            reasons.insert(Shortfall::TooManyPods);
+        }
+        if !request.is_empty_request() {
+            let wanted = [request.milli_cpu, request.memory, request.ephemeral_storage];
+            let kinds = [Shortfall::Cpu, Shortfall::Memory, Shortfall::EphemeralStorage];
+            for (((q, a), r), kind) in wanted.iter().zip(row.alloc).zip(row.req).zip(kinds) {
+                if *q > 0 && *q > a.wrapping_sub(r) {
+                    reasons.insert(kind);
+                    unresolvable |= *q > a;
+                }
+            }
+            for (k, &(column, q)) in columns.iter().enumerate() {
+                if q == 0 {
+                    continue;
+                }
+                let at = |table: &Vec<Vec<i64>>| column.and_then(|c| table.get(c)).and_then(|col| col.get(i)).copied().unwrap_or(0);
+                let (alloc, used) = (at(&self.scalar_alloc), at(&self.scalar_req));
+                if q > alloc.wrapping_sub(used) {
+                    reasons.insert(Shortfall::Scalar(k));
+                    unresolvable |= q > alloc;
+                }
+            }
+        }
+        if !reasons.is_empty() {
+            let code = if unresolvable && version.fit_unresolvable_when_over_allocatable() {
+                Code::UnschedulableAndUnresolvable
+            } else {
+                Code::Unschedulable
+            };
+            return Err(Rejection::new(Plugin::NodeResourcesFit, code, Reason::Fit(reasons)));
+        }
+        let least = least_allocated_of(
+            (row.alloc[0], row.non_zero[0].wrapping_add(pod.non_zero.0)),
+            (row.alloc[1], row.non_zero[1].wrapping_add(pod.non_zero.1)),
+        );
+        let balanced = balanced_allocation_of(
+            (row.alloc[0], row.req[0].wrapping_add(request.milli_cpu)),
+            (row.alloc[1], row.req[1].wrapping_add(request.memory)),
+        );
+        Ok(least.wrapping_add(balanced))
+    }
+}
