@@ -32,7 +32,11 @@ fn gpu_node(i: usize, gpus: &str) -> Node {
 }
 
 fn gpu_pod(i: usize) -> Pod {
-    let r = res(&[("cpu", "1"), ("memory", "4Gi"), ("nvidia.com/gpu", "1")]);
+    gpu_pod_with(i, "1")
+}
+
+fn gpu_pod_with(i: usize, gpus: &str) -> Pod {
+    let r = res(&[("cpu", "1"), ("memory", "4Gi"), ("nvidia.com/gpu", gpus)]);
     Pod {
         metadata: ObjectMeta {
             name: Some(format!("train-{i}")),
@@ -87,6 +91,17 @@ fn bench(c: &mut Criterion<Clock>) {
             })
         });
     }
+    // Pods alternating 1 and 2 GPUs: no two consecutive cycles share requests, so no
+    // verdict is reused and every cycle evaluates every node from the hot table.
+    let mixed: Vec<PodInfo> =
+        (0..10_000).map(|i| PodInfo::new(gpu_pod_with(i, if i.is_multiple_of(2) { "1" } else { "2" }), true)).collect();
+    let cluster = HotSnapshot::new(Snapshot::new((0..5_000).map(|i| gpu_node(i, "8")), &[]));
+    g.bench_function("10k_mixed_gpu_pods_on_5k_nodes", |b| {
+        b.iter(|| {
+            let n = schedule_all(&cluster, black_box(&mixed), &opts);
+            assert_eq!(n, 10_000);
+        })
+    });
     // A cluster whose GPUs are all taken: the worst case, FitError over every node
     // plus a preemption dry run on every node.
     let lone = PodInfo::new(gpu_pod(0), true);

@@ -32,7 +32,7 @@ fn node(i: usize, (cpu, gpu, mem, pods, taint, cordoned, dongle): NodeSpec) -> N
         allocatable["example.com/dongle"] = json!("1");
     }
     serde_json::from_value(json!({
-        "metadata": {"name": format!("n{i}"), "labels": {"zone": if i % 2 == 0 {"a"} else {"b"}}},
+        "metadata": {"name": format!("n{i}"), "labels": {"zone": if i.is_multiple_of(2) {"a"} else {"b"}}},
         "spec": {"unschedulable": cordoned, "taints": taints},
         "status": {"allocatable": allocatable}
     }))

@@ -18,7 +18,9 @@ use super::framework::{run_filter_plugins, CycleState, FilterOptions, FitReasons
 use super::node_affinity::{self, NodeAffinityPreFilter};
 use super::noderesources_fit::Shortfall;
 use super::schedule_one::{fail, schedule_one, NodeOutcome, Outcome, ScheduleResult};
-use super::scoring::{balanced_allocation_of, finish_scores, has_preferred_affinity, least_allocated_of, raw_score, RawScore};
+use super::scoring::{
+    balanced_allocation_of, finish_scores, has_preferred_affinity, least_allocated_of, raw_score, RawScore, MAX_NODE_SCORE,
+};
 use super::snapshot::{BoundPod, NodeInfo, PodInfo, Snapshot};
 use super::status::Code;
 use crate::kubernetes::resources::Resource;
@@ -197,29 +199,32 @@ impl HotSnapshot {
         self.refresh_verdicts(pod, opts.version);
         let state = CycleState { skip_node_affinity: true, skip_node_ports: true };
         let n = self.snapshot.nodes.len();
-        let mut nodes: Vec<NodeOutcome> = Vec::with_capacity(n);
-        let mut feasible: Vec<usize> = Vec::new();
-        let mut raw: Vec<RawScore> = Vec::new();
-        let mut all_zero = true;
+        // One pass writing every node's verdict in place; a feasible node holds its raw
+        // resource score until the scores are finished. Non-plain nodes run the plugins.
+        let mut nodes: Vec<NodeOutcome> = vec![NodeOutcome::NotInPreFilterResult; n];
+        let mut feasible = 0usize;
+        let mut slow: Vec<(usize, RawScore)> = Vec::new();
         let cached = self.verdicts.per_node.iter();
-        for (i, ((node, row), verdict)) in self.snapshot.nodes.iter().zip(&self.rows).zip(cached).enumerate() {
-            let verdict = if row.plain {
-                verdict.map(|resources| RawScore { resources, intolerable: 0, preferred: 0 })
+        for (i, (((slot, node), row), verdict)) in nodes.iter_mut().zip(&self.snapshot.nodes).zip(&self.rows).zip(cached).enumerate() {
+            *slot = if row.plain {
+                match verdict {
+                    Ok(resources) => {
+                        feasible += 1;
+                        NodeOutcome::Feasible { score: *resources }
+                    }
+                    Err(r) => NodeOutcome::Rejected(*r),
+                }
             } else {
                 match run_filter_plugins(pod, node, &state, opts) {
-                    Some(r) => Err(r),
-                    None => Ok(raw_score(pod, node, false)),
+                    Some(r) => NodeOutcome::Rejected(r),
+                    None => {
+                        let score = raw_score(pod, node, false);
+                        slow.push((i, score));
+                        feasible += 1;
+                        NodeOutcome::Feasible { score: score.resources }
+                    }
                 }
             };
-            match verdict {
-                Err(r) => nodes.push(NodeOutcome::Rejected(r)),
-                Ok(score) => {
-                    all_zero &= score.intolerable == 0 && score.preferred == 0;
-                    feasible.push(i);
-                    raw.push(score);
-                    nodes.push(NodeOutcome::Feasible { score: 0 });
-                }
-            }
         }
         let mut result = ScheduleResult {
             outcome: Outcome::Error { message: String::new() },
@@ -227,25 +232,57 @@ impl HotSnapshot {
             state,
             pre_filter_status: None,
         };
-        if feasible.is_empty() {
+        if feasible == 0 {
             result.outcome = fail(&self.snapshot, pod, &result.nodes, &result.state, opts);
             return result;
         }
-        // Every raw TaintToleration and NodeAffinity score 0: normalised they are 100
-        // (reversed) and 0, as `finish_scores` computes.
-        let scores: Vec<i64> = if all_zero {
-            raw.iter().map(|r| r.resources.wrapping_add(300)).collect()
-        } else {
-            finish_scores(&raw)
-        };
-        let mut best = i64::MIN;
-        for (&i, &s) in feasible.iter().zip(&scores) {
-            if let Some(slot) = result.nodes.get_mut(i) {
-                *slot = NodeOutcome::Feasible { score: s };
+        if slow.iter().all(|(_, s)| s.intolerable == 0 && s.preferred == 0) {
+            // Every raw TaintToleration and NodeAffinity score is 0: normalised they
+            // are 100 (reversed) and 0, as `finish_scores` computes.
+            for outcome in result.nodes.iter_mut() {
+                if let NodeOutcome::Feasible { score } = outcome {
+                    *score = score.wrapping_add(MAX_NODE_SCORE.wrapping_mul(3));
+                }
             }
-            best = best.max(s);
+        } else {
+            let mut extra = slow.iter().peekable();
+            let mut indices = Vec::with_capacity(feasible);
+            let mut raw = Vec::with_capacity(feasible);
+            for (i, outcome) in result.nodes.iter().enumerate() {
+                if let NodeOutcome::Feasible { score } = outcome {
+                    indices.push(i);
+                    raw.push(match extra.next_if(|(j, _)| *j == i) {
+                        Some((_, s)) => *s,
+                        None => RawScore { resources: *score, intolerable: 0, preferred: 0 },
+                    });
+                }
+            }
+            for (i, s) in indices.into_iter().zip(finish_scores(&raw)) {
+                if let Some(NodeOutcome::Feasible { score }) = result.nodes.get_mut(i) {
+                    *score = s;
+                }
+            }
         }
-        let tied: Vec<usize> = feasible.iter().zip(&scores).filter(|(_, &s)| s == best).map(|(&i, _)| i).collect();
+        let (mut best, mut ties) = (i64::MIN, 0usize);
+        for outcome in &result.nodes {
+            if let NodeOutcome::Feasible { score } = *outcome {
+                if score > best {
+                    (best, ties) = (score, 1);
+                } else if score == best {
+                    ties += 1;
+                }
+            }
+        }
+        let top = result
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o, NodeOutcome::Feasible { score } if *score == best))
+            .map(|(i, _)| i);
+        let mut tied = vec![0usize; ties];
+        for (slot, i) in tied.iter_mut().zip(top) {
+            *slot = i;
+        }
         let node_index = tied.first().copied().unwrap_or(0);
         let node = self.snapshot.nodes.get(node_index).map(|n| n.name.clone()).unwrap_or_default();
         result.outcome = Outcome::Scheduled { node, node_index, tied, score: best };
@@ -261,9 +298,11 @@ impl HotSnapshot {
             .iter()
             .map(|(name, q)| (self.columns.iter().position(|c| c.as_str() == name.as_str()), *q))
             .collect();
-        let key = Key { request: pod.request.clone(), non_zero: pod.non_zero, version };
         let n = self.rows.len();
-        let all = self.verdicts.key.as_ref() != Some(&key) || self.verdicts.per_node.len() != n;
+        let same = self.verdicts.key.as_ref().is_some_and(|k| {
+            k.request == pod.request && k.non_zero == pod.non_zero && k.version == version
+        });
+        let all = !same || self.verdicts.per_node.len() != n;
         let eval = |i: usize| self.verdict(i, pod, &columns, version);
         if all {
             self.verdicts.per_node = (0..n).map(eval).collect();
@@ -281,7 +320,9 @@ impl HotSnapshot {
             }
         }
         self.verdicts.dirty.clear();
-        self.verdicts.key = Some(key);
+        if !same {
+            self.verdicts.key = Some(Key { request: pod.request.clone(), non_zero: pod.non_zero, version });
+        }
     }
 
     /// NodeResourcesFit (`fitsRequest`) and the resource scores of plain node `i`,
@@ -326,13 +367,15 @@ impl HotSnapshot {
             };
             return Err(Rejection::new(Plugin::NodeResourcesFit, code, Reason::Fit(reasons)));
         }
+        let ([alloc_cpu, alloc_memory, _], [req_cpu, req_memory, _]) = (row.alloc, row.req);
+        let [non_zero_cpu, non_zero_memory] = row.non_zero;
         let least = least_allocated_of(
-            (row.alloc[0], row.non_zero[0].wrapping_add(pod.non_zero.0)),
-            (row.alloc[1], row.non_zero[1].wrapping_add(pod.non_zero.1)),
+            (alloc_cpu, non_zero_cpu.wrapping_add(pod.non_zero.0)),
+            (alloc_memory, non_zero_memory.wrapping_add(pod.non_zero.1)),
         );
         let balanced = balanced_allocation_of(
-            (row.alloc[0], row.req[0].wrapping_add(request.milli_cpu)),
-            (row.alloc[1], row.req[1].wrapping_add(request.memory)),
+            (alloc_cpu, req_cpu.wrapping_add(request.milli_cpu)),
+            (alloc_memory, req_memory.wrapping_add(request.memory)),
         );
         Ok(least.wrapping_add(balanced))
     }
