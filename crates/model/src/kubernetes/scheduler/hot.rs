@@ -86,6 +86,8 @@ pub struct HotSnapshot {
     scalar_alloc: Vec<Vec<i64>>,
     scalar_req: Vec<Vec<i64>>,
     verdicts: Verdicts,
+    /// Every node is plain (no node is cordoned or tainted).
+    all_plain: bool,
 }
 
 impl HotSnapshot {
@@ -99,7 +101,9 @@ impl HotSnapshot {
             scalar_alloc: Vec::new(),
             scalar_req: Vec::new(),
             verdicts: Verdicts { key: None, per_node: Vec::new(), dirty: Vec::new(), is_dirty: vec![false; n] },
+            all_plain: false,
         };
+        hot.all_plain = hot.rows.iter().all(|r| r.plain);
         for i in 0..n {
             hot.load_scalars(i);
         }
@@ -198,6 +202,9 @@ impl HotSnapshot {
         }
         self.refresh_verdicts(pod, opts.version);
         let state = CycleState { skip_node_affinity: true, skip_node_ports: true };
+        if self.all_plain {
+            return self.plain_cycle(pod, opts, state);
+        }
         let n = self.snapshot.nodes.len();
         // One pass writing every node's verdict in place; a feasible node holds its raw
         // resource score until the scores are finished. Non-plain nodes run the plugins.
@@ -273,6 +280,42 @@ impl HotSnapshot {
                 }
             }
         }
+        self.finish(result, best, ties)
+    }
+
+    /// A cycle on a cluster of plain nodes: the cached verdicts are the result; every
+    /// raw TaintToleration and NodeAffinity score is 0, so each feasible node's score is
+    /// its resource score + 3 × 100 (as `finish_scores` computes), in the same pass.
+    fn plain_cycle(&self, pod: &PodInfo, opts: &FilterOptions, state: CycleState) -> ScheduleResult {
+        let (mut best, mut ties) = (i64::MIN, 0usize);
+        let nodes: Vec<NodeOutcome> = self
+            .verdicts
+            .per_node
+            .iter()
+            .map(|v| match v {
+                Ok(resources) => {
+                    let score = resources.wrapping_add(MAX_NODE_SCORE.wrapping_mul(3));
+                    if score > best {
+                        (best, ties) = (score, 1);
+                    } else if score == best {
+                        ties += 1;
+                    }
+                    NodeOutcome::Feasible { score }
+                }
+                Err(r) => NodeOutcome::Rejected(*r),
+            })
+            .collect();
+        let mut result =
+            ScheduleResult { outcome: Outcome::Error { message: String::new() }, nodes, state, pre_filter_status: None };
+        if ties == 0 {
+            result.outcome = fail(&self.snapshot, pod, &result.nodes, &result.state, opts);
+            return result;
+        }
+        self.finish(result, best, ties)
+    }
+
+    /// The tied set (`ties` feasible nodes scoring `best`) and the chosen node.
+    fn finish(&self, mut result: ScheduleResult, best: i64, ties: usize) -> ScheduleResult {
         let top = result
             .nodes
             .iter()
@@ -292,25 +335,20 @@ impl HotSnapshot {
     /// Brings the cached verdicts up to date for `pod`: all nodes when the pod's
     /// requests differ from the last cycle's, else the nodes changed since.
     fn refresh_verdicts(&mut self, pod: &PodInfo, version: KubeVersion) {
-        let columns: Vec<(Option<usize>, i64)> = pod
-            .request
-            .scalars()
-            .iter()
-            .map(|(name, q)| (self.columns.iter().position(|c| c.as_str() == name.as_str()), *q))
-            .collect();
         let n = self.rows.len();
         let same = self.verdicts.key.as_ref().is_some_and(|k| {
             k.request == pod.request && k.non_zero == pod.non_zero && k.version == version
         });
         let all = !same || self.verdicts.per_node.len() != n;
-        let eval = |i: usize| self.verdict(i, pod, &columns, version);
+        let load = PodLoad::new(pod, version, &self.columns, &self.scalar_alloc, &self.scalar_req);
+        let rows = &self.rows;
+        let eval = |i: usize| rows.get(i).map_or(Ok(0), |row| load.verdict(row, i));
         if all {
             self.verdicts.per_node = (0..n).map(eval).collect();
         } else {
-            let fresh: Vec<(usize, Result<i64, Rejection>)> = self.verdicts.dirty.iter().map(|&i| (i, eval(i))).collect();
-            for (i, v) in fresh {
+            for &i in &self.verdicts.dirty {
                 if let Some(slot) = self.verdicts.per_node.get_mut(i) {
-                    *slot = v;
+                    *slot = eval(i);
                 }
             }
         }
@@ -324,35 +362,73 @@ impl HotSnapshot {
             self.verdicts.key = Some(Key { request: pod.request.clone(), non_zero: pod.non_zero, version });
         }
     }
+}
 
-    /// NodeResourcesFit (`fitsRequest`) and the resource scores of plain node `i`,
-    /// from the hot row; `columns` are the pod's scalar requests by column.
-    fn verdict(&self, i: usize, pod: &PodInfo, columns: &[(Option<usize>, i64)], version: KubeVersion) -> Result<i64, Rejection> {
-        let row = self.rows.get(i).copied().unwrap_or_default();
+/// The pod's side of a plain node's verdict, resolved once per cycle.
+struct PodLoad<'a> {
+    /// cpu, memory, ephemeral-storage requested.
+    wanted: [i64; 3],
+    empty_request: bool,
+    non_zero: (i64, i64),
+    /// `(index in the pod's scalar requests, allocatable column, requested column,
+    /// quantity)` of each non-zero scalar request; columns are empty for a resource
+    /// no node has (0 on every node).
+    scalars: Vec<(usize, &'a [i64], &'a [i64], i64)>,
+    /// 1.34+: a request above allocatable is UnschedulableAndUnresolvable.
+    unresolvable_rule: bool,
+}
+
+impl<'a> PodLoad<'a> {
+    fn new(pod: &PodInfo, version: KubeVersion, columns: &[String], alloc: &'a [Vec<i64>], req: &'a [Vec<i64>]) -> Self {
+        let r = &pod.request;
+        let scalars = r
+            .scalars()
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, q))| *q != 0)
+            .map(|(k, (name, q))| {
+                let c = columns.iter().position(|c| c.as_str() == name.as_str());
+                let column = |t: &'a [Vec<i64>]| c.and_then(|c| t.get(c)).map_or(&[][..], Vec::as_slice);
+                (k, column(alloc), column(req), *q)
+            })
+            .collect();
+        PodLoad {
+            wanted: [r.milli_cpu, r.memory, r.ephemeral_storage],
+            empty_request: r.is_empty_request(),
+            non_zero: pod.non_zero,
+            scalars,
+            unresolvable_rule: version.fit_unresolvable_when_over_allocatable(),
+        }
+    }
+
+    /// NodeResourcesFit (`fitsRequest`) and the LeastAllocated + BalancedAllocation
+    /// score of plain node `i` from its hot row (`Ok(0)` for a node that is not plain).
+    fn verdict(&self, row: &Row, i: usize) -> Result<i64, Rejection> {
         if !row.plain {
             return Ok(0);
         }
-        let request = &pod.request;
         let mut reasons = FitReasons::default();
         let mut unresolvable = false;
         if row.pods.wrapping_add(1) > row.allowed_pods {
             reasons.insert(Shortfall::TooManyPods);
         }
-        if !request.is_empty_request() {
-            let wanted = [request.milli_cpu, request.memory, request.ephemeral_storage];
-            let kinds = [Shortfall::Cpu, Shortfall::Memory, Shortfall::EphemeralStorage];
-            for (((q, a), r), kind) in wanted.iter().zip(row.alloc).zip(row.req).zip(kinds) {
-                if *q > 0 && *q > a.wrapping_sub(r) {
-                    reasons.insert(kind);
-                    unresolvable |= *q > a;
-                }
+        let ([want_cpu, want_memory, want_storage], [alloc_cpu, alloc_memory, alloc_storage], [req_cpu, req_memory, req_storage]) =
+            (self.wanted, row.alloc, row.req);
+        if !self.empty_request {
+            if want_cpu > 0 && want_cpu > alloc_cpu.wrapping_sub(req_cpu) {
+                reasons.insert(Shortfall::Cpu);
+                unresolvable |= want_cpu > alloc_cpu;
             }
-            for (k, &(column, q)) in columns.iter().enumerate() {
-                if q == 0 {
-                    continue;
-                }
-                let at = |table: &Vec<Vec<i64>>| column.and_then(|c| table.get(c)).and_then(|col| col.get(i)).copied().unwrap_or(0);
-                let (alloc, used) = (at(&self.scalar_alloc), at(&self.scalar_req));
+            if want_memory > 0 && want_memory > alloc_memory.wrapping_sub(req_memory) {
+                reasons.insert(Shortfall::Memory);
+                unresolvable |= want_memory > alloc_memory;
+            }
+            if want_storage > 0 && want_storage > alloc_storage.wrapping_sub(req_storage) {
+                reasons.insert(Shortfall::EphemeralStorage);
+                unresolvable |= want_storage > alloc_storage;
+            }
+            for &(k, alloc, used, q) in &self.scalars {
+                let (alloc, used) = (alloc.get(i).copied().unwrap_or(0), used.get(i).copied().unwrap_or(0));
                 if q > alloc.wrapping_sub(used) {
                     reasons.insert(Shortfall::Scalar(k));
                     unresolvable |= q > alloc;
@@ -360,22 +436,21 @@ impl HotSnapshot {
             }
         }
         if !reasons.is_empty() {
-            let code = if unresolvable && version.fit_unresolvable_when_over_allocatable() {
+            let code = if unresolvable && self.unresolvable_rule {
                 Code::UnschedulableAndUnresolvable
             } else {
                 Code::Unschedulable
             };
             return Err(Rejection::new(Plugin::NodeResourcesFit, code, Reason::Fit(reasons)));
         }
-        let ([alloc_cpu, alloc_memory, _], [req_cpu, req_memory, _]) = (row.alloc, row.req);
         let [non_zero_cpu, non_zero_memory] = row.non_zero;
         let least = least_allocated_of(
-            (alloc_cpu, non_zero_cpu.wrapping_add(pod.non_zero.0)),
-            (alloc_memory, non_zero_memory.wrapping_add(pod.non_zero.1)),
+            (alloc_cpu, non_zero_cpu.wrapping_add(self.non_zero.0)),
+            (alloc_memory, non_zero_memory.wrapping_add(self.non_zero.1)),
         );
         let balanced = balanced_allocation_of(
-            (alloc_cpu, req_cpu.wrapping_add(request.milli_cpu)),
-            (alloc_memory, req_memory.wrapping_add(request.memory)),
+            (alloc_cpu, req_cpu.wrapping_add(want_cpu)),
+            (alloc_memory, req_memory.wrapping_add(want_memory)),
         );
         Ok(least.wrapping_add(balanced))
     }
