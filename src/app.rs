@@ -7,18 +7,17 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::hint::Hint;
+use crate::components::notice::{Notice, NoticeChoice};
+use crate::components::work_panel::{self, Confirm, Ui, UiAction, UiEvent, UndoPoint};
 use crate::components::lang_switch::LangSwitch;
 use crate::components::step_nav::StepNav;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{LabAction, LabState};
-#[cfg(not(feature = "k8s-steps"))]
-use crate::steps::not_built::NotBuilt;
+use crate::share::link::{self as share_link, LinkError};
+use crate::state::{LabAction, LabState, Work};
 use crate::steps::check::CheckStep;
 use crate::steps::containerd::ContainerdStep;
 use crate::steps::restart::RestartStep;
-#[cfg(feature = "k8s-steps")]
 use crate::steps::kubernetes::KubeStep;
-#[cfg(feature = "k8s-steps")]
 use crate::steps::rollout::RolloutStep;
 use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
@@ -45,13 +44,22 @@ pub struct AppProps {
     pub step: Step,
     #[prop_or_default]
     pub observer: Option<StateObserver>,
+    /// The work the lab starts from (an author's scenario, `mount.rs`); `None` = the
+    /// learner's saved work. A lab started from a scenario does not save over it.
+    #[prop_or_default]
+    pub work: Option<crate::state::Work>,
 }
 
-/// The current step's view: the built ones render model results; the rest say
-/// honestly that they are not built yet.
-fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html {
+/// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
+/// the on-demand Kubernetes chunk, with a loading state and a retry on failure).
+fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoable: &Callback<(LabAction, Notice)>) -> Html {
     let dispatcher = state.dispatcher();
-    let dispatch = Callback::from(move |a: LabAction| dispatcher.dispatch(a));
+    let undoable = undoable.clone();
+    // A step's own reset button is undoable like the work panel's.
+    let dispatch = Callback::from(move |a: LabAction| match a {
+        LabAction::ResetStep(s) => undoable.emit((LabAction::ResetStep(s), Notice::ResetStep(s))),
+        a => dispatcher.dispatch(a),
+    });
     match step {
         Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
         Step::MainConfig | Step::DropIn => {
@@ -61,11 +69,9 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(feature = "k8s-steps")]
         Step::RuntimeClass | Step::Scheduling => html! {
-            <KubeStep {lang} {step} input={state.work.kube.clone()} {dispatch} />
+            <KubeStep {lang} {step} input={state.work.kube.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
-        #[cfg(feature = "k8s-steps")]
         Step::Rollout => html! {
             <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
         },
@@ -73,26 +79,55 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step) -> Html
             <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
                 check={state.work.check.clone()} {dispatch} />
         },
-        #[cfg(not(feature = "k8s-steps"))]
-        _ => html! { <NotBuilt {lang} {step} /> },
+    }
+}
+
+/// Reads the page's share link, if it has one, and hands its work (or why it was
+/// refused) to `done`. Nothing happens for a hash that is not a share link.
+fn read_share_link(done: impl FnOnce(Result<Work, LinkError>) + 'static) {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    match share_link::payload(&hash) {
+        None => {}
+        Some(Err(e)) => done(Err(e)),
+        Some(Ok(bytes)) => crate::share::compress::deflate_raw(&bytes, false, move |r| {
+            done(r.map_err(|_| LinkError::Damaged).and_then(|b| share_link::content(&b)));
+        }),
+    }
+}
+
+/// Takes the share link out of the address once it was handled (opened, kept or
+/// refused), so a reload does not ask again. Only our own hash is removed.
+fn forget_share_link() {
+    let Some(w) = web_sys::window() else { return };
+    let loc = w.location();
+    if share_link::payload(&loc.hash().unwrap_or_default()).is_none() {
+        return;
+    }
+    let href = loc.href().unwrap_or_default();
+    let without = href.split('#').next().unwrap_or_default();
+    if let Ok(h) = w.history() {
+        h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(without)).ok();
     }
 }
 
 #[component(App)]
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: storage::load().unwrap_or_default() });
+    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(storage::load).unwrap_or_default() });
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
         let first = use_mut_ref(|| true);
+        let authored = props.work.is_some();
         use_effect_with(state.work.clone(), move |work| {
-            if std::mem::replace(&mut *first.borrow_mut(), false) {
+            if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
             storage::save(work);
         });
     }
+    // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
+    use_effect_with((), |_| crate::steps::chunk::prefetch_when_idle());
     {
         let dispatcher = state.dispatcher();
         use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
@@ -112,6 +147,85 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
+    let ui = use_reducer_eq(Ui::default);
+    let panel_id = use_state(|| crate::components::editor::unique_id("gpulab-work"));
+    // Replaces work undoably: the reducer is pure, so the work after is known here.
+    let undoable = {
+        let (state, ui) = (state.clone(), ui.clone());
+        Callback::from(move |(action, n): (LabAction, Notice)| {
+            let before = state.work.clone();
+            let after = (*state).clone().apply(action.clone()).work;
+            state.dispatch(action);
+            ui.dispatch(UiAction::Replaced(n, UndoPoint { before, after }));
+        })
+    };
+    {
+        // A share link is read once. It opens at once only when there is nothing of
+        // the learner's to lose (no saved work, the starting point, or the same
+        // work); otherwise the learner chooses. A bad link changes nothing.
+        let (dispatcher, ui) = (state.dispatcher(), ui.clone());
+        use_effect_with((), move |_| {
+            read_share_link(move |r| match r {
+                Err(e) => {
+                    forget_share_link();
+                    ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e))))
+                }
+                Ok(shared) => {
+                    let saved = storage::load();
+                    match saved {
+                        Some(w) if w != shared && w != Work::default() => {
+                            ui.dispatch(UiAction::Notice(Some(Notice::ShareOffer(Box::new(shared)))))
+                        }
+                        saved => {
+                            forget_share_link();
+                            let before = saved.unwrap_or_default();
+                            dispatcher.dispatch(LabAction::ReplaceWork(Box::new(shared.clone())));
+                            ui.dispatch(UiAction::Replaced(Notice::ShareOpened, UndoPoint { before, after: shared }));
+                        }
+                    }
+                }
+            });
+        });
+    }
+    let on_ui = {
+        let (state, ui, undoable) = (state.clone(), ui.clone(), undoable.clone());
+        Callback::from(move |e: UiEvent| match e {
+            UiEvent::Share => {
+                let ui = ui.clone();
+                work_panel::make_link(&state.work, move |l| ui.dispatch(UiAction::Link(l)));
+            }
+            UiEvent::Export => work_panel::download(crate::share::envelope::FILE_NAME, &crate::share::envelope::export(&state.work)),
+            UiEvent::Import(file) => {
+                let (ui, undoable) = (ui.clone(), undoable.clone());
+                work_panel::read_file(file, move |r| match r {
+                    Ok((name, w)) => undoable.emit((LabAction::ReplaceWork(Box::new(w)), Notice::Imported(name))),
+                    Err(n) => ui.dispatch(UiAction::Notice(Some(n))),
+                });
+            }
+            UiEvent::Ask(c) => ui.dispatch(UiAction::Confirm(c)),
+            UiEvent::Confirmed => match ui.confirm {
+                Some(Confirm::Step) => undoable.emit((LabAction::ResetStep(state.step), Notice::ResetStep(state.step))),
+                Some(Confirm::All) => undoable.emit((LabAction::ResetAll, Notice::ResetAll)),
+                None => {}
+            },
+            UiEvent::Choice(NoticeChoice::OpenShared) => {
+                if let Some(Notice::ShareOffer(w)) = ui.notice.clone() {
+                    forget_share_link();
+                    undoable.emit((LabAction::ReplaceWork(w), Notice::ShareOpened));
+                }
+            }
+            UiEvent::Choice(NoticeChoice::Undo) => {
+                if let Some(u) = ui.undo.clone() {
+                    state.dispatch(LabAction::ReplaceWork(Box::new(u.before)));
+                    ui.dispatch(UiAction::Undone);
+                }
+            }
+            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => {
+                forget_share_link();
+                ui.dispatch(UiAction::Notice(None))
+            }
+        })
+    };
     let on_lang = {
         let d = state.dispatcher();
         Callback::from(move |l: Lang| d.dispatch(LabAction::SetLang(l)))
@@ -131,15 +245,15 @@ pub fn app(props: &AppProps) -> Html {
                 </div>
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
+            { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
             <div class="lab-body">
                 <StepNav {lang} current={step} on_select={on_step} />
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
-                    if let Some(hint) = step.hint() {
-                        <Hint {lang} text={hint} />
-                    }
-                    { step_view(&state, lang, step) }
+                    <Hint {lang} text={step.hint()} />
+                    { step_view(&state, lang, step, &undoable) }
+                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
                 </main>
             </div>
         </div>

@@ -15,6 +15,7 @@ pub mod components;
 pub mod i18n;
 pub mod mount;
 pub mod panic_hook;
+pub mod share;
 pub mod state;
 pub mod steps;
 pub mod storage;

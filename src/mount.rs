@@ -2,9 +2,18 @@
 //! auto-started; a host page (index.html, embed.html, the `<gpu-lab>` element or a
 //! course page) mounts it into an element it owns.
 //!
-//! **API Boundary:** `mount`, `LabHandle.update/state/destroy`, the options
-//! `{ lang: "ko" | "en", step: 1..8 }`, and the `gpulab:statechange` event (detail =
-//! the state object) dispatched on the root element.
+//! **API Boundary (v1):** `mount`, `LabHandle.update/state/destroy`, the options
+//! `{ lang: "ko" | "en", step: 1..8, scenario, scenarioFile, scenarioFiles }`,
+//! `scenarioReferences(toml)`, and the `gpulab:statechange` event (detail = the state
+//! object) dispatched on the root element. Additions keep v1; a breaking change is a
+//! new version (docs/embedding.md, "Stability").
+//!
+//! An author's scenario ([`scenario`]): `scenario` is a `scenario.toml` as text,
+//! `scenarioFile` the name errors show (default `scenario.toml`), `scenarioFiles` the
+//! files it references (path → text; `www/gpu-lab.js` fetches them next to a
+//! `scenario-src` URL). A bad scenario does not mount a blank lab: the root shows the
+//! model's diagnostics (`file:line:col: severity: message [code]`) and `mount` throws
+//! an `Error` whose `diagnostics` lists them.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,7 +22,7 @@ use wasm_bindgen::prelude::*;
 use yew::AppHandle;
 
 use crate::app::{App, AppProps, StateObserver};
-use crate::i18n::Lang;
+use crate::i18n::{t, Lang, MessageId};
 use crate::panic_hook;
 use crate::state::LabState;
 use crate::steps::Step;
@@ -66,6 +75,95 @@ impl MountOptions {
     }
 }
 
+pub mod scenario;
+
+fn get(options: &JsValue, key: &str) -> JsValue {
+    if !options.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    js_sys::Reflect::get(options, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn absent(v: &JsValue) -> bool {
+    v.is_undefined() || v.is_null()
+}
+
+/// The `scenario`, `scenarioFile` and `scenarioFiles` options, if a scenario is given.
+fn scenario_source(options: &JsValue) -> Result<Option<scenario::Source>, JsValue> {
+    let text = get(options, "scenario");
+    if absent(&text) {
+        return Ok(None);
+    }
+    let type_error = |m: &str| -> JsValue { js_sys::TypeError::new(m).into() };
+    let text = text.as_string().ok_or_else(|| type_error("gpu-lab: option scenario must be a string (the scenario.toml text)"))?;
+    let file = get(options, "scenarioFile");
+    let file = if absent(&file) {
+        gpulab_model::scenario::SCENARIO_FILE.to_string()
+    } else {
+        file.as_string().ok_or_else(|| type_error("gpu-lab: option scenarioFile must be a string"))?
+    };
+    let mut files = std::collections::BTreeMap::new();
+    let given = get(options, "scenarioFiles");
+    if !absent(&given) {
+        if !given.is_object() {
+            return Err(type_error("gpu-lab: option scenarioFiles must be an object of path: text"));
+        }
+        for entry in js_sys::Object::entries(&js_sys::Object::from(given)).iter() {
+            let pair = js_sys::Array::from(&entry);
+            match (pair.get(0).as_string(), pair.get(1).as_string()) {
+                (Some(path), Some(content)) => {
+                    files.insert(path, content);
+                }
+                _ => return Err(type_error("gpu-lab: option scenarioFiles must map paths to file text (strings)")),
+            }
+        }
+    }
+    Ok(Some(scenario::Source { file, text, files }))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Shows a bad scenario's diagnostics in the root (the author sees them in the page)
+/// and returns the error `mount` throws: its `diagnostics` lists them as objects.
+fn scenario_error(root: &web_sys::Element, lang: Lang, diags: &[gpulab_model::Diagnostic]) -> JsValue {
+    let lines: Vec<String> = diags.iter().map(scenario::line_of).collect();
+    let items: String = lines.iter().map(|l| format!("<li><code>{}</code></li>", escape(l))).collect();
+    root.set_inner_html(&format!(
+        "<div class=\"gpu-lab gpu-lab-error\" role=\"alert\" lang=\"{}\"><p class=\"error-title\">{}</p><ul class=\"diagnostics\">{items}</ul><p class=\"error-hint\">{}</p></div>",
+        lang.tag(),
+        escape(t(lang, MessageId::AuthorErrorTitle)),
+        escape(t(lang, MessageId::AuthorErrorHint)),
+    ));
+    let error = js_sys::Error::new(&format!("gpu-lab: the scenario has errors:\n{}", lines.join("\n")));
+    let list = js_sys::Array::new();
+    for (d, text) in diags.iter().zip(&lines) {
+        let o = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| {
+            js_sys::Reflect::set(&o, &k.into(), &v).ok();
+        };
+        if let Some(span) = &d.primary {
+            set("file", span.file.as_str().into());
+            set("line", f64::from(span.line).into());
+            set("column", f64::from(span.column).into());
+        }
+        set("code", d.code.as_str().into());
+        set("message", d.get("message").unwrap_or("").into());
+        set("text", text.as_str().into());
+        list.push(&o);
+    }
+    js_sys::Reflect::set(&error, &"diagnostics".into(), &list).ok();
+    error.into()
+}
+
+/// The files a scenario references (paths inside its directory), for the loader to
+/// fetch next to a `scenario-src` URL before mounting.
+#[wasm_bindgen(js_name = scenarioReferences)]
+pub fn scenario_references(text: &str) -> js_sys::Array {
+    scenario::references(text).iter().map(|p| JsValue::from_str(p)).collect()
+}
+
 /// A mounted lab. Dropping the JS object without `destroy()` leaves the lab mounted.
 #[wasm_bindgen]
 pub struct LabHandle {
@@ -73,15 +171,25 @@ pub struct LabHandle {
     root: web_sys::Element,
     props: AppProps,
     latest: Rc<RefCell<LabState>>,
+    /// The author scenario's title, if the lab started from one.
+    scenario: Option<String>,
 }
 
 /// Mounts a lab into `root` (an element the host owns; its content is replaced).
 #[wasm_bindgen]
 pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsValue> {
     panic_hook::install();
+    let source = scenario_source(&options)?;
     let options = MountOptions::from_js(&options)?;
+    let lang = options.lang.unwrap_or_default();
+    let loaded = match source.as_ref().map(scenario::load) {
+        None => None,
+        Some(Ok(l)) => Some(l),
+        Some(Err(diags)) => return Err(scenario_error(&root, lang, &diags)),
+    };
+    let title = loaded.as_ref().map(|l| l.title.clone());
     let initial = LabState {
-        lang: options.lang.unwrap_or_default(),
+        lang,
         step: options.step.unwrap_or_default(),
         work: Default::default(),
     };
@@ -89,10 +197,11 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
     let observer = {
         let latest = latest.clone();
         let root = root.clone();
+        let title = title.clone();
         StateObserver(Rc::new(move |state: LabState| {
             panic_hook::track(&root, state.lang);
             let init = web_sys::CustomEventInit::new();
-            init.set_detail(&state_object(&state));
+            init.set_detail(&state_object(&state, title.as_deref()));
             *latest.borrow_mut() = state;
             init.set_bubbles(true);
             if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("gpulab:statechange", &init) {
@@ -100,17 +209,20 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
             }
         }))
     };
-    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer) };
+    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer), work: loaded.map(|l| l.work) };
     root.set_inner_html("");
     panic_hook::track(&root, initial.lang);
     let app = yew::Renderer::<App>::with_root_and_props(root.clone(), props.clone()).render();
-    Ok(LabHandle { app: Some(app), root, props, latest })
+    Ok(LabHandle { app: Some(app), root, props, latest, scenario: title })
 }
 
 #[wasm_bindgen]
 impl LabHandle {
     /// Applies new options (`lang`, `step`); options not given keep their value.
     pub fn update(&mut self, options: JsValue) -> Result<(), JsValue> {
+        if !absent(&get(&options, "scenario")) {
+            return Err(js_sys::TypeError::new("gpu-lab: scenario is a mount option: destroy this lab and mount a new one").into());
+        }
         let options = MountOptions::from_js(&options)?;
         let Some(app) = self.app.as_mut() else {
             return Err(js_sys::Error::new("gpu-lab: this lab was destroyed").into());
@@ -122,9 +234,10 @@ impl LabHandle {
         Ok(())
     }
 
-    /// The lab's state as a plain object: `{ lang: "ko", step: 1 }`.
+    /// The lab's state as a plain object: `{ lang: "ko", step: 1 }`, and `scenario`
+    /// (the author scenario's title) when the lab started from one.
     pub fn state(&self) -> JsValue {
-        state_object(&self.latest.borrow())
+        state_object(&self.latest.borrow(), self.scenario.as_deref())
     }
 
     /// Unmounts the lab; its root is empty by the next task (Yew unmounts on its
@@ -137,10 +250,13 @@ impl LabHandle {
     }
 }
 
-fn state_object(state: &LabState) -> JsValue {
+fn state_object(state: &LabState, scenario: Option<&str>) -> JsValue {
     let obj = js_sys::Object::new();
     js_sys::Reflect::set(&obj, &"lang".into(), &state.lang.tag().into()).ok();
     js_sys::Reflect::set(&obj, &"step".into(), &(state.step.number() as f64).into()).ok();
+    if let Some(title) = scenario {
+        js_sys::Reflect::set(&obj, &"scenario".into(), &title.into()).ok();
+    }
     obj.into()
 }
 

@@ -24,7 +24,7 @@ pub struct LabState {
 
 /// The learner's inputs, step by step (saved to localStorage at the edge).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Work {
     pub slots: SlotsInput,
     pub containerd: ContainerdInput,
@@ -36,13 +36,17 @@ pub struct Work {
 
 /// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct KubeInput {
     /// A Kubernetes minor version (`1.33` … `1.36`).
     pub version: String,
     pub cluster: String,
     pub runtimeclass: String,
     pub pod: String,
+    /// Step 6: the node status patches applied, in order.
+    pub patches: Vec<gpulab_view::NodePatch>,
+    /// Step 5: the node the kubelet result is shown for while the pod is Pending.
+    pub kubelet_node: String,
 }
 
 impl Default for KubeInput {
@@ -52,6 +56,8 @@ impl Default for KubeInput {
             cluster: include_str!("steps/data/cluster.yaml").into(),
             runtimeclass: include_str!("steps/data/runtimeclass.yaml").into(),
             pod: include_str!("steps/data/pod.yaml").into(),
+            patches: Vec::new(),
+            kubelet_node: String::new(),
         }
     }
 }
@@ -63,11 +69,15 @@ pub enum KubeAction {
     Cluster(String),
     RuntimeClass(String),
     Pod(String),
+    /// `kubectl patch node … --subresource=status` (step 6).
+    Patch(gpulab_view::NodePatch),
+    ClearPatches,
+    KubeletNode(String),
 }
 
 /// Step 8: how many controller syncs the learner stepped, and their answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RolloutInput {
     pub syncs: u32,
     /// The node the learner names as holding the rollout.
@@ -92,7 +102,7 @@ pub enum RolloutAction {
 
 /// Step 3: what the check is asked to look for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CheckInput {
     /// `--handler`: the runtime handler GPU pods need.
     pub handler: String,
@@ -115,7 +125,7 @@ pub enum CheckAction {
 
 /// Steps 1 and 2: the node's containerd files and the containerd version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ContainerdInput {
     /// A recorded version name (`1.7.34`, `2.0.11`, …).
     pub version: String,
@@ -137,7 +147,7 @@ impl Default for ContainerdInput {
 
 /// Step 4: who supervises the daemon, and what the learner did to it, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RestartInput {
     pub supervisor: SupervisorChoice,
     pub ops: Vec<DaemonOp>,
@@ -172,7 +182,7 @@ pub const MAX_OPS: usize = 50;
 
 /// Step 7: the slot calculator's inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SlotsInput {
     /// An NVML name of the model's table of known GPUs.
     pub gpu_model: String,
@@ -241,6 +251,10 @@ pub enum LabAction {
     Kube(KubeAction),
     /// Puts a step's inputs back to their defaults.
     ResetStep(Step),
+    /// Puts every step's inputs back to their defaults.
+    ResetAll,
+    /// Replaces all the work (an imported file, a share link, or an undo).
+    ReplaceWork(Box<Work>),
 }
 
 impl LabState {
@@ -328,9 +342,14 @@ impl LabState {
                     KubeAction::Cluster(t) => k.cluster = t,
                     KubeAction::RuntimeClass(t) => k.runtimeclass = t,
                     KubeAction::Pod(t) => k.pod = t,
+                    KubeAction::Patch(p) => k.patches.push(p),
+                    KubeAction::ClearPatches => k.patches.clear(),
+                    KubeAction::KubeletNode(n) => k.kubelet_node = n,
                 }
                 s
             }
+            LabAction::ResetAll => LabState { work: Work::default(), ..self },
+            LabAction::ReplaceWork(work) => LabState { work: *work, ..self },
             LabAction::ResetStep(step) => {
                 let mut s = self;
                 match step {
@@ -439,6 +458,20 @@ mod tests {
         let s = s.apply(LabAction::Rollout(RolloutAction::Node("gpu-node-1".into())));
         assert!(!s.work.rollout.answered);
         assert_eq!(s.apply(LabAction::ResetStep(Step::Rollout)).work.rollout, RolloutInput::default());
+    }
+
+    /// Reset all and replacing the work touch only the work, never the language or step.
+    #[test]
+    fn reset_all_and_replace_keep_lang_and_step() {
+        let edited = LabState::default()
+            .apply(LabAction::Go(Step::Slots))
+            .apply(LabAction::SetLang(Lang::En))
+            .apply(LabAction::Slots(SlotsAction::Nodes(9)))
+            .apply(LabAction::Restart(RestartAction::Do(DaemonOp::Restart)));
+        let reset = edited.clone().apply(LabAction::ResetAll);
+        assert_eq!((reset.lang, reset.step, &reset.work), (Lang::En, Step::Slots, &Work::default()));
+        let back = reset.apply(LabAction::ReplaceWork(Box::new(edited.work.clone())));
+        assert_eq!(back, edited);
     }
 
     /// Saved work round-trips through JSON, and missing fields take their defaults.

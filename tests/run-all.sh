@@ -21,14 +21,21 @@ tier "scenarios: every scenario on the model, and every containerd expectation a
 cargo run --locked -q -p gpulab -- scenario run scenarios | tail -n 1
 cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail -n 1
 
+tier "kube: every scenario against a real cluster (gated on GPULAB_KUBECONFIG; needs Docker and a kind cluster)"
+if [ -n "${GPULAB_KUBECONFIG:-}" ]; then
+  cargo run --locked -q -p gpulab -- parity scenarios --backend kube ${GPULAB_KUBE_CONTEXT:+--context "$GPULAB_KUBE_CONTEXT"} | tail -n 1
+else
+  echo "skipped: GPULAB_KUBECONFIG not set (needs Docker and a kind cluster)"
+fi
+
 tier "native: the app's pure parts (reducer, i18n, options)"
 cargo test --locked -p gpu-node-lab --lib
 
-tier "lint: clippy denies unwrap/expect/panic/indexing in the model"
-cargo clippy --locked -p gpulab-model --lib -- -D warnings
+tier "lint: clippy denies unwrap/expect/panic/indexing in the model and the app's Kubernetes chunk"
+cargo clippy --locked -p gpulab-model -p gpu-node-lab-k8s --lib -- -D warnings
 
 tier "lint: no native-only dependency reaches the wasm build"
-leaks=$(cargo tree --locked -p gpu-node-lab --target wasm32-unknown-unknown -e normal --prefix none \
+leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s --target wasm32-unknown-unknown -e normal --prefix none \
   | grep -E '^(tokio|mio|clap|kube|kube-client|hyper) ' | sort -u || true)
 [ -z "$leaks" ] || { echo "native-only crates in the wasm graph: $leaks" >&2; exit 1; }
 
@@ -44,7 +51,7 @@ tail -n 1 target/goldens.txt
 tier "wasm: browser tests in headless Chromium (wasm-bindgen-test)"
 cargo test --locked -p gpu-node-lab --target wasm32-unknown-unknown
 
-tier "release build: trunk build --release (wasm-opt from npm binaryen)"
+tier "release build: trunk build --release (the app + the on-demand Kubernetes chunk; wasm-opt from npm binaryen; versioned names)"
 trunk build --release --locked
 
 tier "end to end + size budget: node --test (playwright-core, Debian chromium)"

@@ -14,7 +14,11 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
+/// A fresh element to mount a lab into; the app is handed the on-demand chunk's
+/// functions (linked into this test binary), as a page has them once it loaded
+/// `gpu-node-lab-k8s-<version>.js`.
 fn new_root() -> web_sys::Element {
+    provide_chunk();
     let root = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&root).unwrap();
     root
@@ -94,17 +98,53 @@ async fn handle_update_destroy_and_bad_options() {
     assert_eq!(message, "gpu-lab: unknown lang \"fr\": use \"ko\" or \"en\"");
 }
 
-/// Without the `k8s-steps` feature, steps 5, 6 and 8 say honestly that they are not built.
-#[cfg(not(feature = "k8s-steps"))]
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+}
+
+/// Hands the app the on-demand chunk's functions (linked into this test binary), as
+/// the page would after importing `gpu-node-lab-k8s-<version>.js`.
+fn provide_chunk() {
+    let module = js_sys::Object::new();
+    let kube = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::kube(&r));
+    let rollout = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::rollout(&r));
+    js_sys::Reflect::set(&module, &"kube".into(), kube.as_ref()).unwrap();
+    let slots = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::slots(&r));
+    js_sys::Reflect::set(&module, &"rollout".into(), rollout.as_ref()).unwrap();
+    js_sys::Reflect::set(&module, &"slots".into(), slots.as_ref()).unwrap();
+    kube.forget();
+    rollout.forget();
+    slots.forget();
+    gpu_node_lab::steps::chunk::provide(Some(module.into()));
+}
+
+/// Steps 5 to 8 need the on-demand chunk; where it cannot be fetched (this test page
+/// serves none) each says it is loading, then shows the error with a retry button,
+/// and the retry loads again.
 #[wasm_bindgen_test]
-async fn steps_5_6_8_without_the_feature_are_the_placeholder() {
+async fn steps_5_to_8_say_when_the_chunk_does_not_load() {
     let root = new_root();
-    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
-    for step in [5, 6, 8] {
+    gpu_node_lab::steps::chunk::provide(None);
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 5.into())])).unwrap();
+    for step in [5, 6, 7, 8] {
         handle.update(options(&[("step", step.into())])).unwrap();
         yew::scheduler::flush().await;
-        assert!(root.query_selector(".not-built").unwrap().is_some(), "step {step}");
-        assert!(root.query_selector(".ro-sync, .step-kube").unwrap().is_none(), "step {step}");
+        let mut waited = 0;
+        while root.query_selector(".chunk-failed").unwrap().is_none() && waited < 10_000 {
+            sleep(50).await;
+            yew::scheduler::flush().await;
+            waited += 50;
+        }
+        let failed = html_el(&root, ".chunk-failed");
+        assert_eq!(failed.get_attribute("role").as_deref(), Some("alert"), "step {step}");
+        assert!(failed.text_content().unwrap().starts_with("The model for steps 5 to 8 could not be loaded: "));
+        click(&root, ".chunk-retry");
+        yew::scheduler::flush().await;
+        assert!(root.query_selector(".chunk-loading, .chunk-failed").unwrap().is_some(), "step {step}");
+        assert!(root.query_selector(".ro-sync, .k8s-outcome, .slot-table").unwrap().is_none(), "step {step}");
     }
     handle.destroy();
 }
@@ -152,8 +192,8 @@ fn clear_saved_work() {
 
 /// The model's table for the given inputs, in the page's language.
 fn model_table(input: &gpu_node_lab::state::SlotsInput, lang: gpu_node_lab::i18n::Lang) -> gpulab_model::slots::SlotTable {
-    let data = gpu_node_lab::steps::slots::load_data().unwrap();
-    gpu_node_lab::steps::slots::compute(input, &data, lang)
+    let data = gpu_node_lab_k8s::slots::load_data().unwrap();
+    gpu_node_lab_k8s::slots::compute(&gpu_node_lab::steps::slots::request(input, lang), &data)
 }
 
 /// Step 7 shows the model's headline and every cell of the model's table, in English
@@ -166,7 +206,6 @@ async fn step7_shows_the_models_slot_table() {
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
     yew::scheduler::flush().await;
-    assert!(root.query_selector(".not-built").unwrap().is_none(), "step 7 is built");
     let mut input = gpu_node_lab::state::SlotsInput::default();
     for (lang, tag) in [(Lang::En, "en"), (Lang::Ko, "ko")] {
         handle.update(options(&[("lang", tag.into())])).unwrap();
@@ -375,67 +414,208 @@ async fn step3_shows_the_checks_output_for_the_node() {
     clear_saved_work();
 }
 
-/// Step 8 (built with `--features k8s-steps`): each click is one controller sync; `get ds`, `rollout status` and the pods
-/// are the model's texts; the learner's answer is judged against the model's diagnosis.
-#[cfg(feature = "k8s-steps")]
+/// Step 8 on the chunk: each click is one controller sync; `get ds`, `rollout status`
+/// and the pods are the chunk's texts; the learner's answer is judged by the chunk.
 #[wasm_bindgen_test]
 async fn step8_syncs_by_click_and_judges_the_answer() {
-    use gpu_node_lab::steps::rollout::{get_ds, judge, status, step};
-    use gpulab_model::daemonset::diagnosis::diagnose;
+    use gpu_node_lab::steps::rollout::{judgement_text, request};
+    use gpu_node_lab_k8s::rollout::view;
     clear_saved_work();
+    provide_chunk();
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
     yew::scheduler::flush().await;
+    let containerd = gpu_node_lab::state::ContainerdInput::default();
+    let mut input = gpu_node_lab::state::RolloutInput::default();
+    let en = gpu_node_lab::i18n::Lang::En;
     for n in 0..6u32 {
-        let s = step(n).unwrap();
-        assert_eq!(texts(&root, ".ro-get-ds"), vec![get_ds(&s.rounds)], "after {n} syncs");
-        assert_eq!(texts(&root, ".ro-status"), vec![status(&s)], "after {n} syncs");
+        input.syncs = n;
+        let v = view(&request(&input, &containerd, en)).unwrap();
+        assert_eq!(texts(&root, ".ro-get-ds"), vec![v.get_ds], "after {n} syncs");
+        assert_eq!(texts(&root, ".ro-status"), vec![v.status], "after {n} syncs");
+        assert_eq!(texts(&root, ".ro-pods"), vec![v.pods], "after {n} syncs");
         click(&root, ".ro-sync");
         yew::scheduler::flush().await;
     }
-    let s = step(6).unwrap();
-    let d = diagnose(&s.rollout);
-    let node = d.stalled_nodes.first().map(|n| n.node.clone()).unwrap_or_default();
+    input.syncs = 6;
+    let node = view(&request(&input, &containerd, en)).unwrap().nodes[0].clone();
     set_value(&root, ".ro-node select", &node);
     set_value(&root, ".ro-cause select", "daemon-not-restarted");
     click(&root, ".ro-submit");
     yew::scheduler::flush().await;
-    let expected = gpu_node_lab::i18n::tf(gpu_node_lab::i18n::Lang::En, judge(&d, &node, "daemon-not-restarted"), &[("node", &node)]);
+    let answered = gpu_node_lab::state::RolloutInput { syncs: 6, node: node.clone(), cause: "daemon-not-restarted".into(), answered: true };
+    let v = view(&request(&answered, &containerd, en)).unwrap();
+    let expected = gpu_node_lab::i18n::tf(en, judgement_text(v.judgement.unwrap()), &[("node", &node)]);
     assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
+    assert_eq!(texts(&root, ".ro-report-text"), vec![v.report_md]);
     assert!(root.query_selector(".ro-report-md[download='incident-report.md']").unwrap().is_some());
     handle.destroy();
     clear_saved_work();
 }
 
-/// Steps 5–6 (built with `--features k8s-steps`): the outcome of creating the pod is the
-/// kubernetes model's text, and follows the RuntimeClass edit (removed → admission).
-#[cfg(feature = "k8s-steps")]
+/// Steps 5–6 on the chunk: the outcome of creating the pod is the chunk's text, it
+/// follows the RuntimeClass edit (removed → admission refuses), and patching the GPU
+/// node's status to advertise nvidia.com/gpu changes the scheduler's verdict.
 #[wasm_bindgen_test]
 async fn steps_5_6_show_the_kubernetes_models_outcome() {
-    use gpu_node_lab::state::KubeInput;
-    use gpu_node_lab::steps::kubernetes::{outcome, KubeOutcome};
+    use gpu_node_lab::state::{ContainerdInput, KubeInput};
+    use gpu_node_lab::steps::kubernetes::request;
+    use gpulab_view::KubeOutcome;
     clear_saved_work();
+    provide_chunk();
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
     yew::scheduler::flush().await;
+    let containerd = ContainerdInput::default();
     let mut input = KubeInput::default();
-    for edit in [None, Some("")] {
-        if let Some(text) = edit {
-            set_value(&root, ".k8s-runtimeclass textarea", text);
-            yew::scheduler::flush().await;
-            input.runtimeclass = text.into();
-        }
-        let shown = match outcome(&input) {
-            KubeOutcome::Created { verdict, events, nodes } => {
-                assert_eq!(texts(&root, ".k8s-events"), vec![events]);
-                assert_eq!(texts(&root, ".k8s-nodes"), vec![nodes]);
-                (".k8s-verdict", verdict)
-            }
-            KubeOutcome::Rejected(text) => (".k8s-rejected", text),
-            KubeOutcome::BadInput(d) => panic!("the lab's manifests load: {d:?}"),
-        };
-        assert_eq!(texts(&root, shown.0), vec![shown.1]);
+    let shown = |input: &KubeInput| match gpu_node_lab_k8s::kube::view(&request(input, &containerd)).outcome {
+        KubeOutcome::Created { verdict, events, nodes, .. } => vec![(".k8s-verdict", verdict), (".k8s-events", events), (".k8s-nodes", nodes)],
+        KubeOutcome::Rejected { text } => vec![(".k8s-rejected", text)],
+        KubeOutcome::BadInput { diagnostics } => panic!("the lab's manifests load: {diagnostics:?}"),
+    };
+    for (class, text) in shown(&input) {
+        assert_eq!(texts(&root, class), vec![text]);
     }
+    assert!(texts(&root, ".k8s-verdict")[0].contains("Pending"));
+    set_value(&root, ".k8s-patch-node select", "gpu-node-1");
+    click(&root, ".k8s-patch-apply");
+    yew::scheduler::flush().await;
+    input.patches.push(gpulab_view::NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+    for (class, text) in shown(&input) {
+        assert_eq!(texts(&root, class), vec![text]);
+    }
+    assert!(texts(&root, ".k8s-verdict")[0].contains("Scheduled to gpu-node-1"));
+    handle.update(options(&[("step", 5.into())])).unwrap();
+    yew::scheduler::flush().await;
+    set_value(&root, ".k8s-runtimeclass textarea", "");
+    yew::scheduler::flush().await;
+    input.runtimeclass = String::new();
+    assert_eq!(shown(&input)[0].0, ".k8s-rejected");
+    assert_eq!(texts(&root, ".k8s-rejected"), vec![shown(&input)[0].1.clone()]);
     handle.destroy();
     clear_saved_work();
+}
+
+/// The app reads the chunk's replies through `JSON.parse` (steps::view_js): for the
+/// lab's own inputs — and for a bad patch, broken YAML and an answered rollout — what
+/// it reads equals the typed view serde reads from the same JSON.
+#[wasm_bindgen_test]
+fn view_readers_agree_with_serde() {
+    use gpu_node_lab::steps::view_js;
+    use gpulab_view::{KubeView, Reply, RolloutView, SlotsView};
+    let containerd = gpu_node_lab::state::ContainerdInput::default();
+    let mut kube = gpu_node_lab::state::KubeInput::default();
+    let mut replies = vec![];
+    for edit in 0..3 {
+        match edit {
+            1 => kube.patches.push(gpulab_view::NodePatch { node: "nope".into(), resource: "nvidia.com/gpu".into(), quantity: "x".into() }),
+            2 => kube.pod = "kind: Pod\n  : [".into(),
+            _ => {}
+        }
+        let req = serde_json::to_string(&gpu_node_lab::steps::kubernetes::request(&kube, &containerd)).unwrap();
+        replies.push(gpu_node_lab_k8s::kube(&req));
+    }
+    for json in &replies {
+        let typed: Reply<KubeView> = serde_json::from_str(json).unwrap();
+        assert_eq!(view_js::reply(json).map(|v| view_js::kube_view(&v)), typed);
+    }
+    let answered = gpu_node_lab::state::RolloutInput { syncs: 20, node: "gpu-node-2".into(), cause: "daemon-not-restarted".into(), answered: true };
+    let req = gpu_node_lab::steps::rollout::request(&answered, &containerd, gpu_node_lab::i18n::Lang::Ko);
+    let json = gpu_node_lab_k8s::rollout(&serde_json::to_string(&req).unwrap());
+    let typed: Reply<RolloutView> = serde_json::from_str(&json).unwrap();
+    assert!(typed.as_ref().is_ok_and(|v| v.judgement.is_some()));
+    assert_eq!(view_js::reply(&json).map(|v| view_js::rollout_view(&v)), typed);
+    let slots = gpu_node_lab::state::SlotsInput { config: "version: v1\nsharing: [".into(), ..Default::default() };
+    let req = gpu_node_lab::steps::slots::request(&slots, gpu_node_lab::i18n::Lang::En);
+    let json = gpu_node_lab_k8s::slots(&serde_json::to_string(&req).unwrap());
+    let typed: Reply<SlotsView> = serde_json::from_str(&json).unwrap();
+    assert!(typed.as_ref().is_ok_and(|v| !v.diagnostics.is_empty()));
+    assert_eq!(view_js::reply(&json).map(|v| view_js::slots_view(&v)), typed);
+    assert_eq!(view_js::reply(r#"{"Err":"boom"}"#).map(|_| ()), Err("boom".to_string()));
+
+fn slot_nodes(root: &web_sys::Element) -> String {
+    let input: web_sys::HtmlInputElement = html_el(root, ".slots-nodes input").dyn_into().unwrap();
+    input.value()
+}
+
+/// "Reset all steps" asks first (Cancel keeps the work), resets on Yes, and Undo brings
+/// the work back; a step's own reset button is undoable the same way.
+#[wasm_bindgen_test]
+async fn reset_all_confirms_and_undoes() {
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("step", 7.into()), ("lang", "en".into())])).unwrap();
+    yew::scheduler::flush().await;
+    set_value(&root, ".slots-nodes input", "5");
+    yew::scheduler::flush().await;
+    click(&root, ".work-reset-all");
+    yew::scheduler::flush().await;
+    assert_eq!(texts(&root, ".work-confirm p"), ["Reset every step to its starting files and choices?"]);
+    click(&root, ".work-confirm-cancel");
+    yew::scheduler::flush().await;
+    assert_eq!((slot_nodes(&root), root.query_selector(".work-confirm").unwrap().is_none()), ("5".to_string(), true));
+    click(&root, ".work-reset-all");
+    yew::scheduler::flush().await;
+    click(&root, ".work-confirm-yes");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "2");
+    assert_eq!(texts(&root, ".work-panel .notice-text"), ["All steps were reset."]);
+    click(&root, ".work-undo");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "5");
+    assert_eq!(texts(&root, ".work-panel .notice-text"), ["Undone: your work is as it was before."]);
+    // The step's own reset button (no confirmation of its own) can be undone too.
+    click(&root, ".step-slots .reset-step");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "2");
+    assert_eq!(texts(&root, ".work-panel .notice-text"), ["Step 7 was reset."]);
+    click(&root, ".work-undo");
+    yew::scheduler::flush().await;
+    assert_eq!(slot_nodes(&root), "5");
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// A share link from a newer lab is refused by name, in the UI language, and the
+/// saved work stays exactly as it was.
+#[wasm_bindgen_test]
+async fn a_future_share_link_is_refused_and_saved_work_kept() {
+    clear_saved_work();
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    let saved = r#"{"slots":{"nodes":6}}"#;
+    storage.set_item(gpu_node_lab::storage::KEY, saved).unwrap();
+    let location = web_sys::window().unwrap().location();
+    location.set_hash("gpulab-v7=AAAA").unwrap();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    location.set_hash("").unwrap();
+    assert_eq!(
+        texts(&root, ".lab-notice[role=alert] .notice-text"),
+        ["공유 링크를 열 수 없습니다. 이유: 더 새로운 버전의 실습이 만든 링크입니다(형식 버전 7, 이 실습은 버전 1을 읽습니다). 저장된 작업은 바뀌지 않았습니다."]
+    );
+    assert_eq!(slot_nodes(&root), "6");
+    assert_eq!(storage.get_item(gpu_node_lab::storage::KEY).unwrap().as_deref(), Some(saved));
+    click(&root, ".notice-close");
+    yew::scheduler::flush().await;
+    assert!(root.query_selector(".lab-notice").unwrap().is_none());
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Every step is in the navigation, in order, with its number and title; the current
+/// one is marked for screen readers.
+#[wasm_bindgen_test]
+async fn step_nav_lists_the_eight_steps() {
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let list = root.query_selector_all(".step-link").unwrap();
+    let numbers: Vec<String> = (0..list.length())
+        .map(|i| list.item(i).unwrap().dyn_into::<web_sys::Element>().unwrap().get_attribute("data-step").unwrap())
+        .collect();
+    assert_eq!(numbers, ["1", "2", "3", "4", "5", "6", "7", "8"]);
+    let current = root.query_selector(".step-link[aria-current='step']").unwrap().unwrap();
+    assert_eq!(current.get_attribute("data-step").as_deref(), Some("6"));
+    handle.destroy();
 }

@@ -1,20 +1,136 @@
-// GPU Node Lab loader: defines the <gpu-lab> custom element and window.GpuLab.
-// Any page can use it: <script type="module" src="…/gpu-lab.js"></script>, then
-// <gpu-lab lang="en" step="2"></gpu-lab>, or GpuLab.mount(element, { lang, step }).
-// It initialises the wasm module itself unless the page already did (Trunk's
-// index.html exposes window.wasmBindings).
+// GPU Node Lab loader, public API v1: <gpu-lab> and window.GpuLab (.v1; .mount and
+// .version are the same v1). Options, attributes, events and the stability policy
+// (v1 only grows; a breaking change is v2): docs/embedding.md.
 
-const bindings = window.wasmBindings
-  ? Promise.resolve(window.wasmBindings)
-  : import("./gpu-node-lab.js").then(async (module) => {
-      await module.default({ module_or_path: new URL("./gpu-node-lab_bg.wasm", import.meta.url) });
-      return module;
+// The bundle's asset names (the only lines a build step may rewrite).
+const WASM_JS = "gpu-node-lab-0.1.0.js";
+const WASM_BG = "gpu-node-lab-0.1.0_bg.wasm";
+
+const EVENTS = Object.freeze({ state: "gpulab:statechange", error: "gpulab:error", resize: "gpulab:resize" });
+
+let bindings;
+function loadBindings(assetsBase) {
+  if (!bindings) {
+    bindings = window.wasmBindings
+      ? Promise.resolve(window.wasmBindings)
+      : (async () => {
+          const base = assetsBase ? new URL(assetsBase, document.baseURI) : new URL("./", import.meta.url);
+          if (!base.pathname.endsWith("/")) base.pathname += "/";
+          const module = await import(new URL(WASM_JS, base).href);
+          await module.default({ module_or_path: new URL(WASM_BG, base) });
+          return module;
+        })();
+    bindings.catch(() => { bindings = undefined; });
+  }
+  return bindings;
+}
+
+async function fetchText(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.text();
+}
+
+// scenarioSrc → its text and files (fetched next to it; a missing one is reported by
+// the lab at the line naming it).
+async function resolveScenario(wasm, options) {
+  const { scenarioSrc, ...rest } = options;
+  if (scenarioSrc == null) return rest;
+  if (typeof scenarioSrc !== "string") throw new TypeError("gpu-lab: option scenarioSrc must be a string (a URL)");
+  if (rest.scenario != null) throw new TypeError("gpu-lab: give scenario (inline TOML) or scenarioSrc (a URL), not both");
+  const url = new URL(scenarioSrc, document.baseURI);
+  if (url.origin !== location.origin) {
+    throw new Error(`gpu-lab: scenario ${scenarioSrc} is not on this host (${location.origin}): serve it next to the page`);
+  }
+  let text;
+  try {
+    text = await fetchText(url);
+  } catch (error) {
+    throw new Error(`gpu-lab: cannot load scenario ${scenarioSrc}: ${error.message ?? error}`);
+  }
+  const files = { ...(rest.scenarioFiles ?? {}) };
+  await Promise.all(
+    Array.from(wasm.scenarioReferences(text))
+      .filter((path) => !(path in files))
+      .map(async (path) => {
+        try {
+          files[path] = await fetchText(new URL(path, url));
+        } catch {
+          /* reported by the lab at the referencing line */
+        }
+      }),
+  );
+  return { ...rest, scenario: text, scenarioFile: rest.scenarioFile ?? scenarioSrc, scenarioFiles: files };
+}
+
+// Shows the error in the root (unless the lab did) and dispatches gpulab:error.
+function report(root, error) {
+  if (!root.querySelector(":scope > .gpu-lab-error")) {
+    const box = document.createElement("div");
+    box.className = "gpu-lab gpu-lab-error";
+    box.setAttribute("role", "alert");
+    const p = document.createElement("p");
+    p.className = "error-title";
+    p.textContent = String(error?.message ?? error);
+    box.append(p);
+    root.replaceChildren(box);
+  }
+  const detail = { message: String(error?.message ?? error), diagnostics: Array.from(error?.diagnostics ?? []) };
+  root.dispatchEvent(new CustomEvent(EVENTS.error, { bubbles: true, detail }));
+}
+
+/** A mounted lab (v1): update(options), state(), destroy(), root. */
+class LabHandle {
+  #inner;
+  #resize;
+  constructor(inner, root) {
+    this.#inner = inner;
+    this.root = root;
+    let last = "";
+    this.#resize = new ResizeObserver(() => {
+      const width = Math.round(root.offsetWidth);
+      const height = Math.round(root.scrollHeight);
+      if (`${width}x${height}` === last || height === 0) return;
+      last = `${width}x${height}`;
+      root.dispatchEvent(new CustomEvent(EVENTS.resize, { bubbles: true, detail: { width, height } }));
     });
+    this.#resize.observe(root);
+  }
 
-/** Mounts a lab into `root`; resolves to its handle (update / state / destroy). */
+  /** Applies { lang, step }; what is not given keeps its value. Throws on a bad value. */
+  update(options = {}) {
+    if (!this.#inner) throw new Error("gpu-lab: this lab was destroyed");
+    this.#inner.update(options);
+  }
+
+  /** { lang, step } and, for a lab started from an author scenario, scenario (its title). */
+  state() {
+    if (!this.#inner) throw new Error("gpu-lab: this lab was destroyed");
+    return this.#inner.state();
+  }
+
+  /** Unmounts the lab (its root is empty by the next task). Harmless twice. */
+  destroy() {
+    this.#resize.disconnect();
+    this.#inner?.destroy();
+    this.#inner?.free?.();
+    this.#inner = undefined;
+  }
+}
+
+/** Mounts a lab into `root`; resolves to its LabHandle (docs/embedding.md). */
 export async function mount(root, options = {}) {
-  const { mount } = await bindings;
-  return mount(root, options);
+  if (!(root instanceof Element)) throw new TypeError("gpu-lab: mount(root, options): root must be an element");
+  try {
+    if (options === null || typeof options !== "object") throw new TypeError("gpu-lab: options must be an object");
+    const wasm = await loadBindings(options.assetsBase);
+    const { assetsBase, ...rest } = options;
+    const resolved = await resolveScenario(wasm, rest);
+    return new LabHandle(wasm.mount(root, resolved), root);
+  } catch (error) {
+    report(root, error);
+    throw error;
+  }
 }
 
 function optionsOf(element) {
@@ -23,33 +139,57 @@ function optionsOf(element) {
   if (lang) options.lang = lang;
   const step = element.getAttribute("step");
   if (step !== null && step !== "") options.step = Number(step);
+  const src = element.getAttribute("scenario-src");
+  if (src) options.scenarioSrc = src;
+  const base = element.getAttribute("assets-base");
+  if (base) options.assetsBase = base;
   return options;
 }
 
 class GpuLabElement extends HTMLElement {
-  static observedAttributes = ["lang", "step"];
+  static observedAttributes = ["lang", "step", "scenario-src"];
+  #generation = 0;
+  #src = null;
+
+  /** The element's LabHandle once mounted (undefined before, or after an error). */
+  get lab() {
+    return this.handle;
+  }
 
   async connectedCallback() {
     if (this.handle || this.mounting) return;
+    const generation = ++this.#generation;
     this.mounting = true;
+    this.#src = this.getAttribute("scenario-src");
+    this.removeAttribute("data-error");
     try {
-      this.handle = await mount(this, optionsOf(this));
+      const handle = await mount(this, optionsOf(this));
+      if (generation !== this.#generation) handle.destroy();
+      else this.handle = handle;
     } catch (error) {
-      // A bad attribute is the author's mistake: say so in the page, not only the console.
-      this.textContent = String(error?.message ?? error);
-      this.setAttribute("data-error", "");
+      // Shown in the element by mount(); the attribute lets page styles react.
+      if (generation === this.#generation) this.setAttribute("data-error", "");
       console.error(error);
     } finally {
-      this.mounting = false;
+      if (generation === this.#generation) this.mounting = false;
     }
   }
 
   disconnectedCallback() {
+    this.#generation++;
+    this.mounting = false;
     this.handle?.destroy();
     this.handle = undefined;
   }
 
-  attributeChangedCallback() {
+  attributeChangedCallback(name) {
+    if (!this.isConnected) return;
+    if (name === "scenario-src" && this.getAttribute("scenario-src") !== this.#src) {
+      // Another scenario is another lab.
+      this.disconnectedCallback();
+      this.connectedCallback();
+      return;
+    }
     try {
       this.handle?.update(optionsOf(this));
     } catch (error) {
@@ -59,4 +199,7 @@ class GpuLabElement extends HTMLElement {
 }
 
 if (!customElements.get("gpu-lab")) customElements.define("gpu-lab", GpuLabElement);
-window.GpuLab = Object.freeze({ version: 1, mount });
+
+/** The v1 API. Frozen: v1 only grows, in new releases of this file. */
+export const v1 = Object.freeze({ version: 1, mount, events: EVENTS });
+if (!window.GpuLab?.v1) window.GpuLab = Object.freeze({ ...(window.GpuLab ?? {}), version: 1, mount, v1 });

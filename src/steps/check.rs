@@ -17,8 +17,9 @@ use crate::state::{CheckAction, CheckInput, ContainerdInput, LabAction, RestartI
 use crate::steps::restart::{node_check, replay, state_text};
 use crate::steps::Step;
 
-/// The script itself, for download.
-pub const SCRIPT: &str = include_str!("../../scripts/check-runtime.sh");
+/// The script itself, for download: a file of the bundle (index.html copies
+/// `scripts/check-runtime.sh` into dist/), not 30 KB of the first-load wasm.
+pub const SCRIPT_FILE: &str = "check-runtime.sh";
 
 /// The check's language for the UI language.
 pub fn model_lang(lang: Lang) -> check_runtime::Lang {
@@ -83,7 +84,7 @@ pub fn check_step(props: &CheckStepProps) -> Html {
         let d = props.dispatch.clone();
         Callback::from(move |_| d.emit(LabAction::ResetStep(Step::CheckScript)))
     };
-    let script_href = format!("data:text/x-shellscript;charset=utf-8,{}", String::from(js_sys::encode_uri_component(SCRIPT)));
+    let script_href = crate::steps::chunk::asset_url(SCRIPT_FILE);
     let state = state_text(lang, state);
     let code = report.verdict.exit_code().to_string();
     html! {

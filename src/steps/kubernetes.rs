@@ -1,18 +1,13 @@
-//! Steps 5 and 6, RuntimeClass and scheduling: the learner edits the cluster (nodes),
-//! the RuntimeClass and the GPU pod, picks a Kubernetes version, and sees what
-//! creating the pod does — admission's refusal as `kubectl apply` prints it, or the
-//! scheduler's verdict with the Events of `kubectl describe pod` and the per-node,
-//! per-plugin table. Every text is `gpulab_model::kubernetes` output
-//! (`apply::create_pod`, `kubectl::describe_events`, `scheduler::explain::table`), the
-//! same as `gpulab schedule` prints.
+//! Steps 5 and 6, RuntimeClass and scheduling, rendered from the on-demand chunk
+//! ([`crate::steps::chunk`], `crates/web-k8s`): the learner edits the RuntimeClass,
+//! the GPU pod and the cluster, patches a node's status, picks a Kubernetes version,
+//! and sees what creating the pod does — admission's refusal as `kubectl apply`
+//! prints it, the scheduler's verdict with the Events of `kubectl describe pod` and
+//! the per-node, per-plugin table, and the kubelet's sandbox result on the node of
+//! steps 1–2. Every text is the model's (`gpulab schedule` prints the same); this
+//! module only lays them out.
 
-use gpulab_model::kubernetes::apply::create_pod;
-use gpulab_model::kubernetes::kubectl::describe_events;
-use gpulab_model::kubernetes::scheduler::explain::table;
-use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Manifests};
-use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::Diagnostic;
+use gpulab_view::{api, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, Sandbox};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -20,7 +15,8 @@ use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{KubeAction, KubeInput, LabAction};
+use crate::state::{ContainerdInput, KubeAction, KubeInput, LabAction};
+use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 use crate::steps::Step;
 
 /// The file names the editors stand for (diagnostics and `kubectl apply -f` name them).
@@ -28,83 +24,45 @@ pub const CLUSTER: &str = "cluster.yaml";
 pub const RUNTIMECLASS: &str = "runtimeclass.yaml";
 pub const POD: &str = "pod.yaml";
 
-/// What creating the pod gives, as texts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KubeOutcome {
-    /// The manifests do not load: diagnostics with file:line.
-    BadInput(Vec<Diagnostic>),
-    /// Admission or validation refused the pod: `kubectl apply` output.
-    Rejected(String),
-    /// The pod was created: the verdict line, the Events table, the per-node table.
-    Created { verdict: String, events: String, nodes: String },
-}
-
-/// Runs the model on the learner's files (as `gpulab schedule --nodes cluster.yaml
-/// --runtimeclasses runtimeclass.yaml --pod pod.yaml --k8s-version V`).
-pub fn outcome(input: &KubeInput) -> KubeOutcome {
-    let version: KubeVersion = match input.version.parse() {
-        Ok(v) => v,
-        Err(e) => return KubeOutcome::Rejected(format!("{e}")),
-    };
-    let mut diags = Vec::new();
-    let mut read = |file: &str, text: &str| -> Manifests {
-        let (m, d) = load(file, text);
-        diags.extend(d);
-        m
-    };
-    let cluster = read(CLUSTER, &input.cluster);
-    let rcs = read(RUNTIMECLASS, &input.runtimeclass);
-    let pods = read(POD, &input.pod);
-    if !diags.is_empty() {
-        return KubeOutcome::BadInput(diags);
-    }
-    let runtime_classes: Vec<_> =
-        cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
-    let [pod] = pods.pods.as_slice() else {
-        return KubeOutcome::Rejected(format!("{POD}: expected exactly one Pod, found {}", pods.pods.len()));
-    };
-    let snapshot = Snapshot::new(
-        cluster.nodes.iter().map(|l| l.object.clone()),
-        &cluster.pods.iter().map(|l| l.object.clone()).collect::<Vec<_>>(),
-    );
-    let opts = FilterOptions { version, ..Default::default() };
-    match create_pod(pod.object.clone(), &snapshot, &runtime_classes, &opts, 0) {
-        Err(rejection) => KubeOutcome::Rejected(rejection.kubectl_text(POD)),
-        Ok(created) => {
-            let name = created.pod.metadata.name.clone().unwrap_or_default();
-            let ns = created.pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-            let verdict = match &created.result.outcome {
-                Outcome::Scheduled { node, .. } => {
-                    let tied = created.result.tied_names(&snapshot);
-                    if tied.len() > 1 {
-                        format!("{ns}/{name}: Scheduled to {node} (tied with: {})", tied.join(", "))
-                    } else {
-                        format!("{ns}/{name}: Scheduled to {node}")
-                    }
-                }
-                Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{ns}/{name}: Pending (Kubernetes {version})"),
-            };
-            KubeOutcome::Created {
-                verdict,
-                events: describe_events(std::slice::from_ref(&created.event), 0),
-                nodes: table(&created.explanation),
-            }
-        }
+/// The chunk's request for the learner's inputs.
+pub fn request(input: &KubeInput, containerd: &ContainerdInput) -> KubeRequest {
+    KubeRequest {
+        version: input.version.clone(),
+        cluster: input.cluster.clone(),
+        runtimeclass: input.runtimeclass.clone(),
+        pod: input.pod.clone(),
+        patches: input.patches.clone(),
+        containerd: ContainerdFiles {
+            version: containerd.version.clone(),
+            main: containerd.main.clone(),
+            dropin: containerd.dropin.clone(),
+        },
+        kubelet_node: input.kubelet_node.clone(),
     }
 }
 
-fn diag_items(diags: &[Diagnostic], file: Option<&str>) -> Vec<DiagItem> {
-    diags
+fn diag_items(view: &KubeView, file: &str) -> Vec<DiagItem> {
+    let KubeOutcome::BadInput { diagnostics } = &view.outcome else { return Vec::new() };
+    let prefix = format!("{file}:");
+    diagnostics
         .iter()
-        .filter(|d| file.is_none_or(|f| d.primary.as_ref().is_some_and(|s| s.file == f)))
+        .filter(|d| d.location.as_ref().is_some_and(|l| l.starts_with(&prefix)))
         .map(|d| DiagItem {
             severity: d.severity,
-            location: d.primary.as_ref().map(ToString::to_string),
-            line: d.primary.as_ref().map(|s| s.line),
-            message: d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
+            location: d.location.clone(),
+            line: d.line,
+            message: d.message.clone(),
             code: d.code.clone(),
         })
         .collect()
+}
+
+fn on_select(f: impl Fn(String) + 'static) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        if let Some(s) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
+            f(s.value());
+        }
+    })
 }
 
 #[derive(Properties, PartialEq)]
@@ -112,69 +70,271 @@ pub struct KubeStepProps {
     pub lang: Lang,
     pub step: Step,
     pub input: KubeInput,
+    pub containerd: ContainerdInput,
     pub dispatch: Callback<LabAction>,
 }
 
+/// Steps 5 and 6: the chunk's loading state, its error with a retry, or the step.
 #[component(KubeStep)]
 pub fn kube_step(props: &KubeStepProps) -> Html {
+    let (chunk, retry) = use_chunk();
+    if let Some(html) = placeholder(props.lang, &chunk, &retry) {
+        return html! { <div class="step-kube">{ html }</div> };
+    }
+    let Chunk::Ready(module) = chunk else { return html! {} };
+    html! {
+        <KubeReady lang={props.lang} step={props.step} input={props.input.clone()}
+            containerd={props.containerd.clone()} dispatch={props.dispatch.clone()} {module} />
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct KubeReadyProps {
+    lang: Lang,
+    step: Step,
+    input: KubeInput,
+    containerd: ContainerdInput,
+    dispatch: Callback<LabAction>,
+    module: Module,
+}
+
+#[component(KubeReady)]
+fn kube_ready(props: &KubeReadyProps) -> Html {
     let lang = props.lang;
-    let out = use_memo(props.input.clone(), outcome);
-    let input = &props.input;
-    let edit = |make: fn(String) -> KubeAction| {
-        let d = props.dispatch.clone();
-        Callback::from(move |text: String| d.emit(LabAction::Kube(make(text))))
+    let module = props.module.clone();
+    let view = use_memo(request(&props.input, &props.containerd), move |req| call(&module, api::KUBE, req, crate::steps::view_js::kube_view));
+    let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+    let view = match view.as_ref() {
+        Ok(v) => v,
+        Err(e) => return model_error(lang, e),
     };
-    let version_id = unique_id("k8s-version");
-    let on_version = {
-        let d = props.dispatch.clone();
-        Callback::from(move |e: Event| {
-            if let Some(s) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
-                d.emit(LabAction::Kube(KubeAction::Version(s.value())));
-            }
-        })
+    let input = &props.input;
+    let d = props.dispatch.clone();
+    let kube = move |a: KubeAction| d.emit(LabAction::Kube(a));
+    let edit = |make: fn(String) -> KubeAction| {
+        let kube = kube.clone();
+        Callback::from(move |text: String| kube(make(text)))
     };
     let on_reset = {
         let d = props.dispatch.clone();
         let step = props.step;
         Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
     };
-    let diags: &[Diagnostic] = match out.as_ref() {
-        KubeOutcome::BadInput(d) => d,
-        _ => &[],
+    let outcome = outcome_html(lang, props.step, view, input, &kube);
+    let rc_editor = html! {
+        <Editor {lang} class="k8s-runtimeclass" label={RUNTIMECLASS.to_string()} text={input.runtimeclass.clone()}
+            on_input={edit(KubeAction::RuntimeClass)} diagnostics={diag_items(view, RUNTIMECLASS)} />
+    };
+    let pod_editor = html! {
+        <Editor {lang} class="k8s-pod" label={POD.to_string()} text={input.pod.clone()}
+            on_input={edit(KubeAction::Pod)} diagnostics={diag_items(view, POD)} />
+    };
+    let cluster_editor = html! {
+        <Editor {lang} class="k8s-cluster" label={CLUSTER.to_string()} text={input.cluster.clone()}
+            on_input={edit(KubeAction::Cluster)} diagnostics={diag_items(view, CLUSTER)} />
+    };
+    let body = if props.step == Step::RuntimeClass {
+        html! { <>{ rc_editor }{ pod_editor }{ outcome }</> }
+    } else {
+        let version_id = unique_id("k8s-version");
+        let on_version = on_select({
+            let kube = kube.clone();
+            move |v| kube(KubeAction::Version(v))
+        });
+        html! {
+            <>
+                <div class="field k8s-version">
+                    <label for={version_id.clone()}>{ t(lang, MessageId::K8sVersion) }</label>
+                    <select id={version_id} lang="en" onchange={on_version}>
+                        { for view.versions.iter().map(|v| html! {
+                            <option value={v.clone()} selected={*v == input.version}>{ v.clone() }</option>
+                        }) }
+                    </select>
+                </div>
+                { cluster_view(lang, view) }
+                { patch_html(lang, view, input, &patch_form, &kube) }
+                { outcome }
+                { cluster_editor }
+                { pod_editor }
+                { rc_editor }
+            </>
+        }
     };
     html! {
         <div class="step-kube">
-            <div class="field k8s-version">
-                <label for={version_id.clone()}>{ t(lang, MessageId::K8sVersion) }</label>
-                <select id={version_id} lang="en" onchange={on_version}>
-                    { for KubeVersion::ALL.iter().map(|v| { let v = v.to_string(); html! {
-                        <option value={v.clone()} selected={v == input.version}>{ v.clone() }</option>
-                    }}) }
-                </select>
-            </div>
-            <Editor {lang} class="k8s-runtimeclass" label={RUNTIMECLASS.to_string()} text={input.runtimeclass.clone()}
-                on_input={edit(KubeAction::RuntimeClass)} diagnostics={diag_items(diags, Some(RUNTIMECLASS))} />
-            <Editor {lang} class="k8s-pod" label={POD.to_string()} text={input.pod.clone()}
-                on_input={edit(KubeAction::Pod)} diagnostics={diag_items(diags, Some(POD))} />
-            <Editor {lang} class="k8s-cluster" label={CLUSTER.to_string()} text={input.cluster.clone()}
-                on_input={edit(KubeAction::Cluster)} diagnostics={diag_items(diags, Some(CLUSTER))} />
-            <section class="k8s-outcome" aria-live="polite">
-                <h3>{ t(lang, MessageId::K8sOutcome) }</h3>
-                { match out.as_ref() {
-                    KubeOutcome::BadInput(_) => html! { <p>{ t(lang, MessageId::K8sBadInput) }</p> },
-                    KubeOutcome::Rejected(text) => html! { <Upstream {lang} class="k8s-rejected" text={text.clone()} /> },
-                    KubeOutcome::Created { verdict, events, nodes } => html! {
-                        <>
-                            <Upstream {lang} class="k8s-verdict" text={verdict.clone()} />
-                            <h4>{ t(lang, MessageId::K8sEvents) }</h4>
-                            <Upstream {lang} class="k8s-events" text={events.clone()} />
-                            <h4>{ tf(lang, MessageId::K8sNodes, &[]) }</h4>
-                            <Upstream {lang} class="k8s-nodes" text={nodes.clone()} />
-                        </>
-                    },
-                } }
-            </section>
+            { body }
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
+    }
+}
+
+fn outcome_html(lang: Lang, step: Step, view: &KubeView, input: &KubeInput, kube: &(impl Fn(KubeAction) + Clone + 'static)) -> Html {
+    let inner = match &view.outcome {
+        KubeOutcome::BadInput { .. } => html! { <p>{ t(lang, MessageId::K8sBadInput) }</p> },
+        KubeOutcome::Rejected { text } => html! { <Upstream {lang} class="k8s-rejected" text={text.clone()} /> },
+        KubeOutcome::Created { verdict, events, nodes, sandboxes } => {
+            let scheduling = html! {
+                <>
+                    <Upstream {lang} class="k8s-verdict" text={verdict.clone()} />
+                    <h4>{ t(lang, MessageId::K8sEvents) }</h4>
+                    <Upstream {lang} class="k8s-events" text={events.clone()} />
+                    <h4>{ t(lang, MessageId::K8sNodes) }</h4>
+                    <Upstream {lang} class="k8s-nodes" text={nodes.clone()} />
+                </>
+            };
+            let kubelet = kubelet_html(lang, view, sandboxes, input, kube);
+            if step == Step::RuntimeClass {
+                html! { <><p class="k8s-admitted">{ t(lang, MessageId::K8sAdmitted) }</p>{ kubelet }</> }
+            } else {
+                html! { <>{ scheduling }{ kubelet }</> }
+            }
+        }
+    };
+    html! {
+        <section class="k8s-outcome" aria-live="polite">
+            <h3>{ t(lang, MessageId::K8sOutcome) }</h3>
+            { inner }
+        </section>
+    }
+}
+
+fn kubelet_html(lang: Lang, view: &KubeView, sandboxes: &[Sandbox], input: &KubeInput, kube: &(impl Fn(KubeAction) + Clone + 'static)) -> Html {
+    let Some(first) = sandboxes.first() else { return html! {} };
+    let placement = if first.scheduled {
+        html! { <p class="k8s-kubelet-scheduled">{ tf(lang, MessageId::K8sKubeletScheduled, &[("node", first.node.as_str())]) }</p> }
+    } else {
+        let id = unique_id("k8s-kubelet-node");
+        let kube = kube.clone();
+        let onchange = on_select(move |v| kube(KubeAction::KubeletNode(v)));
+        html! {
+            <div class="field k8s-kubelet-node">
+                <label for={id.clone()}>{ t(lang, MessageId::K8sKubeletNode) }</label>
+                <select {id} lang="en" {onchange}>
+                    { for view.cluster.iter().map(|n| html! {
+                        <option value={n.name.clone()} selected={n.name == first.node || n.name == input.kubelet_node}>{ n.name.clone() }</option>
+                    }) }
+                </select>
+            </div>
+        }
+    };
+    html! {
+        <section class="k8s-kubelet">
+            <h4>{ tf(lang, MessageId::K8sKubelet, &[("node", first.node.as_str())]) }</h4>
+            { placement }
+            { for sandboxes.iter().map(|s| {
+                let when = if s.restarted { MessageId::K8sAfterRestart } else { MessageId::K8sBeforeRestart };
+                let class = if s.restarted { "k8s-sandbox after-restart" } else { "k8s-sandbox before-restart" };
+                html! {
+                    <div class={class}>
+                        <h5>{ t(lang, when) }</h5>
+                        <p class="k8s-sandbox-result"><strong>{ if s.started {
+                            tf(lang, MessageId::K8sSandboxStarted, &[("handler", s.handler.as_str())])
+                        } else {
+                            t(lang, MessageId::K8sSandboxFailed).to_string()
+                        } }</strong></p>
+                        <Upstream {lang} class="k8s-sandbox-pods" text={s.get_pods.clone()} />
+                        <Upstream {lang} class="k8s-sandbox-events" text={s.events.clone()} />
+                    </div>
+                }
+            }) }
+        </section>
+    }
+}
+
+fn cluster_view(lang: Lang, view: &KubeView) -> Html {
+    let none = t(lang, MessageId::K8sNoPods);
+    html! {
+        <section class="k8s-cluster-view">
+            <h3>{ t(lang, MessageId::K8sCluster) }</h3>
+            <Upstream {lang} class="k8s-get-nodes" text={view.get_nodes.clone()} />
+            { for view.cluster.iter().map(|n| {
+                let pods = if n.pods.is_empty() { none.to_string() } else { n.pods.join(", ") };
+                html! {
+                    <div class="table-scroll k8s-node" data-node={n.name.clone()}>
+                        <table>
+                            <caption>{ tf(lang, MessageId::K8sNodeCaption, &[("node", n.name.as_str())]) }</caption>
+                            <thead><tr>
+                                <th scope="col">{ t(lang, MessageId::K8sResource) }</th>
+                                <th scope="col">{ t(lang, MessageId::K8sCapacity) }</th>
+                                <th scope="col">{ t(lang, MessageId::K8sAllocatable) }</th>
+                            </tr></thead>
+                            <tbody lang="en">
+                                { for n.resources.iter().map(|(r, c, a)| html! {
+                                    <tr><th scope="row">{ r.clone() }</th><td>{ c.clone() }</td><td>{ a.clone() }</td></tr>
+                                }) }
+                            </tbody>
+                        </table>
+                        <p class="k8s-node-pods">{ tf(lang, MessageId::K8sNodePods, &[("node", n.name.as_str()), ("pods", pods.as_str())]) }</p>
+                    </div>
+                }
+            }) }
+        </section>
+    }
+}
+
+fn patch_html(
+    lang: Lang,
+    view: &KubeView,
+    input: &KubeInput,
+    form: &UseStateHandle<NodePatch>,
+    kube: &(impl Fn(KubeAction) + Clone + 'static),
+) -> Html {
+    let node = if form.node.is_empty() { view.cluster.first().map(|n| n.name.clone()).unwrap_or_default() } else { form.node.clone() };
+    let text_field = |label: MessageId, class: &'static str, value: String, set: fn(&mut NodePatch, String)| {
+        let id = unique_id(class);
+        let form = form.clone();
+        let oninput = Callback::from(move |e: InputEvent| {
+            if let Some(i) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+                let mut p = (*form).clone();
+                set(&mut p, i.value());
+                form.set(p);
+            }
+        });
+        html! {
+            <div class={classes!("field", class)}>
+                <label for={id.clone()}>{ t(lang, label) }</label>
+                <input {id} type="text" lang="en" {value} {oninput} />
+            </div>
+        }
+    };
+    let node_id = unique_id("k8s-patch-node");
+    let on_node = on_select({
+        let form = form.clone();
+        move |v| form.set(NodePatch { node: v, ..(*form).clone() })
+    });
+    let on_apply = {
+        let kube = kube.clone();
+        let patch = NodePatch { node: node.clone(), ..(**form).clone() };
+        Callback::from(move |_| kube(KubeAction::Patch(patch.clone())))
+    };
+    let on_clear = {
+        let kube = kube.clone();
+        Callback::from(move |_| kube(KubeAction::ClearPatches))
+    };
+    let n = input.patches.len().to_string();
+    html! {
+        <fieldset class="k8s-patch">
+            <legend>{ t(lang, MessageId::K8sPatch) }</legend>
+            <div class="field k8s-patch-node">
+                <label for={node_id.clone()}>{ t(lang, MessageId::K8sPatchNode) }</label>
+                <select id={node_id} lang="en" onchange={on_node}>
+                    { for view.cluster.iter().map(|c| html! {
+                        <option value={c.name.clone()} selected={c.name == node}>{ c.name.clone() }</option>
+                    }) }
+                </select>
+            </div>
+            { text_field(MessageId::K8sPatchResource, "k8s-patch-resource", form.resource.clone(), |p, v| p.resource = v) }
+            { text_field(MessageId::K8sPatchQuantity, "k8s-patch-quantity", form.quantity.clone(), |p, v| p.quantity = v) }
+            <p>
+                <button type="button" class="k8s-patch-apply" onclick={on_apply}>{ t(lang, MessageId::K8sPatchApply) }</button>
+                { " " }
+                <button type="button" class="k8s-patch-clear" onclick={on_clear}>{ t(lang, MessageId::K8sPatchClear) }</button>
+                { " " }
+                <span class="k8s-patches" aria-live="polite">{ tf(lang, MessageId::K8sPatches, &[("n", n.as_str())]) }</span>
+            </p>
+            if !view.patch_errors.is_empty() {
+                <Upstream {lang} class="k8s-patch-errors" text={view.patch_errors.join("\n")} />
+            }
+        </fieldset>
     }
 }

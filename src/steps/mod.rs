@@ -1,15 +1,15 @@
-//! The eight lab steps (../shared/DESIGN.md §3): their order, titles and the issue
-//! that builds each one. One module per step's view lands here as its issue does.
+//! The eight lab steps (../shared/DESIGN.md §3): their order, titles and hints, and
+//! one module per step's view. Steps 5 to 8 render the on-demand chunk's views
+//! ([`chunk`]), so the Kubernetes model and the YAML parser are not in the first load.
 
 pub mod check;
+pub mod chunk;
 pub mod containerd;
-pub mod not_built;
-pub mod restart;
-#[cfg(feature = "k8s-steps")]
 pub mod kubernetes;
-#[cfg(feature = "k8s-steps")]
+pub mod restart;
 pub mod rollout;
 pub mod slots;
+pub mod view_js;
 
 use crate::i18n::MessageId;
 
@@ -63,30 +63,23 @@ impl Step {
         }
     }
 
-    /// The hint under the heading of a built step (`None` while the step is not built).
-    pub fn hint(self) -> Option<MessageId> {
+    /// The hint under the step's heading.
+    pub fn hint(self) -> MessageId {
         match self {
-            Step::MainConfig => Some(MessageId::Hint1),
-            Step::DropIn => Some(MessageId::Hint2),
-            Step::CheckScript => Some(MessageId::Hint3),
-            Step::Restart => Some(MessageId::Hint4),
-            Step::Slots => Some(MessageId::Hint7),
-            Step::RuntimeClass if cfg!(feature = "k8s-steps") => Some(MessageId::Hint5),
-            Step::Scheduling if cfg!(feature = "k8s-steps") => Some(MessageId::Hint6),
-            Step::Rollout if cfg!(feature = "k8s-steps") => Some(MessageId::Hint8),
-            _ => None,
+            Step::MainConfig => MessageId::Hint1,
+            Step::DropIn => MessageId::Hint2,
+            Step::CheckScript => MessageId::Hint3,
+            Step::Restart => MessageId::Hint4,
+            Step::RuntimeClass => MessageId::Hint5,
+            Step::Scheduling => MessageId::Hint6,
+            Step::Slots => MessageId::Hint7,
+            Step::Rollout => MessageId::Hint8,
         }
     }
 
-    /// The issue that builds this step's view (shown while it is not built).
-    pub fn issue(self) -> u32 {
-        match self {
-            Step::MainConfig | Step::DropIn | Step::Restart => 3,
-            Step::CheckScript => 4,
-            Step::RuntimeClass | Step::Scheduling => 5,
-            Step::Slots => 7,
-            Step::Rollout => 6,
-        }
+    /// Whether the step's view comes from the on-demand Kubernetes chunk.
+    pub fn needs_chunk(self) -> bool {
+        matches!(self, Step::RuntimeClass | Step::Scheduling | Step::Slots | Step::Rollout)
     }
 }
 

@@ -2,15 +2,11 @@
 //! GPUs per node, nodes and the replicas of the compared rows, and edits the
 //! device-plugin config; every number, label, cell and export below is
 //! `gpulab_model::slots` output (`slot_table`, `headline_lines`, `cells`,
-//! `to_markdown`, `to_csv`) — the same the `gpulab slots` command prints.
+//! `to_markdown`, `to_csv`) — the same the `gpulab slots` command prints — computed
+//! by the on-demand chunk ([`crate::steps::chunk`]), which carries the YAML parser
+//! and the MIG catalogue so the first load does not.
 
-use std::rc::Rc;
-
-use gpulab_model::slots::{
-    self,
-    table::{self, default_modes, headline_lines, SlotTable, TableRequest},
-    Deployment, GpuModel, MigCatalog, PluginVersion,
-};
+use gpulab_view::{api, SlotsRequest, SlotsView};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -18,60 +14,29 @@ use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{LabAction, SlotsAction, SlotsInput, SLOTS_CONFIG_FILE};
+use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 
-/// The model's label language for the UI language.
-pub fn model_lang(lang: Lang) -> table::Lang {
-    match lang {
-        Lang::Ko => table::Lang::Ko,
-        Lang::En => table::Lang::En,
+/// The chunk's request for the learner's inputs.
+pub fn request(input: &SlotsInput, lang: Lang) -> SlotsRequest {
+    SlotsRequest {
+        gpu_model: input.gpu_model.clone(),
+        gpus_per_node: input.gpus_per_node,
+        nodes: input.nodes,
+        replicas: input.replicas,
+        config: input.config.clone(),
+        lang: lang.tag().to_string(),
     }
 }
 
-/// Built-in data of the model, read once per step view.
-pub struct SlotsData {
-    pub catalog: MigCatalog,
-    pub models: Vec<GpuModel>,
-}
-
-/// Reads the model's embedded MIG catalog and GPU table.
-pub fn load_data() -> Result<SlotsData, String> {
-    Ok(SlotsData { catalog: MigCatalog::embedded()?, models: GpuModel::all_known()? })
-}
-
-/// The table for `input`, as `gpulab slots --gpu-model M --gpus-per-node G --nodes N
-/// --replicas R --config config.yaml` computes it (all comparison modes).
-pub fn compute(input: &SlotsInput, data: &SlotsData, lang: Lang) -> SlotTable {
-    let known = data.models.iter().find(|m| m.name == input.gpu_model);
-    let model = GpuModel {
-        name: input.gpu_model.clone(),
-        memory_mib: known.and_then(|k| k.memory_mib),
-        compute_capability: known.and_then(|k| k.compute_capability),
-        mig_capable: known.is_some_and(|k| k.mig_capable) || data.catalog.find(&input.gpu_model).is_some(),
-    };
-    let modes = default_modes(&model, &data.catalog, input.replicas, &[]);
-    let req = TableRequest {
-        model,
-        gpus_per_node: input.gpus_per_node,
-        nodes: input.nodes,
-        config: Some((SLOTS_CONFIG_FILE.to_string(), input.config.clone())),
-        mig: None,
-        modes,
-        version: PluginVersion::default(),
-        deployment: Deployment::default(),
-    };
-    slots::slot_table(&req, &data.catalog, model_lang(lang))
-}
-
-/// The table's config diagnostics as panel items, texts from the model.
-pub fn diag_items(table: &SlotTable) -> Vec<DiagItem> {
-    table
-        .diagnostics
+/// The view's config findings as panel items (texts from the model).
+pub fn diag_items(view: &SlotsView) -> Vec<DiagItem> {
+    view.diagnostics
         .iter()
         .map(|d| DiagItem {
             severity: d.severity,
-            location: d.primary.as_ref().map(ToString::to_string),
-            line: d.primary.as_ref().filter(|s| s.file == SLOTS_CONFIG_FILE).map(|s| s.line),
-            message: slots::messages::message(d, table.lang),
+            location: d.location.clone(),
+            line: d.line,
+            message: d.message.clone(),
             code: d.code.clone(),
         })
         .collect()
@@ -114,29 +79,36 @@ fn number_input(
     }
 }
 
+/// Step 7: the chunk's loading state, its error with a retry, or the calculator.
 #[component(SlotsStep)]
 pub fn slots_step(props: &SlotsStepProps) -> Html {
+    let (chunk, retry) = use_chunk();
+    if let Some(html) = placeholder(props.lang, &chunk, &retry) {
+        return html! { <div class="step-slots">{ html }</div> };
+    }
+    let Chunk::Ready(module) = chunk else { return html! {} };
+    html! { <SlotsReady lang={props.lang} input={props.input.clone()} dispatch={props.dispatch.clone()} {module} /> }
+}
+
+#[derive(Properties, PartialEq)]
+struct SlotsReadyProps {
+    lang: Lang,
+    input: SlotsInput,
+    dispatch: Callback<LabAction>,
+    module: Module,
+}
+
+#[component(SlotsReady)]
+fn slots_ready(props: &SlotsReadyProps) -> Html {
     let lang = props.lang;
-    let data = use_memo((), |_| load_data());
     let input = props.input.clone();
-    let table = use_memo((input.clone(), lang, data.is_ok()), {
-        let data = data.clone();
-        move |(input, lang, _)| match data.as_ref() {
-            Ok(d) => Some(compute(input, d, *lang)),
-            Err(_) => None,
-        }
-    });
+    let module = props.module.clone();
+    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, crate::steps::view_js::slots_view));
     let select_id = use_state(|| unique_id("slots-gpu-model"));
-    let d = match data.as_ref() {
-        Ok(d) => d,
-        Err(e) => {
-            return html! {
-                <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p>
-            }
-        }
+    let table = match view.as_ref() {
+        Ok(v) => v,
+        Err(e) => return model_error(lang, e),
     };
-    let Some(table) = Rc::clone(&table).as_ref().clone() else { return html! {} };
-    let mlang = table.lang;
 
     let on_model = {
         let dispatch = props.dispatch.clone();
@@ -154,12 +126,12 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
         let dispatch = props.dispatch.clone();
         Callback::from(move |_| dispatch.emit(LabAction::ResetStep(crate::steps::Step::Slots)))
     };
-    let markdown = table::to_markdown(&table);
-    let csv = table::to_csv(&table);
+    let markdown = table.markdown.clone();
+    let csv = table.csv.clone();
     let gpus = table.gpus_per_node.to_string();
     let nodes = table.nodes.to_string();
     let caption = tf(lang, MessageId::SlotsCaption, &[("gpu", &table.gpu_model), ("gpus", &gpus), ("nodes", &nodes)]);
-    let unknown_model = !d.models.iter().any(|m| m.name == input.gpu_model);
+    let unknown_model = !table.models.iter().any(|m| *m == input.gpu_model);
 
     html! {
         <div class="step-slots">
@@ -171,8 +143,8 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
                         if unknown_model {
                             <option value={input.gpu_model.clone()} selected=true>{ input.gpu_model.clone() }</option>
                         }
-                        { for d.models.iter().map(|m| html! {
-                            <option value={m.name.clone()} selected={m.name == input.gpu_model}>{ m.name.clone() }</option>
+                        { for table.models.iter().map(|m| html! {
+                            <option value={m.clone()} selected={*m == input.gpu_model}>{ m.clone() }</option>
                         }) }
                     </select>
                 </div>
@@ -181,23 +153,22 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
                 { number_input(lang, MessageId::SlotsReplicas, "slots-replicas", input.replicas, 1, SlotsAction::Replicas, &props.dispatch) }
             </fieldset>
             <Editor {lang} class="slots-config" label={tf(lang, MessageId::SlotsConfig, &[("file", SLOTS_CONFIG_FILE)])}
-                text={input.config.clone()} on_input={on_config} diagnostics={diag_items(&table)} />
+                text={input.config.clone()} on_input={on_config} diagnostics={diag_items(table)} />
             <section class="slots-headline" aria-label={t(lang, MessageId::SlotsHeadline)}>
                 <h3>{ t(lang, MessageId::SlotsHeadline) }</h3>
                 <ul>
-                    { for headline_lines(&table).into_iter().map(|l| html! { <li><strong>{ l }</strong></li> }) }
+                    { for table.headline.iter().map(|l| html! { <li><strong>{ l.clone() }</strong></li> }) }
                 </ul>
             </section>
             <div class="table-scroll" tabindex="0" role="region" aria-label={caption.clone()}>
                 <table class="slot-table">
                     <caption>{ caption.clone() }</caption>
                     <thead>
-                        <tr>{ for table::COLUMNS.iter().map(|c| html! { <th scope="col">{ table::text(c, mlang) }</th> }) }</tr>
+                        <tr>{ for table.columns.iter().map(|c| html! { <th scope="col">{ c.clone() }</th> }) }</tr>
                     </thead>
                     <tbody>
                         { for table.rows.iter().map(|row| {
-                            let cells = table::cells(row, mlang);
-                            let mut it = cells.into_iter();
+                            let mut it = row.iter().cloned();
                             let first = it.next().unwrap_or_default();
                             html! {
                                 <tr>
@@ -209,8 +180,8 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
                     </tbody>
                 </table>
             </div>
-            if table.mig_reconfiguration_requires_drain {
-                <p class="slots-drain">{ table::text("drain", mlang) }</p>
+            if let Some(drain) = &table.drain {
+                <p class="slots-drain">{ drain.clone() }</p>
             }
             <section class="slots-export" aria-label={t(lang, MessageId::SlotsExport)}>
                 <h3>{ t(lang, MessageId::SlotsExport) }</h3>

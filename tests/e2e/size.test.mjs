@@ -1,25 +1,80 @@
-// Size budget: the release dist/ as a browser first loads it (wasm + js + css,
-// gzip -9) must stay within 400 KB; the goal is 300 KB. Prints the figures.
+// Size budget of the release dist/ (gzip -9 of wasm + js + css), printed every run:
+// - first load: what index.html fetches before step 1 is interactive — the app's
+//   versioned js + wasm (gpu-node-lab-<version>*), its wasm-bindgen snippets, the
+//   stylesheet, and the <gpu-lab> loader. Issue 9's budget is 300 KB (GOAL); the
+//   split brought it from 396 KB to 324 KB, not yet under 300, so the test enforces
+//   a ratchet (BUDGET, lower it as the first load shrinks) and says how far from the
+//   goal it is; SIZE_STRICT=1 enforces the 300 KB goal itself.
+// - the on-demand chunk (gpu-node-lab-k8s-<version>*, steps 5 to 8: the Kubernetes,
+//   DaemonSet and slot models, everything YAML), fetched only when the learner opens
+//   one of those steps (or once the lab is idle), has its own budget.
+// Also checks the bundle's names carry Cargo.toml's version, as index.html says.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
-const BUDGET = 400 * 1024;
-const GOAL = 300 * 1024;
+const KB = 1024;
+const FIRST_LOAD_GOAL = 300 * KB;
+const FIRST_LOAD_BUDGET = process.env.SIZE_STRICT === "1" ? FIRST_LOAD_GOAL : 330 * KB;
+const CHUNK_BUDGET = 700 * KB;
 
-test("first load is within the 400 KB gzip budget", () => {
-  const files = readdirSync(DIST).filter((f) => /\.(wasm|js|css)$/.test(f));
-  assert.ok(files.some((f) => f.endsWith(".wasm")), `no .wasm in ${DIST}`);
+/** `[workspace.package] version` of the root Cargo.toml. */
+function crateVersion() {
+  const toml = readFileSync(new URL("../../Cargo.toml", import.meta.url), "utf8");
+  const section = toml.split(/^\[workspace\.package\]$/m)[1] ?? "";
+  const m = section.match(/^version\s*=\s*"([^"]+)"/m);
+  assert.ok(m, "no [workspace.package] version in Cargo.toml");
+  return m[1];
+}
+
+/** Every file under dir, as paths relative to dir. */
+function walk(dir, prefix = "") {
+  return readdirSync(path.join(dir, prefix)).flatMap((f) => {
+    const rel = path.join(prefix, f);
+    return statSync(path.join(dir, rel)).isDirectory() ? walk(dir, rel) : [rel];
+  });
+}
+
+function measure(files) {
   let total = 0;
-  for (const f of files.sort()) {
+  for (const f of files) {
     const raw = readFileSync(path.join(DIST, f));
     const gz = gzipSync(raw, { level: 9 }).length;
     total += gz;
-    console.log(`size: ${f} ${raw.length} B raw, ${gz} B gzip`);
+    console.log(`size:   ${f} ${raw.length} B raw, ${gz} B gzip`);
   }
-  console.log(`size: total ${total} B gzip (${(total / 1024).toFixed(1)} KB; budget 400 KB, goal 300 KB${total > GOAL ? ", over the goal" : ""})`);
-  assert.ok(total <= BUDGET, `dist is ${total} B gzip, over the ${BUDGET} B budget`);
+  return total;
+}
+
+const kb = (n) => `${(n / KB).toFixed(1)} KB`;
+
+test("first load within its budget (goal 300 KB gzip); the on-demand chunk within its own; versioned names", () => {
+  const version = crateVersion();
+  const app = `gpu-node-lab-${version}`;
+  const chunk = `gpu-node-lab-k8s-${version}`;
+  const html = readFileSync(path.join(DIST, "index.html"), "utf8");
+  assert.ok(html.includes(`./${app}.js`) && html.includes(`./${app}_bg.wasm`), `index.html loads ${app}.js and ${app}_bg.wasm`);
+  assert.ok(!html.includes(chunk), "index.html does not load the Kubernetes chunk");
+  assert.match(readFileSync(path.join(DIST, "gpu-lab.js"), "utf8"), new RegExp(`const WASM_JS = "${app}\\.js";`), "gpu-lab.js imports the versioned app");
+
+  const assets = walk(DIST).filter((f) => /\.(wasm|js|css)$/.test(f)).sort();
+  const chunkFiles = assets.filter((f) => f.startsWith(chunk));
+  const firstLoad = assets.filter((f) => !f.startsWith(chunk));
+  assert.deepEqual(chunkFiles, [`${chunk}.js`, `${chunk}_bg.wasm`]);
+  for (const f of firstLoad) {
+    assert.ok(f.startsWith(`${app}.js`) || f.startsWith(`${app}_bg.wasm`) || f.startsWith("snippets/") ||
+      f === "gpu-lab.js" || /^style(-[0-9a-f]+)?\.css$/.test(f), `unexpected asset ${f}: first load or chunk?`);
+  }
+  console.log("size: first load");
+  const first = measure(firstLoad);
+  const gap = first > FIRST_LOAD_GOAL ? `, ${kb(first - FIRST_LOAD_GOAL)} over the ${kb(FIRST_LOAD_GOAL)} goal` : `, within the ${kb(FIRST_LOAD_GOAL)} goal`;
+  console.log(`size: first load total ${first} B gzip (${kb(first)}; budget ${kb(FIRST_LOAD_BUDGET)}${gap})`);
+  console.log("size: on-demand chunk (steps 5 to 8)");
+  const k8s = measure(chunkFiles);
+  console.log(`size: chunk total ${k8s} B gzip (${kb(k8s)}; budget ${kb(CHUNK_BUDGET)})`);
+  assert.ok(first <= FIRST_LOAD_BUDGET, `first load is ${first} B gzip, over the ${FIRST_LOAD_BUDGET} B budget`);
+  assert.ok(k8s <= CHUNK_BUDGET, `the chunk is ${k8s} B gzip, over its ${CHUNK_BUDGET} B budget`);
 });

@@ -50,6 +50,10 @@ test("step 7: the slot table and its export equal `gpulab slots`, in English and
   const dir = mkdtempSync(path.join(tmpdir(), "gpulab-slots-"));
   for (const lang of ["en", "ko"]) {
     const { page, errors } = await open(lang, 7);
+    // Step 7 renders from the on-demand chunk, and the editor takes its text in an
+    // effect after the first render: read it once it is there.
+    await page.locator(".export-preview").waitFor({ state: "attached", timeout: 20000 });
+    await page.waitForFunction(() => document.querySelector(".slots-config textarea")?.value.length > 0);
     const config = await page.locator(".slots-config textarea").inputValue();
     writeFileSync(path.join(dir, "config.yaml"), config);
     const cli = (nodes) => gpulab(["--output", "md", "slots", "--gpu-model", "NVIDIA H100 80GB HBM3", "--gpus-per-node", "8",
@@ -128,17 +132,15 @@ test("steps 3-4: restart, not SIGHUP — check runs before and after, by keyboar
   await page.close();
 });
 
-// Step 8 is in the build only with `--features k8s-steps` (its size is over the budget):
-// K8S_STEPS=1 when dist/ was built with it; otherwise the step must be the placeholder.
-test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout --syncs N`", async () => {
-  const { page, errors } = await open("en", 8);
-  if (process.env.K8S_STEPS !== "1") {
-    assert.equal(await page.locator(".not-built").count(), 1, "without k8s-steps the step is the placeholder");
-    assert.equal(await page.locator(".ro-sync").count(), 0);
-    assert.deepEqual(errors, []);
-    await page.close();
-    return;
-  }
+// Steps 5, 6 and 8 come from the on-demand Kubernetes chunk: wait for it to load.
+async function openChunkStep(lang, step, ready) {
+  const opened = await open(lang, step);
+  await opened.page.locator(ready).first().waitFor({ timeout: 20000 });
+  return opened;
+}
+
+test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout --syncs N`; the answer and the report", async () => {
+  const { page, errors } = await openChunkStep("en", 8, ".ro-sync");
   const syncs = 6;
   for (let i = 0; i < syncs; i++) {
     await page.locator(".ro-sync").focus();
@@ -151,25 +153,97 @@ test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout -
   const lastSync = cli.split("\n── sync ").at(-1).split("\n$ kubectl get pods")[0];
   const statusLines = lastSync.split("\n").slice(3).join("\n");
   assert.equal((await page.locator(".ro-status").textContent()).trimEnd(), statusLines.trimEnd());
+  // Nothing moves without the learner: no sync happens while the page sits.
+  await page.waitForTimeout(500);
+  await page.locator(".ro-syncs").filter({ hasText: `Syncs so far: ${syncs}` }).waitFor();
+  // The learner names a node and a cause by keyboard; the verdict and the model's chain appear.
+  const node = (await page.locator(".ro-node option").allTextContents())[1];
+  await page.locator(".ro-node select").selectOption(node);
+  await page.locator(".ro-cause select").selectOption("daemon-not-restarted");
+  await page.locator(".ro-submit").focus();
+  await page.keyboard.press("Enter");
+  await page.locator(".ro-judge").waitFor();
+  assert.ok((await page.locator(".ro-diagnosis li").count()) > 0, "the model's diagnosis is shown");
+  // The report downloads as Markdown: the link's data equals the preview.
+  const href = await page.locator(".ro-report-md").getAttribute("href");
+  const md = decodeURIComponent(href.replace(/^data:text\/markdown;charset=utf-8,/, ""));
+  assert.equal(md, await page.locator(".ro-report-text").textContent());
+  assert.match(md, /^# /);
   await page.screenshot({ path: path.join(OUT, "step8-en.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
 
-test("steps 5-6: the pod's outcome equals `gpulab schedule` for the same manifests", async () => {
-  const { page, errors } = await open("en", 6);
-  if (process.env.K8S_STEPS !== "1") {
-    assert.equal(await page.locator(".not-built").count(), 1, "without k8s-steps the step is the placeholder");
-    assert.deepEqual(errors, []);
-    await page.close();
-    return;
-  }
+/** `gpulab schedule` on the lab's manifests (cluster text given), Kubernetes `version`. */
+function schedule(cluster, version = "1.36") {
   const dir = mkdtempSync(path.join(tmpdir(), "gpulab-k8s-"));
-  for (const f of ["cluster.yaml", "runtimeclass.yaml", "pod.yaml"]) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
-  const cli = gpulab(["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", "pod.yaml", "--k8s-version", "1.36"], dir);
-  const shown = [await page.locator(".k8s-verdict").textContent(), await page.locator(".k8s-events").textContent(), await page.locator(".k8s-nodes").textContent()];
-  assert.equal(`${shown[0]}\n${shown[1]}\n${shown[2]}`, cli);
+  for (const f of ["runtimeclass.yaml", "pod.yaml"]) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
+  writeFileSync(path.join(dir, "cluster.yaml"), cluster);
+  return gpulab(["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", "pod.yaml", "--k8s-version", version], dir);
+}
+
+async function scheduleShown(page) {
+  const [verdict, events, nodes] = await Promise.all([".k8s-verdict", ".k8s-events", ".k8s-nodes"].map((c) => page.locator(c).textContent()));
+  return `${verdict}\n${events}\n${nodes}`;
+}
+
+test("step 6: the verdict equals `gpulab schedule`; patching node status and the version switch change it as the CLI says", async () => {
+  const { page, errors } = await openChunkStep("en", 6, ".k8s-verdict");
+  const cluster = readFileSync(new URL("cluster.yaml", DATA), "utf8");
+  assert.equal(await scheduleShown(page), schedule(cluster));
+  assert.match(await page.locator(".k8s-events").textContent(), /FailedScheduling .*Insufficient nvidia\.com\/gpu/);
+  // The version switch, by keyboard focus + selectOption.
+  await page.locator(".k8s-version select").selectOption("1.33");
+  await page.locator(".k8s-verdict").filter({ hasText: "Kubernetes 1.33" }).waitFor();
+  assert.equal(await scheduleShown(page), schedule(cluster, "1.33"));
+  await page.locator(".k8s-version select").selectOption("1.36");
+  // Advertise one GPU on gpu-node-1 (the device plugin's registration, by hand).
+  await page.locator(".k8s-patch-node select").selectOption("gpu-node-1");
+  await page.locator(".k8s-patch-apply").focus();
+  await page.keyboard.press("Enter");
+  await page.locator(".k8s-verdict").filter({ hasText: "Scheduled to gpu-node-1" }).waitFor();
+  const patched = cluster.replace(/(name: gpu-node-1[\s\S]*?capacity:\n)([\s\S]*?allocatable:\n)/, '$1    nvidia.com/gpu: "1"\n$2    nvidia.com/gpu: "1"\n');
+  assert.notEqual(patched, cluster);
+  assert.equal(await scheduleShown(page), schedule(patched));
+  const row = page.locator(".k8s-node[data-node='gpu-node-1'] tr", { hasText: "nvidia.com/gpu" });
+  assert.deepEqual(await row.locator("th, td").allTextContents(), ["nvidia.com/gpu", "1", "1"]);
+  // Bound now: the kubelet on gpu-node-1 cannot start the sandbox before the restart.
+  assert.match(await page.locator(".k8s-sandbox.before-restart .k8s-sandbox-pods").textContent(), /ContainerCreating/);
+  assert.match(await page.locator(".k8s-sandbox.before-restart .k8s-sandbox-events").textContent(), /FailedCreatePodSandBox/);
+  assert.equal(await page.locator(".k8s-outcome pre[lang='en']").count() > 0, true, "upstream texts are marked English");
   await page.screenshot({ path: path.join(OUT, "step6-en.png"), fullPage: true });
+  await page.locator(".k8s-patch-clear").click();
+  await page.locator(".k8s-verdict").filter({ hasText: "Pending" }).waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("step 5: admission and the kubelet's sandbox result on a node without the handler (Korean UI, English upstream text)", async () => {
+  const { page, errors } = await openChunkStep("ko", 5, ".k8s-outcome");
+  await page.locator(".k8s-sandbox.before-restart").waitFor();
+  const events = await page.locator(".k8s-sandbox.before-restart .k8s-sandbox-events").textContent();
+  assert.match(events, /FailedCreatePodSandBox +\S+ +kubelet +Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured/);
+  assert.match(await page.locator(".k8s-sandbox.before-restart .k8s-sandbox-pods").textContent(), /cuda-vectoradd +0\/1 +ContainerCreating/);
+  assert.equal(await page.locator(".k8s-sandbox-events").first().getAttribute("lang"), "en");
+  // Without the RuntimeClass, admission refuses the pod: the text `gpulab schedule` prints.
+  await page.locator(".k8s-runtimeclass textarea").fill("");
+  await page.locator(".k8s-rejected").waitFor();
+  const dir = mkdtempSync(path.join(tmpdir(), "gpulab-k8s-"));
+  for (const f of ["cluster.yaml", "pod.yaml"]) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
+  writeFileSync(path.join(dir, "runtimeclass.yaml"), "");
+  const cli = gpulab(["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", "pod.yaml", "--k8s-version", "1.36"], dir);
+  assert.equal(`${await page.locator(".k8s-rejected").textContent()}\n`, cli);
+  await page.screenshot({ path: path.join(OUT, "step5-ko.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("step 3: the script download is the real scripts/check-runtime.sh, served beside the bundle", async () => {
+  const { page, errors } = await open("en", 3);
+  const href = await page.locator(".ck-download").getAttribute("href");
+  assert.equal(new URL(href).pathname.endsWith("/check-runtime.sh"), true, href);
+  const served = await (await page.request.get(href)).text();
+  assert.equal(served, readFileSync(new URL("../../scripts/check-runtime.sh", import.meta.url), "utf8"));
   assert.deepEqual(errors, []);
   await page.close();
 });

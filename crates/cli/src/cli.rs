@@ -72,6 +72,31 @@ pub enum ScenarioCommand {
     Run(ScenarioRunArgs),
     /// Run scenarios on a real backend and check the expectations against what it observed.
     Replay(ParityArgs),
+    /// Scaffold a new scenario directory (DIR/NAME) from the incident; it passes
+    /// `scenario run` as written. Exit 2 when NAME is not a plain name or already exists.
+    New(ScenarioNewArgs),
+    /// Lint a scenario: TOML syntax and schema, referenced files, versions the model
+    /// covers, and every expectation run on the model; `file:line:col: severity: message
+    /// [code]`. Exit 0 clean (warnings allowed), 1 an expectation the model cannot
+    /// satisfy, 2 a malformed scenario.
+    Check(ScenarioCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioNewArgs {
+    /// The scenario's directory name (letters, digits, `-`, `_`).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Where the directory is created.
+    #[arg(long, value_name = "DIR", default_value = "scenarios")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioCheckArgs {
+    /// Scenario directories (each holds a scenario.toml), or a directory of them.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -86,7 +111,8 @@ pub struct ScenarioRunArgs {
 pub enum BackendKind {
     /// The real `containerd` binary and daemons on private roots and sockets.
     Containerd,
-    /// A Kubernetes cluster through a kubeconfig context (not built yet).
+    /// A Kubernetes cluster through a kubeconfig context (`GPULAB_KUBECONFIG`, else the
+    /// usual kubeconfig); kind- or kwok- contexts only unless allowed.
     Kube,
 }
 
@@ -103,6 +129,10 @@ pub struct ParityArgs {
     /// Allow a context whose name does not start with `kind-` or `kwok-`.
     #[arg(long)]
     pub allow_non_lab_cluster: bool,
+    /// Place a scenario node on a cluster node (kube backend), e.g.
+    /// `--node gpu-node-1=kind-worker`; repeatable. Unplaced nodes are created, simulated.
+    #[arg(long = "node", value_name = "SCENARIO=CLUSTER")]
+    pub node_map: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,10 +251,12 @@ pub struct RolloutArgs {
     #[arg(long, default_value = "seed:1")]
     pub order: String,
     /// With manifests: a node whose running containerd has not loaded the `nvidia`
-    /// handler (the drop-in is on disk, the daemon was not restarted). Repeatable.
+    /// handler (the NVIDIA drop-in is on disk, the daemon was not restarted; default
+    /// version 1.6.20, where the drop-in replaces the CRI table). Repeatable.
     #[arg(long = "broken-node", value_name = "NODE[=CONTAINERD_VERSION]")]
     pub broken_nodes: Vec<String>,
-    /// After the stall, restart containerd on the broken nodes and go on.
+    /// After the stall, fix the stalled nodes (rewrite the drop-in when a restart alone
+    /// would fail the CRI plugin), restart their containerd and go on.
     #[arg(long)]
     pub restart_after_stall: bool,
     /// Language of the diagnosis.
@@ -234,7 +266,8 @@ pub struct RolloutArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The run to report on: same inputs as `gpulab rollout`.
+    /// The run to report on: a scenario directory (`scenarios/incident`), or the same
+    /// inputs as `gpulab rollout`.
     #[command(flatten)]
     pub rollout: RolloutArgs,
 }

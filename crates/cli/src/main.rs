@@ -43,6 +43,8 @@ fn main() {
         cli::Command::Scenario(cli::ScenarioCommand::Run(args)) => scenario::run(&args.dirs, cli.output),
         cli::Command::Scenario(cli::ScenarioCommand::Replay(args)) => scenario::replay(&args, cli.output),
         cli::Command::Parity(args) => scenario::parity(&args, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::New(args)) => scenario::new::run(&args, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::Check(args)) => scenario::check::run(&args.dirs, cli.output),
         cli::Command::Rollout(args) => rollout::run(&args, cli.output),
         cli::Command::Report(args) => report::run(&args, cli.output),
         cli::Command::Schedule(args) => schedule::run(&args, cli.output),

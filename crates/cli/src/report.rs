@@ -1,14 +1,43 @@
-//! `gpulab report SCENARIO_OR_FILES [--lang ko|en]`: runs the rollout like `gpulab
-//! rollout` until it stalls, restarts containerd on the stalled nodes when
-//! `--restart-after-stall` is given, and prints the incident report as Markdown (the
-//! model's JSON form with `--output json`).
+//! `gpulab report SCENARIO [--lang ko|en] [--output json]`: the incident report of a
+//! run, as Markdown (the model's JSON form with `--output json`). SCENARIO is
+//!
+//! - a scenario directory (`scenarios/incident`, holding `scenario.toml`): its steps run
+//!   on the model and the report is built from that run
+//!   ([`gpulab_model::scenario::incident::incident_run`]);
+//! - the built-in `device-plugin-stall`, or YAML manifests (as `gpulab rollout`): the
+//!   rollout runs until it stalls; with `--restart-after-stall` the stalled nodes are
+//!   fixed and the run goes on ([`gpulab_model::daemonset::incident::Incident::run`]).
+//!
+//! Either way the artifacts (merge explanation, check-runtime verdicts, scheduler
+//! verdicts, slot table) are computed by the models during the run.
 
-use gpulab_model::daemonset::report::{build_report, run_incident, Artifacts};
+use std::path::Path;
+
+use gpulab_model::daemonset::incident::IncidentRun;
+use gpulab_model::daemonset::report::build_report;
 use gpulab_model::daemonset::text::Lang;
+use gpulab_model::scenario::SCENARIO_FILE;
 
 use crate::cli::ReportArgs;
 use crate::exit::ExitCode;
 use crate::output::OutputFormat;
+
+/// The run the arguments name.
+fn incident_run(args: &ReportArgs, lang: Lang) -> Result<IncidentRun, String> {
+    let max = args.rollout.syncs.unwrap_or(500);
+    if let [only] = args.rollout.inputs.as_slice() {
+        let dir = Path::new(only);
+        if dir.join(SCENARIO_FILE).is_file() {
+            if !args.rollout.broken_nodes.is_empty() || args.rollout.restart_after_stall {
+                return Err(format!("{only} is a scenario directory: it runs its own steps (no --broken-node, no --restart-after-stall)"));
+            }
+            let scenario = crate::scenario::load(dir).map_err(|e| e.join("\n"))?;
+            return gpulab_model::scenario::incident::incident_run(&scenario, lang);
+        }
+    }
+    let incident = crate::rollout::build_incident(&args.rollout)?;
+    Ok(incident.run(args.rollout.restart_after_stall, max, lang))
+}
 
 pub fn run(args: &ReportArgs, output: OutputFormat) -> ExitCode {
     let lang: Lang = match args.rollout.lang.parse() {
@@ -18,16 +47,14 @@ pub fn run(args: &ReportArgs, output: OutputFormat) -> ExitCode {
             return ExitCode::BadInput;
         }
     };
-    let rollout = match crate::rollout::build(&args.rollout) {
+    let run = match incident_run(args, lang) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("gpulab report: {e}");
             return ExitCode::BadInput;
         }
     };
-    let max = args.rollout.syncs.unwrap_or(500);
-    let (rollout, at_stall, checks) = run_incident(rollout, args.rollout.restart_after_stall, max);
-    let report = build_report(&rollout, &at_stall, Artifacts { check_runtime: checks, ..Artifacts::default() }, lang);
+    let report = build_report(&run.rollout, &run.at_stall, run.artifacts, lang);
     match output {
         // The report is Markdown already; md and text print it as is.
         OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => print!("{}", report.to_markdown()),

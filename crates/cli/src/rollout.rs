@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
 use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
-use gpulab_model::daemonset::rollout::{NodeRuntime, RoundRecord, Rollout};
-use gpulab_model::daemonset::seed::{broken_runtime, rollout_from_manifests, seed_incident, Manifests, SEED_EPOCH};
+use gpulab_model::containerd::Version;
+use gpulab_model::daemonset::incident::Incident;
+use gpulab_model::daemonset::rollout::RoundRecord;
+use gpulab_model::daemonset::seed::{broken_daemon, incident_from_manifests, seed_incident_full, Manifests, SEED_CONTAINERD_VERSION};
 use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
 use gpulab_model::daemonset::NodeOrder;
 
@@ -34,8 +36,9 @@ pub fn parse_order(s: &str) -> Result<NodeOrder, String> {
     Ok(NodeOrder::Fixed(names))
 }
 
-/// Builds the rollout the arguments describe, before its first sync.
-pub fn build(args: &RolloutArgs) -> Result<Rollout, String> {
+/// Builds the incident the arguments describe (the rollout before its first sync and
+/// every node's containerd daemon).
+pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
     let order = parse_order(&args.order)?;
     let seed = match order {
         NodeOrder::Seeded(s) => s,
@@ -45,7 +48,7 @@ pub fn build(args: &RolloutArgs) -> Result<Rollout, String> {
         if !args.broken_nodes.is_empty() {
             return Err(format!("--broken-node is for manifests; {SEED_SCENARIO} has its own broken node"));
         }
-        return seed_incident(order, seed);
+        return seed_incident_full(order, seed);
     }
     let mut manifests = Manifests::default();
     for file in &args.inputs {
@@ -54,27 +57,27 @@ pub fn build(args: &RolloutArgs) -> Result<Rollout, String> {
         })?;
         manifests.add_yaml(file, &text)?;
     }
-    let mut runtimes = BTreeMap::new();
+    let default_version = Version::parse(SEED_CONTAINERD_VERSION).map_err(|e| e.to_string())?;
+    let mut daemons = BTreeMap::new();
     for spec in &args.broken_nodes {
-        let (node, version) = spec.split_once('=').unwrap_or((spec.as_str(), "2.0.5"));
+        let (node, version) = spec.split_once('=').unwrap_or((spec.as_str(), SEED_CONTAINERD_VERSION));
         if !manifests.nodes.iter().any(|n| n.metadata.name.as_deref() == Some(node)) {
             return Err(format!("--broken-node {node}: no such Node in the manifests"));
         }
-        runtimes.insert(node.to_string(), broken_runtime(version));
+        let version = Version::parse(version).map_err(|e| format!("--broken-node {spec}: {e}"))?;
+        daemons.insert(node.to_string(), broken_daemon(&version));
     }
-    for node in manifests.nodes.iter().filter_map(|n| n.metadata.name.clone()) {
-        runtimes.entry(node).or_insert_with(|| NodeRuntime::healthy("2.0.5", &["runc", "nvidia"]));
-    }
-    rollout_from_manifests(&manifests, runtimes, order, seed, SEED_EPOCH)
+    incident_from_manifests(&manifests, daemons, &default_version, order, seed)
 }
 
-/// Runs the rounds the arguments ask for; returns them.
-pub fn run_rounds(rollout: &mut Rollout, args: &RolloutArgs) -> Vec<RoundRecord> {
+/// Runs the rounds the arguments ask for; returns them. With `--restart-after-stall`
+/// the stalled nodes are fixed once (see [`Incident::fix_nodes`]) and the run goes on.
+pub fn run_rounds(incident: &mut Incident, args: &RolloutArgs) -> Vec<RoundRecord> {
     let mut rounds = Vec::new();
     let max = args.syncs.unwrap_or(500);
     let mut restarted = false;
     while rounds.len() < max {
-        let r = rollout.step();
+        let r = incident.rollout.step();
         let (stalled, done) = (r.stalled, r.rollout_status.as_ref().is_ok_and(|s| s.done));
         rounds.push(r);
         if args.syncs.is_some() {
@@ -86,9 +89,8 @@ pub fn run_rounds(rollout: &mut Rollout, args: &RolloutArgs) -> Vec<RoundRecord>
         if stalled {
             if args.restart_after_stall && !restarted {
                 restarted = true;
-                for rt in rollout.runtimes.values_mut() {
-                    rt.restart();
-                }
+                let nodes: Vec<String> = diagnose(&incident.rollout).stalled_nodes.into_iter().map(|n| n.node).collect();
+                incident.fix_nodes(&nodes);
                 continue;
             }
             break;
@@ -154,16 +156,17 @@ pub fn run(args: &RolloutArgs, output: OutputFormat) -> ExitCode {
             return ExitCode::BadInput;
         }
     };
-    let mut rollout = match build(args) {
+    let mut incident = match build_incident(args) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("gpulab rollout: {e}");
             return ExitCode::BadInput;
         }
     };
-    let start = rollout.now();
-    let before = rollout.rollout_status();
-    let rounds = run_rounds(&mut rollout, args);
+    let start = incident.rollout.now();
+    let before = incident.rollout.rollout_status();
+    let rounds = run_rounds(&mut incident, args);
+    let rollout = incident.rollout;
     let diagnosis = diagnose(&rollout);
     let done = rollout.rollout_status().is_ok_and(|s| s.done);
     let ds_pods: Vec<_> = rollout.controller.pods.values().collect();

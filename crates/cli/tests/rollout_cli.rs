@@ -1,6 +1,7 @@
 //! `gpulab rollout` and `gpulab report` end to end (issue 6): the seed incident stalls
 //! (exit 1) with the verbatim `rollout status` line and a diagnosis naming the node;
-//! restarting containerd lets it finish (exit 0); manifests work like the built-in.
+//! fixing the drop-in and restarting containerd lets it finish (exit 0); manifests work
+//! like the built-in; `gpulab report` reports on the seed or on a scenario directory.
 
 use std::process::Command;
 
@@ -19,7 +20,9 @@ const DONE: &str = "daemon set \"nvidia-device-plugin-daemonset\" successfully r
 fn seed_stalls_and_exits_one() {
     let (code, out) = gpulab(&["rollout", "device-plugin-stall", "--order", "gpu-node-2"]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.ends_with_line_containing("containerd.service on gpu-node-2 was not restarted"), "{out}");
+    assert!(out.contains("containerd.service on gpu-node-2 was not restarted"), "{out}");
+    // The root, last: the containerd model's verdict on a restart with these files.
+    assert!(out.ends_with_line_containing("A restart with the files as they are would not fix it: containerd 1.6.20's CRI plugin would fail"), "{out}");
     assert!(out.contains(FIRST) && out.contains("held by node gpu-node-2") && out.contains("no runtime handler \"nvidia\""), "{out}");
 }
 
@@ -70,6 +73,45 @@ fn report_ko() {
     assert_eq!(code, 0);
     assert!(out.starts_with("# 장애 보고서: DaemonSet nvidia-device-plugin-daemonset 롤아웃 정지\n"), "{out}");
     assert!(out.contains("## 멈춘 노드: gpu-node-2"), "{out}");
+}
+
+/// `gpulab report scenarios/incident`: the report of the scenario's own run — the
+/// checks of its steps by name, the merge with file:line, the scheduler's verdicts
+/// verbatim, the fix the scenario applied — in English and, as JSON, the same data.
+#[test]
+fn report_of_a_scenario_run() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/incident");
+    let (code, md) = gpulab(&["report", dir, "--lang", "en"]);
+    assert_eq!(code, 0, "{md}");
+    for needle in [
+        "## Stalled node: gpu-node-2",
+        "| gpu-node-2 | 3. the check before restart: what runs is not what the files say | restart-needed (2) |",
+        "| gpu-node-2 | 14. restarted: gpu-node-2 serves runc and nvidia; the check passes | pass (0) | - |",
+        "| `plugins.\"io.containerd.grpc.v1.cri\".containerd.default_runtime_name` | `\"runc\"` | `/etc/containerd/config.toml:10` | `/etc/containerd/conf.d/99-nvidia.toml:7` |",
+        "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 2 Insufficient nvidia.com/gpu.",
+        "Fix applied on gpu-node-2: `/etc/containerd/conf.d/99-nvidia.toml` rewritten",
+        "`daemon set \"nvidia-device-plugin-daemonset\" successfully rolled out`",
+        // Step 16's plugin-config, through the slot model.
+        "| gpu-node-2 | NVIDIA A100-SXM4-40GB | 4 | 4 | 16 | 0 |",
+    ] {
+        assert!(md.contains(needle), "missing {needle:?} in\n{md}");
+    }
+    let (code, json) = gpulab(&["report", dir, "--output", "json", "--lang", "ko"]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["lang"], "ko");
+    assert_eq!(json["resolved"], true);
+    assert_eq!(json["artifacts"]["fix"][0]["filesWritten"][0], "/etc/containerd/conf.d/99-nvidia.toml");
+    assert_eq!(json["artifacts"]["scheduler"][0]["pod"], "cuda-vectoradd");
+}
+
+/// A scenario without a DaemonSet has no rollout to report on: exit 2 with the reason.
+#[test]
+fn report_of_a_scenario_without_daemonset_exits_two() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dropin-containerd-1.7");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpulab")).args(["report", dir]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no DaemonSet"), "{out:?}");
 }
 
 trait LastLine {

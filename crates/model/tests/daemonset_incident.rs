@@ -1,13 +1,14 @@
 //! The lab's step-8 incident end to end (issue 6): the device-plugin rollout stalls on
 //! the node whose containerd was never restarted, `kubectl rollout status` says which
 //! of its two messages depending on when that node's turn comes (Go map order, here an
-//! input), the diagnosis names the node and the root cause, and restarting the node's
-//! containerd lets the rollout finish.
+//! input), the diagnosis names the node and the root cause (read off the node's
+//! containerd model: the drop-in replaced the CRI table, the daemon was not restarted),
+//! and fixing the drop-in and restarting the node's containerd lets the rollout finish.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Verdict};
 use gpulab_model::daemonset::kubectl::{get_ds, get_pods_wide};
-use gpulab_model::daemonset::seed::{seed_incident, BROKEN_NODE};
+use gpulab_model::daemonset::seed::{seed_incident, seed_incident_full, BROKEN_NODE, NVIDIA_DROPIN_PATH};
 use gpulab_model::daemonset::NodeOrder;
 
 const DS: &str = "nvidia-device-plugin-daemonset";
@@ -45,7 +46,15 @@ fn broken_node_first_stalls_with_one_updated() {
     );
     assert_eq!(
         chain_codes(&r),
-        ["new-pod-not-ready", "sandbox-create-failed", "handler-not-loaded", "restart-would-load", "config-defines-handler", "daemon-not-restarted"]
+        [
+            "new-pod-not-ready",
+            "sandbox-create-failed",
+            "handler-not-loaded",
+            "config-defines-handler",
+            "daemon-not-restarted",
+            "dropin-replaced-table",
+            "restart-would-fail"
+        ]
     );
 }
 
@@ -61,17 +70,29 @@ fn broken_node_last_stalls_with_two_available() {
     assert_eq!(chain_codes(&r).first().map(String::as_str), Some("new-pod-not-ready"));
 }
 
-/// Restarting the broken node's containerd (it loads the drop-in) ends the stall.
+/// A restart alone does not end the stall on containerd 1.6: the drop-in replaced the
+/// CRI table, so the restarted daemon's CRI plugin fails and the node serves no CRI;
+/// the fix — the drop-in carrying the whole runtimes table, then a restart — ends it.
 #[test]
-fn restarting_containerd_finishes_the_rollout() {
+fn restart_alone_fails_the_fix_finishes_the_rollout() {
     for order in [fixed(&[BROKEN_NODE]), fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE])] {
-        let mut r = stall(order, 1);
-        r.runtimes.get_mut(BROKEN_NODE).unwrap().restart();
-        assert!(r.run_until_settled(50));
-        let status = r.rollout_status().unwrap();
+        let mut incident = seed_incident_full(order.clone(), 1).unwrap();
+        assert!(!incident.rollout.run_until_settled(50));
+        let mut as_is = incident.clone();
+        as_is.daemons.get_mut(BROKEN_NODE).unwrap().restart();
+        as_is.sync_runtimes();
+        assert!(!as_is.rollout.run_until_settled(50), "a restart as-is must not finish the rollout");
+        let d = diagnose(&as_is.rollout);
+        let codes: Vec<&str> = d.stalled_nodes[0].chain.iter().map(|l| l.code.as_str()).collect();
+        assert!(codes.contains(&"cri-not-serving") && codes.contains(&"loaded-cri-error"), "{codes:?}");
+
+        let fix = incident.fix_nodes(&[BROKEN_NODE.to_string()]);
+        assert_eq!(fix[0].files_written, [NVIDIA_DROPIN_PATH]);
+        assert!(incident.rollout.run_until_settled(50));
+        let status = incident.rollout.rollout_status().unwrap();
         assert_eq!(status.message, format!("daemon set \"{DS}\" successfully rolled out\n"));
         assert!(status.done);
-        assert_eq!(diagnose(&r).verdict, Verdict::Complete);
+        assert_eq!(diagnose(&incident.rollout).verdict, Verdict::Complete);
     }
 }
 
@@ -184,8 +205,9 @@ fn bad_input_never_panics() {
 /// to come, not a stall; with a healthy cluster the rollout finishes.
 #[test]
 fn min_ready_seconds_is_not_a_stall() {
-    let mut r = seed_incident(fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE]), 1).unwrap();
-    r.runtimes.get_mut(BROKEN_NODE).unwrap().restart();
+    let mut incident = seed_incident_full(fixed(&["gpu-node-1", "gpu-node-3", BROKEN_NODE]), 1).unwrap();
+    incident.fix_nodes(&[BROKEN_NODE.to_string()]);
+    let mut r = incident.rollout;
     let mut ds = r.controller.ds.clone();
     ds.spec.as_mut().unwrap().min_ready_seconds = Some(25);
     r.apply_update(ds);

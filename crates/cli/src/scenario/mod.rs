@@ -1,12 +1,14 @@
 //! `gpulab scenario run DIR…` (the model), `gpulab scenario replay DIR… --backend B`
 //! and `gpulab parity DIR… --backend B` (a real backend, diffed against the model). The
 //! only I/O of scenarios is here: reading the directory, printing, and the real
-//! backends ([`real_containerd`]).
+//! backends ([`real_containerd`], [`kube`]).
 //!
 //! A DIR is a scenario directory (it holds `scenario.toml`) or a directory of them
 //! (e.g. `scenarios/`), run in name order.
 
+pub mod check;
 pub mod kube;
+pub mod new;
 pub mod real_containerd;
 
 use std::path::{Path, PathBuf};
@@ -135,24 +137,42 @@ pub fn run(dirs: &[PathBuf], output: OutputFormat) -> ExitCode {
     if all_ok { ExitCode::Success } else { ExitCode::CheckFailed }
 }
 
-fn real_record(s: &Scenario, args: &ParityArgs, quiet_progress: bool) -> Result<Record, (ExitCode, String)> {
+/// The kube backend, connected once and reused for every scenario of a command.
+pub type KubeSession = Option<kube::KubeBackend>;
+
+fn kube_connect(args: &ParityArgs) -> Result<kube::KubeBackend, (ExitCode, String)> {
+    let mut node_map = std::collections::BTreeMap::new();
+    for m in &args.node_map {
+        let (a, b) = m.split_once('=').ok_or_else(|| (ExitCode::BadInput, format!("--node {m}: expected SCENARIO-NODE=CLUSTER-NODE")))?;
+        node_map.insert(a.to_string(), b.to_string());
+    }
+    let c = kube::Connect { context: args.context.clone(), allow_non_lab_cluster: args.allow_non_lab_cluster, kubeconfig: None, node_map };
+    kube::KubeBackend::connect(&c).map_err(|e| (if e.starts_with("refusing") { ExitCode::BadInput } else { ExitCode::External }, e))
+}
+
+fn real_record(s: &Scenario, args: &ParityArgs, quiet_progress: bool, session: &mut KubeSession) -> Result<Record, (ExitCode, String)> {
+    let mut progress = |i: usize, name: &str| {
+        if !quiet_progress {
+            eprintln!("[{}] step {i}: {name}", s.name);
+        }
+    };
     match args.backend {
         BackendKind::Containerd => {
             let mut backend = real_containerd::RealContainerd::new().map_err(|e| (ExitCode::External, e))?;
-            let mut progress = |i: usize, name: &str| {
-                if !quiet_progress {
-                    eprintln!("[{}] step {i}: {name}", s.name);
-                }
-            };
             Ok(scenario::run_with_progress(s, &mut backend, &mut progress))
         }
         BackendKind::Kube => {
-            let context = args.context.as_deref().unwrap_or("");
-            kube::check_context(context, args.allow_non_lab_cluster).map_err(|e| (ExitCode::BadInput, e))?;
-            Err((
-                ExitCode::External,
-                "the kube backend's transport is not built yet (its requests are, see scenario/kube.rs): only --backend containerd replays scenarios".into(),
-            ))
+            if session.is_none() {
+                *session = Some(kube_connect(args)?);
+            }
+            let backend = session.as_mut().ok_or((ExitCode::External, "no kube session".to_string()))?;
+            let record = scenario::run_with_progress(s, backend, &mut progress);
+            for l in backend.cleanup() {
+                if !quiet_progress {
+                    eprintln!("[{}] cleanup: {l}", s.name);
+                }
+            }
+            Ok(record)
         }
     }
 }
@@ -164,8 +184,9 @@ pub fn replay(args: &ParityArgs, output: OutputFormat) -> ExitCode {
         Err(code) => return code,
     };
     let mut records = Vec::new();
+    let mut session: KubeSession = None;
     for s in &scenarios {
-        match real_record(s, args, false) {
+        match real_record(s, args, false, &mut session) {
             Ok(r) => records.push(r),
             Err((code, e)) => {
                 eprintln!("gpulab: {e}");
@@ -185,9 +206,9 @@ pub fn replay(args: &ParityArgs, output: OutputFormat) -> ExitCode {
 }
 
 /// Runs one scenario on the model and on the real backend, and diffs them.
-pub fn parity_of(s: &Scenario, args: &ParityArgs, quiet_progress: bool) -> Result<Parity, (ExitCode, String)> {
+pub fn parity_of(s: &Scenario, args: &ParityArgs, quiet_progress: bool, session: &mut KubeSession) -> Result<Parity, (ExitCode, String)> {
     let model = scenario::run_on_model(s);
-    let real = real_record(s, args, quiet_progress)?;
+    let real = real_record(s, args, quiet_progress, session)?;
     Ok(scenario::diff(&model, &real))
 }
 
@@ -197,8 +218,10 @@ fn print_parity(p: &Parity) {
         println!("  error: {e}");
     }
     let show = |o: &Option<gpulab_model::scenario::Observed>| o.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);
-    let hidden = p.rows.iter().filter(|r| r.verdict == "not-compared" && r.domain != gpulab_model::scenario::Domain::Containerd).count();
-    for r in p.rows.iter().filter(|r| r.verdict != "not-compared" || r.domain == gpulab_model::scenario::Domain::Containerd) {
+    // The containerd backend never observes Kubernetes fields: they are counted, not listed.
+    let hide = |r: &gpulab_model::scenario::ParityRow| !p.backend.starts_with("kube") && r.verdict == "not-compared" && r.domain != gpulab_model::scenario::Domain::Containerd;
+    let hidden = p.rows.iter().filter(|r| hide(r)).count();
+    for r in p.rows.iter().filter(|r| !hide(r)) {
         let why = r.why.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
         println!("  {:>2} {:<8} {}.{}  model {}  real {}{why}", r.step, r.verdict, r.subject, r.field.name(), show(&r.model), show(&r.real));
     }
@@ -214,8 +237,9 @@ pub fn parity(args: &ParityArgs, output: OutputFormat) -> ExitCode {
         Err(code) => return code,
     };
     let mut results = Vec::new();
+    let mut session: KubeSession = None;
     for s in &scenarios {
-        match parity_of(s, args, false) {
+        match parity_of(s, args, false, &mut session) {
             Ok(p) => results.push(p),
             Err((code, e)) => {
                 eprintln!("gpulab: {e}");

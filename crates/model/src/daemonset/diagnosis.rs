@@ -239,15 +239,28 @@ fn node_chain(rollout: &Rollout, node: &str, ds_object: &str, failed_creates: &[
             chain.push(link("restart-would-load", &[("node", node.into()), ("handler", handler.clone())],
                 Evidence::Runtime { node: node.into(), field: "fileHandlers".into(), value: format!("[{}]", rt.file_handlers.clone().unwrap_or_default().join(", ")) }));
         }
-        for f in &rt.findings {
-            let mut l = link(&f.code, &[], f.span.clone().map(|span| Evidence::Config { span }).unwrap_or(Evidence::None));
-            l.args = f.args.clone();
-            l.args.entry("node".into()).or_insert_with(|| node.into());
-            chain.push(l);
-        }
+        push_findings(&mut chain, rt, node);
+    } else if let (true, Some(rt)) = (sandbox.message.contains("unknown service runtime.v1.RuntimeService"), rollout.runtimes.get(node)) {
+        // The CRI plugin is not serving at all (e.g. it failed to load after a restart).
+        chain.push(link(
+            "cri-not-serving",
+            &[("node", node.into()), ("containerdVersion", rt.containerd_version.clone())],
+            Evidence::Runtime { node: node.into(), field: "loadedHandlers".into(), value: format!("[{}]", rt.loaded_handlers.join(", ")) },
+        ));
+        push_findings(&mut chain, rt, node);
     } else if let Some(rc) = sandbox.message.split("runtimeclass.node.k8s.io \"").nth(1).and_then(|s| s.split('"').next()) {
         chain.push(link("runtimeclass-missing", &[("runtimeClass", rc.into())],
             Evidence::StatusField { object: format!("RuntimeClass/{rc}"), field: "metadata.name".into(), value: "<not found>".into() }));
     }
     StalledNode { node: node.into(), pod: Some(name), chain }
+}
+
+/// The containerd model's findings about the node, as the chain's last links (the roots).
+fn push_findings(chain: &mut Vec<CauseLink>, rt: &super::rollout::NodeRuntime, node: &str) {
+    for f in &rt.findings {
+        let mut l = link(&f.code, &[], f.span.clone().map(|span| Evidence::Config { span }).unwrap_or(Evidence::None));
+        l.args = f.args.clone();
+        l.args.entry("node".into()).or_insert_with(|| node.into());
+        chain.push(l);
+    }
 }

@@ -4,12 +4,17 @@
 //! verdict, the stalled node with its cause chain and evidence, the artifacts gathered
 //! in the earlier steps, and next actions.
 //!
-//! The artifacts of the other steps (merge diagnostics, check-runtime verdicts, the
-//! slot table) are inputs: the app passes what the learner produced; a section with
-//! nothing in it says so rather than disappearing.
+//! The artifacts of the other steps are computed by their own models
+//! ([`super::artifacts`], gathered by [`super::incident::Incident::run`]): the
+//! containerd merge explanation with file:line, check-runtime.sh verdicts before and
+//! after the restart, the scheduler's verdicts, the slot table. The app may pass its
+//! own (e.g. the learner's step-2 diagnostics); a section with nothing in it says so
+//! rather than disappearing. Upstream texts (containerd's log lines, the scheduler's
+//! and kubelet's messages, kubectl output) appear verbatim, in English, in both languages.
 
 use serde::{Deserialize, Serialize};
 
+use super::artifacts::{FixRecord, MergeArtifact, SchedulerVerdict};
 use super::diagnosis::{diagnose, Diagnosis, Verdict};
 use super::kubectl::{describe_events, get_pods_wide, table, tabbed, GET_DS_HEADER};
 use super::pod::time;
@@ -25,8 +30,18 @@ pub struct CheckRuntimeRun {
     /// `before-restart` or `after-restart`.
     pub when: String,
     pub passed: bool,
-    /// The script's one-line reason.
+    /// The script's one-line reason (English; the findings carry codes and arguments).
     pub reason: String,
+    /// The script's verdict (`pass`, `check-failed`, `restart-needed`, `not-reachable`);
+    /// empty for a verdict that did not come from the check's rules.
+    #[serde(default)]
+    pub verdict: String,
+    /// The script's exit status.
+    #[serde(default)]
+    pub exit: u8,
+    /// Every finding of the five checks.
+    #[serde(default)]
+    pub findings: Vec<crate::check_runtime::Finding>,
 }
 
 /// One row of the time-slicing slot table (step 7).
@@ -52,9 +67,24 @@ pub struct Artifacts {
     /// check-runtime.sh verdicts (steps 3–4).
     #[serde(default)]
     pub check_runtime: Vec<CheckRuntimeRun>,
-    /// The slot table (step 7).
+    /// The slot table (step 7), one row per node.
     #[serde(default)]
     pub slot_table: Vec<SlotRow>,
+    /// The merge of the stalled nodes' config files, explained (step 2).
+    #[serde(default)]
+    pub merge: Vec<MergeArtifact>,
+    /// The scheduler's verdicts on the run's pods (step 6).
+    #[serde(default)]
+    pub scheduler: Vec<SchedulerVerdict>,
+    /// The whole slot table as the slot model computes it (step 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<crate::slots::SlotTable>,
+    /// What was done to the stalled nodes.
+    #[serde(default)]
+    pub fix: Vec<FixRecord>,
+    /// Artifacts that could not be computed, and why.
+    #[serde(default)]
+    pub errors: Vec<String>,
 }
 
 /// One line of the timeline.
@@ -66,6 +96,9 @@ pub struct TimelineEntry {
     /// Seconds since the update was applied.
     pub offset: i64,
     pub sync: u64,
+    /// The last sync of a run of identical syncs this row stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until_sync: Option<u64>,
     pub what: String,
     pub rollout_status: String,
 }
@@ -122,8 +155,19 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
     for r in &rollout.rounds {
         let mut what = Vec::new();
         if resolved && r.round == fixed_after + 1 {
-            let nodes = stalled_on_nodes.join(", ");
-            what.push(t(lang, &format!("containerd restarted on {nodes}"), &format!("{nodes}의 containerd 재시작")));
+            if artifacts.fix.is_empty() {
+                let nodes = stalled_on_nodes.join(", ");
+                what.push(t(lang, &format!("containerd restarted on {nodes}"), &format!("{nodes}의 containerd 재시작")));
+            }
+            for f in &artifacts.fix {
+                let files = f.files_written.join(", ");
+                let n = &f.node;
+                what.push(match (files.is_empty(), f.restarted) {
+                    (true, _) => t(lang, &format!("{n}: containerd restarted"), &format!("{n}: containerd 재시작")),
+                    (false, true) => t(lang, &format!("{n}: {files} rewritten, containerd restarted"), &format!("{n}: {files} 수정, containerd 재시작")),
+                    (false, false) => t(lang, &format!("{n}: {files} rewritten"), &format!("{n}: {files} 수정")),
+                });
+            }
         }
         for (pod, node) in &r.sync.deleted {
             what.push(t(lang, &format!("deleted old pod {pod} on {node}"), &format!("{node}의 옛 파드 {pod} 삭제")));
@@ -151,7 +195,13 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
             what.push(t(lang, "rollout complete", "롤아웃 완료"));
         }
         previous_status = status.clone();
-        timeline.push(TimelineEntry { at: rfc3339(r.now), offset: r.now - start, sync: r.round, what: what.join("; "), rollout_status: status });
+        let what = what.join("; ");
+        // A sync that repeats the previous row (the stalled kubelet retrying) widens it.
+        if let Some(last) = timeline.last_mut().filter(|l: &&mut TimelineEntry| l.what == what && l.rollout_status == status) {
+            last.until_sync = Some(r.round);
+            continue;
+        }
+        timeline.push(TimelineEntry { at: rfc3339(r.now), offset: r.now - start, sync: r.round, until_sync: None, what, rollout_status: status });
     }
 
     let view = &stall_view.controller;
@@ -209,7 +259,15 @@ fn next_actions(d: &Diagnosis, name: &str, namespace: &str, lang: Lang) -> Vec<S
     for node in &d.stalled_nodes {
         let codes: Vec<&str> = node.chain.iter().map(|l| l.code.as_str()).collect();
         let n = &node.node;
-        if codes.contains(&"handler-not-loaded") {
+        let arg = |code: &str, key: &str| node.chain.iter().find(|l| l.code == code).and_then(|l| l.args.get(key).cloned()).unwrap_or_default();
+        if codes.contains(&"restart-would-fail") || codes.contains(&"dropin-replaced-table") {
+            let (file, table) = (arg("dropin-replaced-table", "file"), arg("dropin-replaced-table", "table"));
+            let version = arg("restart-would-fail", "containerdVersion");
+            out.push(t(lang,
+                &format!("On {n}: do not restart yet. {file} replaces {table} whole on containerd {version}, so a restart with the files as they are fails the CRI plugin: make the drop-in carry the whole runtimes table (runc and its options kept, nvidia added), and check `containerd config dump` first."),
+                &format!("{n}: 아직 재시작하지 않는다. containerd {version}에서 {file}가 {table}을(를) 통째로 대체하므로 지금 파일 그대로 재시작하면 CRI 플러그인이 실패한다. 드롭인이 런타임 테이블 전체(runc와 그 옵션 유지, nvidia 추가)를 담도록 고치고 먼저 `containerd config dump`로 확인한다.")));
+        }
+        if codes.contains(&"handler-not-loaded") || codes.contains(&"loaded-cri-error") || codes.contains(&"restart-would-fail") {
             out.push(t(lang,
                 &format!("On {n}: `sudo systemctl restart containerd` (not SIGHUP), then run check-runtime.sh and confirm the loaded config has the handler."),
                 &format!("{n}에서 `sudo systemctl restart containerd`(SIGHUP 아님) 후 check-runtime.sh로 로드된 설정에 핸들러가 있는지 확인한다.")));
@@ -246,7 +304,8 @@ impl IncidentReport {
         md.push_str(&format!("| {} | {} | sync | {} | `kubectl rollout status` |\n|---|---|---|---|---|\n",
             t(l, "time (UTC)", "시각 (UTC)"), t(l, "since update", "업데이트 후"), t(l, "what happened", "일어난 일")));
         for e in &self.timeline {
-            md.push_str(&format!("| {} | +{}s | {} | {} | `{}` |\n", e.at, e.offset, e.sync, e.what.replace('|', "\\|"), e.rollout_status));
+            let sync = e.until_sync.map_or_else(|| e.sync.to_string(), |u| format!("{}–{u}", e.sync));
+            md.push_str(&format!("| {} | +{}s | {sync} | {} | `{}` |\n", e.at, e.offset, e.what.replace('|', "\\|"), e.rollout_status));
         }
         md.push('\n');
 
@@ -287,6 +346,16 @@ impl IncidentReport {
         if !self.pod_events.is_empty() {
             md.push_str(&format!("```\n{}```\n\n", self.pod_events));
         }
+        for f in &self.artifacts.fix {
+            let files: Vec<String> = f.files_written.iter().map(|p| format!("`{p}`")).collect();
+            let fix = match (files.is_empty(), l) {
+                (true, Lang::En) => format!("Fix applied on {}: containerd restarted (`systemctl restart containerd`).", f.node),
+                (true, Lang::Ko) => format!("{}에 적용한 조치: containerd 재시작(`systemctl restart containerd`).", f.node),
+                (false, Lang::En) => format!("Fix applied on {}: {} rewritten to carry the whole runtimes table, then containerd restarted (`systemctl restart containerd`).", f.node, files.join(", ")),
+                (false, Lang::Ko) => format!("{}에 적용한 조치: {}가 런타임 테이블 전체를 담도록 고친 뒤 containerd 재시작(`systemctl restart containerd`).", f.node, files.join(", ")),
+            };
+            md.push_str(&format!("{fix}\n\n"));
+        }
         if self.resolved {
             md.push_str(&format!("{}\n\n", t(l,
                 "After containerd was restarted on the node, the sandbox was created and the rollout finished.",
@@ -295,28 +364,40 @@ impl IncidentReport {
 
         md.push_str(&format!("## {}\n\n", t(l, "Artifacts from the earlier steps", "앞 단계의 산출물")));
         let none = t(l, "_(not gathered in this run)_", "_(이번 실행에서 모으지 않음)_");
-        md.push_str(&format!("### {}\n\n", t(l, "containerd merge diagnostics (step 2)", "containerd 병합 진단 (2단계)")));
-        if self.artifacts.merge_diagnostics.is_empty() {
+        md.push_str(&format!("### {}\n\n", t(l, "containerd merge (step 2)", "containerd 병합 (2단계)")));
+        if self.artifacts.merge.is_empty() && self.artifacts.merge_diagnostics.is_empty() {
             md.push_str(&format!("{none}\n\n"));
-        } else {
+        }
+        for m in &self.artifacts.merge {
+            merge_markdown(&mut md, m, l);
+        }
+        if !self.artifacts.merge_diagnostics.is_empty() {
+            md.push_str(&format!("{}\n\n", t(l, "Diagnostics of the learner's files:", "학습자 파일의 진단:")));
             for d in &self.artifacts.merge_diagnostics {
                 let at = d.primary.as_ref().map(|s| format!(" at `{s}`")).unwrap_or_default();
+                let related: String = d.related.iter().map(|r| format!(", {} `{}`", r.label, r.span)).collect();
                 let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                md.push_str(&format!("- `{}` ({:?}){at} {}\n", d.code, d.severity, args.join(", ")));
+                md.push_str(&format!("- `{}` ({:?}){at}{related} {}\n", d.code, d.severity, args.join(", ")));
             }
             md.push('\n');
         }
+
         md.push_str(&format!("### {}\n\n", t(l, "check-runtime.sh verdicts (steps 3–4)", "check-runtime.sh 판정 (3–4단계)")));
         if self.artifacts.check_runtime.is_empty() {
             md.push_str(&format!("{none}\n\n"));
         } else {
-            md.push_str(&format!("| {} | {} | {} | {} |\n|---|---|---|---|\n", t(l, "node", "노드"), t(l, "when", "시점"), t(l, "verdict", "판정"), t(l, "reason", "이유")));
-            for r in &self.artifacts.check_runtime {
-                let v = if r.passed { "PASS" } else { "FAIL" };
-                md.push_str(&format!("| {} | {} | {v} | {} |\n", r.node, r.when, r.reason));
-            }
-            md.push('\n');
+            check_runtime_markdown(&mut md, &self.artifacts.check_runtime, l);
         }
+
+        md.push_str(&format!("### {}\n\n", t(l, "Scheduler verdicts (steps 5–6)", "스케줄러 판정 (5–6단계)")));
+        if self.artifacts.scheduler.is_empty() {
+            md.push_str(&format!("{}\n\n", t(l, "_(no pod of this run was left Pending by the scheduler)_", "_(이번 실행에서 스케줄러가 Pending으로 남긴 파드 없음)_")));
+        }
+        for v in &self.artifacts.scheduler {
+            let times = if v.count > 1 { format!(" ×{}", v.count) } else { String::new() };
+            md.push_str(&format!("- `{}`: {} ({}{times})\n\n```\n{}\n```\n\n", v.pod, v.reason, v.source, v.message));
+        }
+
         md.push_str(&format!("### {}\n\n", t(l, "Time-slicing slot table (step 7)", "타임슬라이싱 좌석표 (7단계)")));
         if self.artifacts.slot_table.is_empty() {
             md.push_str(&format!("{none}\n\n"));
@@ -325,6 +406,19 @@ impl IncidentReport {
                 t(l, "node", "노드"), t(l, "physical", "물리 GPU"), t(l, "seats", "좌석"), t(l, "guaranteed memory / seat", "좌석당 보장 메모리")));
             for r in &self.artifacts.slot_table {
                 md.push_str(&format!("| {} | {} | {} | {} | {} | {} |\n", r.node, r.gpu, r.physical_gpus, r.replicas, r.seats, r.guaranteed_memory_per_seat));
+            }
+            md.push('\n');
+        }
+        if let Some(table) = &self.artifacts.slots {
+            // The slot model's own Markdown, its title one level below this section's.
+            let text = crate::slots::table::to_markdown(table);
+            let text = text.strip_prefix("## ").map_or(text.clone(), |rest| format!("#### {rest}"));
+            md.push_str(&text);
+            md.push('\n');
+        }
+        if !self.artifacts.errors.is_empty() {
+            for e in &self.artifacts.errors {
+                md.push_str(&format!("- {}: {e}\n", t(l, "not computed", "계산하지 못함")));
             }
             md.push('\n');
         }
@@ -337,8 +431,81 @@ impl IncidentReport {
     }
 }
 
+fn merge_markdown(md: &mut String, m: &MergeArtifact, l: Lang) {
+    let files: Vec<String> = m.files.iter().map(|f| format!("`{f}`")).collect();
+    md.push_str(&format!("**{}** — containerd {}: {} {}\n\n", m.node, m.containerd_version, t(l, "files in load order", "로드 순서의 파일"), files.join(" → ")));
+    for r in &m.replaced {
+        let by = r.by.clone().unwrap_or_default();
+        let earlier = r.earlier.clone().unwrap_or_default();
+        md.push_str(&t(l,
+            &format!("The table `{}` defined at `{earlier}` is replaced whole at `{by}`; {} setting(s) of the earlier file are lost:\n\n", r.table, r.lost.len()),
+            &format!("`{earlier}`에 정의된 테이블 `{}`이(가) `{by}`에서 통째로 대체되어 앞 파일의 설정 {}개가 사라진다:\n\n", r.table, r.lost.len())));
+        md.push_str(&format!("| {} | {} | {} | {} |\n|---|---|---|---|\n", t(l, "lost key", "사라진 키"), t(l, "value", "값"), t(l, "set at", "설정 위치"), t(l, "lost at", "사라진 위치")));
+        for k in &r.lost {
+            md.push_str(&format!("| `{}` | `{}` | `{}` | `{}` |\n", k.key, k.value, k.defined_at.clone().unwrap_or_default(), k.lost_at.clone().unwrap_or_default()));
+        }
+        md.push('\n');
+    }
+    if m.replaced.is_empty() {
+        md.push_str(&format!("{}\n\n", t(l, "No table is replaced whole.", "통째로 대체된 테이블이 없다.")));
+    }
+    let list = |h: &[String]| if h.is_empty() { "(none)".to_string() } else { h.join(", ") };
+    md.push_str(&t(l,
+        &format!("- Handlers the running daemon loaded: {}; handlers the files define: {}{}.\n", list(&m.loaded_handlers), list(&m.file_handlers),
+            if m.stale { " (the files changed after the daemon's last start)" } else { "" }),
+        &format!("- 실행 중인 데몬이 로드한 핸들러: {}, 파일이 정의하는 핸들러: {}{}.\n", list(&m.loaded_handlers), list(&m.file_handlers),
+            if m.stale { " (데몬의 마지막 시작 뒤 파일이 바뀌었다)" } else { "" })));
+    md.push_str(&t(l,
+        &format!("- The CRI plugin a start with these files gives: **{}**.\n", m.cri_status),
+        &format!("- 이 파일로 시작하면 CRI 플러그인 상태: **{}**.\n", m.cri_status)));
+    md.push('\n');
+    if let Some(line) = m.cri_error_line.as_ref().or(m.daemon_exit.as_ref()) {
+        md.push_str(&format!("```\n{line}\n```\n\n"));
+    }
+}
+
+fn when_text(when: &str, l: Lang) -> String {
+    match when {
+        "before-restart" => t(l, "at the stall, before the restart", "정지 시점, 재시작 전"),
+        "if-restarted-as-is" => t(l, "if restarted with the files as they are (simulated on a copy, not applied)", "지금 파일 그대로 재시작한다면 (사본에서 시뮬레이션, 적용 안 함)"),
+        "after-restart" => t(l, "after the fix and the restart", "수정과 재시작 후"),
+        other => other.to_string(),
+    }
+}
+
+fn check_runtime_markdown(md: &mut String, runs: &[CheckRuntimeRun], l: Lang) {
+    use crate::check_runtime::{self, Status};
+    let cl = match l {
+        Lang::En => check_runtime::Lang::En,
+        Lang::Ko => check_runtime::Lang::Ko,
+    };
+    md.push_str(&format!("| {} | {} | {} | {} |\n|---|---|---|---|\n", t(l, "node", "노드"), t(l, "when", "시점"), t(l, "verdict (exit)", "판정 (종료 코드)"), t(l, "findings", "발견")));
+    for r in runs {
+        let verdict = if r.verdict.is_empty() { (if r.passed { "PASS" } else { "FAIL" }).to_string() } else { format!("{} ({})", r.verdict, r.exit) };
+        let codes: Vec<&str> = r.findings.iter().filter(|f| !matches!(f.status, Status::Pass | Status::Skip)).map(|f| f.code.as_str()).collect();
+        let findings = if r.findings.is_empty() { r.reason.clone() } else if codes.is_empty() { "-".into() } else { codes.join(", ") };
+        md.push_str(&format!("| {} | {} | {verdict} | {} |\n", r.node, when_text(&r.when, l), findings.replace('|', "\\|")));
+    }
+    md.push('\n');
+    for r in runs.iter().filter(|r| !r.findings.is_empty()) {
+        md.push_str(&format!("{} — {}:\n\n", r.node, when_text(&r.when, l)));
+        for f in &r.findings {
+            let status = match f.status {
+                Status::Pass => "PASS",
+                Status::Fail => "FAIL",
+                Status::Restart => "RESTART",
+                Status::Skip => "SKIP",
+            };
+            md.push_str(&format!("- [{}] {status} `{}`: {}\n", f.check, f.code, check_runtime::message(f, cl)));
+        }
+        md.push('\n');
+    }
+}
+
 /// The check-runtime.sh verdict for a node's *loaded* runtime config, as the rollout
-/// model knows it — a stand-in for the check-runtime model's own verdict.
+/// model knows it — a stand-in for the check-runtime model's own verdict, kept for
+/// callers without the node's daemon; [`super::artifacts::check_runtime_run`] runs the
+/// check's real rules on a [`crate::containerd::Daemon`].
 pub fn check_runtime_verdict(rollout: &Rollout, node: &str, handler: &str, when: &str) -> CheckRuntimeRun {
     let rt = rollout.runtimes.get(node);
     let passed = rt.is_none_or(|rt| rt.loaded_handlers.iter().any(|h| h == handler));
@@ -347,12 +514,15 @@ pub fn check_runtime_verdict(rollout: &Rollout, node: &str, handler: &str, when:
     } else {
         format!("containerd config dump: no runtime \"{handler}\" (the files define it: restart containerd)")
     };
-    CheckRuntimeRun { node: node.into(), when: when.into(), passed, reason }
+    CheckRuntimeRun { node: node.into(), when: when.into(), passed, reason, verdict: String::new(), exit: u8::from(!passed), findings: Vec::new() }
 }
 
-/// A whole incident run: until the rollout stalls (or finishes); then, with `restart`,
-/// containerd is restarted on the stalled nodes and the run goes on. Returns the final
-/// rollout, the snapshot at the stall, and check-runtime verdicts before and after.
+/// A whole incident run on a rollout alone (no daemons): until the rollout stalls (or
+/// finishes); then, with `restart`, each stalled node's [`NodeRuntime`](super::rollout::NodeRuntime)
+/// loads its file handlers and the run goes on. Returns the final rollout, the snapshot
+/// at the stall, and the stand-in verdicts of [`check_runtime_verdict`]. A rollout whose
+/// nodes have daemons (the seed, a scenario) runs through
+/// [`super::incident::Incident::run`] instead, which gathers every artifact from the models.
 pub fn run_incident(mut rollout: Rollout, restart: bool, max_rounds: usize) -> (Rollout, Rollout, Vec<CheckRuntimeRun>) {
     rollout.run_until_settled(max_rounds);
     let snapshot = rollout.clone();

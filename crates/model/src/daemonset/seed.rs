@@ -1,8 +1,11 @@
 //! Reading Kubernetes manifests (multi-document YAML) into k8s-openapi types, and the
 //! lab's own incident: three GPU nodes, the device-plugin DaemonSet (maxUnavailable 1)
 //! updated to run under the `nvidia` RuntimeClass with time-slicing, and `gpu-node-2`,
-//! whose containerd has the NVIDIA drop-in on disk but was never restarted, so its
-//! loaded config has no `nvidia` handler.
+//! whose containerd 1.6.20 has the NVIDIA drop-in on disk but was never restarted, so its
+//! loaded config has no `nvidia` handler — and the drop-in replaced the main config's CRI
+//! table, so a restart alone would fail the CRI plugin. Every node's containerd is a
+//! [`Daemon`] of the containerd model over real files (`seed/containerd/`, the same
+//! files as the `incident` scenario's).
 
 use std::collections::BTreeMap;
 
@@ -11,15 +14,35 @@ use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::api::node::v1::RuntimeClass;
 use serde::Deserialize;
 
+use super::artifacts::SlotInput;
 use super::controller::NodeOrder;
-use super::rollout::{NodeRuntime, Rollout, RuntimeFinding};
-use crate::Span;
+use super::incident::Incident;
+use super::node_containerd::node_runtime;
+use super::rollout::{NodeRuntime, Rollout};
+use crate::containerd::{Daemon, Files, Supervisor, Version, MAIN_CONFIG};
 
 pub const CLUSTER_YAML: &str = include_str!("seed/cluster.yaml");
 pub const DEVICE_PLUGIN_V1_YAML: &str = include_str!("seed/device-plugin-v1.yaml");
 pub const DEVICE_PLUGIN_V2_YAML: &str = include_str!("seed/device-plugin-v2.yaml");
 /// The drop-in the broken node has on disk (what its findings point into).
 pub const NVIDIA_DROPIN_PATH: &str = "/etc/containerd/conf.d/99-nvidia.toml";
+/// The broken node's main config: runc only (the same file as `scenarios/incident/nodes/config.toml`).
+pub const MAIN_CONFIG_BROKEN_NODE: &str = include_str!("seed/containerd/config.toml");
+/// The healthy nodes' main config: runc and nvidia.
+pub const MAIN_CONFIG_WITH_NVIDIA: &str = include_str!("seed/containerd/config-with-nvidia.toml");
+/// What `nvidia-ctk runtime configure --drop-in` writes: only the runtimes it adds.
+pub const NVIDIA_DROPIN: &str = include_str!("seed/containerd/99-nvidia.toml");
+/// The fix: the drop-in carrying the whole runtimes table (runc kept, nvidia added).
+pub const NVIDIA_DROPIN_FULL_TABLE: &str = include_str!("seed/containerd/99-nvidia-full-table.toml");
+/// The containerd the seed's nodes run (the incident scenario's, a recorded binary).
+pub const SEED_CONTAINERD_VERSION: &str = "1.6.20";
+/// The device plugin's time-slicing config the update rolls out (ConfigMap `time-slicing-config`).
+pub const TIME_SLICING_YAML: &str = include_str!("seed/time-slicing.yaml");
+/// Where the device plugin reads it (`--config-file`).
+pub const TIME_SLICING_FILE: &str = "/config/time-slicing.yaml";
+/// The seed's GPUs: four of this model per node.
+pub const SEED_GPU_MODEL: &str = "NVIDIA A100-SXM4-40GB";
+pub const SEED_GPUS_PER_NODE: u32 = 4;
 /// The node whose containerd is broken in the seed incident.
 pub const BROKEN_NODE: &str = "gpu-node-2";
 /// When the seed cluster's DaemonSet was created (unix seconds, 2026-09-21).
@@ -96,40 +119,88 @@ pub fn rollout_from_manifests(
     Ok(rollout)
 }
 
-/// The seed incident's broken node: drop-in on disk defines `nvidia`, the daemon still
-/// runs the config it loaded before the drop-in was written.
-pub fn broken_runtime(containerd_version: &str) -> NodeRuntime {
-    NodeRuntime {
-        containerd_version: containerd_version.into(),
-        loaded_handlers: vec!["runc".into()],
-        file_handlers: Some(vec!["runc".into(), "nvidia".into()]),
-        findings: vec![
-            RuntimeFinding {
-                code: "config-defines-handler".into(),
-                args: [("handler".to_string(), "nvidia".to_string()), ("file".to_string(), NVIDIA_DROPIN_PATH.to_string())].into(),
-                span: Some(Span::new(NVIDIA_DROPIN_PATH, 2, 1)),
-            },
-            RuntimeFinding {
-                code: "daemon-not-restarted".into(),
-                args: [("unit".to_string(), "containerd.service".to_string())].into(),
-                span: None,
-            },
-        ],
-    }
+/// The seed's broken node as the containerd model runs it: started on the main config
+/// (runc only), then the NVIDIA toolkit's drop-in — which on 1.6/1.7 replaces the main
+/// config's CRI plugin table whole — written under the running daemon, which was not
+/// restarted. Its loaded state is the daemon's, read by [`node_runtime`].
+pub fn broken_daemon(version: &Version) -> Daemon {
+    let files = Files::new().with(MAIN_CONFIG, MAIN_CONFIG_BROKEN_NODE);
+    let mut daemon = Daemon::new(version.clone(), Supervisor::systemd(), files);
+    daemon.start();
+    daemon.write_file(NVIDIA_DROPIN_PATH, NVIDIA_DROPIN);
+    daemon
 }
 
-/// The lab's incident, ready for its first round after the update.
-pub fn seed_incident(order: NodeOrder, seed: u64) -> Result<Rollout, String> {
+/// A healthy GPU node: a main config with both `runc` and `nvidia`, loaded.
+pub fn healthy_daemon(version: &Version) -> Daemon {
+    let files = Files::new().with(MAIN_CONFIG, MAIN_CONFIG_WITH_NVIDIA);
+    let mut daemon = Daemon::new(version.clone(), Supervisor::systemd(), files);
+    daemon.start();
+    daemon
+}
+
+/// The broken node's runtime on `containerd_version`, read off [`broken_daemon`].
+pub fn broken_runtime(containerd_version: &str) -> Result<NodeRuntime, String> {
+    let version = Version::parse(containerd_version).map_err(|e| e.to_string())?;
+    Ok(node_runtime(&broken_daemon(&version), &["nvidia".to_string()]))
+}
+
+/// The seed's daemons: [`BROKEN_NODE`] broken, every other node of `nodes` healthy.
+pub fn seed_daemons(nodes: &[String], version: &Version) -> BTreeMap<String, Daemon> {
+    nodes
+        .iter()
+        .map(|n| (n.clone(), if n == BROKEN_NODE { broken_daemon(version) } else { healthy_daemon(version) }))
+        .collect()
+}
+
+/// The seed's manifests (cluster, device plugin v1 then v2).
+pub fn seed_manifests() -> Result<Manifests, String> {
     let mut manifests = Manifests::default();
     manifests.add_yaml("cluster.yaml", CLUSTER_YAML)?;
     manifests.add_yaml("device-plugin-v1.yaml", DEVICE_PLUGIN_V1_YAML)?;
     manifests.add_yaml("device-plugin-v2.yaml", DEVICE_PLUGIN_V2_YAML)?;
-    let mut runtimes: BTreeMap<String, NodeRuntime> = manifests
-        .nodes
-        .iter()
-        .filter_map(|n| n.metadata.name.clone())
-        .map(|n| (n, NodeRuntime::healthy("2.0.5", &["runc", "nvidia"])))
-        .collect();
-    runtimes.insert(BROKEN_NODE.into(), broken_runtime("2.0.5"));
-    rollout_from_manifests(&manifests, runtimes, order, seed, SEED_EPOCH)
+    Ok(manifests)
+}
+
+/// An incident over `manifests` whose nodes run `daemons` (nodes without a daemon get a
+/// healthy one on `version`), with the seed's fix (the full-table drop-in).
+pub fn incident_from_manifests(
+    manifests: &Manifests,
+    mut daemons: BTreeMap<String, Daemon>,
+    version: &Version,
+    order: NodeOrder,
+    seed: u64,
+) -> Result<Incident, String> {
+    let names: Vec<String> = manifests.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect();
+    for n in &names {
+        daemons.entry(n.clone()).or_insert_with(|| healthy_daemon(version));
+    }
+    let handlers: Vec<String> = manifests.runtime_classes.iter().map(|rc| rc.handler.clone()).collect();
+    let runtimes = daemons.iter().map(|(n, d)| (n.clone(), node_runtime(d, &handlers))).collect();
+    let rollout = rollout_from_manifests(manifests, runtimes, order, seed, SEED_EPOCH)?;
+    let mut incident = Incident::new(rollout, daemons);
+    incident.fix_files = vec![(NVIDIA_DROPIN_PATH.to_string(), NVIDIA_DROPIN_FULL_TABLE.to_string())];
+    Ok(incident)
+}
+
+/// The lab's incident with its daemons, ready for its first round after the update.
+pub fn seed_incident_full(order: NodeOrder, seed: u64) -> Result<Incident, String> {
+    let manifests = seed_manifests()?;
+    let version = Version::parse(SEED_CONTAINERD_VERSION).map_err(|e| e.to_string())?;
+    let names: Vec<String> = manifests.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect();
+    let mut incident = incident_from_manifests(&manifests, seed_daemons(&names, &version), &version, order, seed)?;
+    incident.slots = Some(SlotInput {
+        file: TIME_SLICING_FILE.into(),
+        text: TIME_SLICING_YAML.into(),
+        gpu_model: SEED_GPU_MODEL.into(),
+        gpus_per_node: SEED_GPUS_PER_NODE,
+        nodes: names,
+    });
+    Ok(incident)
+}
+
+/// The lab's incident, ready for its first round after the update (the rollout of
+/// [`seed_incident_full`]; the nodes' runtimes are read off their daemons).
+pub fn seed_incident(order: NodeOrder, seed: u64) -> Result<Rollout, String> {
+    seed_incident_full(order, seed).map(|i| i.rollout)
 }

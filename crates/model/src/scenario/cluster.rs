@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 
 use crate::daemonset::diagnosis::diagnose;
+use crate::daemonset::node_containerd::node_runtime;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::seed::{Manifests, SEED_EPOCH};
 use crate::daemonset::NodeOrder;
@@ -42,6 +43,10 @@ pub struct Cluster {
     pub layers: BTreeMap<String, GpuNodeLayers>,
     /// Memory one `nvidia.com/gpu` seat is guaranteed per node, MiB (from the slot model).
     pub seat_memory: BTreeMap<String, Option<u64>>,
+    /// The device plugin's last config (source, text), re-read when MIG changes.
+    pub plugin_config: Option<(String, String)>,
+    /// Each node's MIG geometry (every GPU alike) and `nvidia.com/mig.config.state`.
+    pub mig: BTreeMap<String, (Option<crate::slots::mig::Geometry>, String)>,
 }
 
 /// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
@@ -62,21 +67,15 @@ fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manife
     }
 }
 
-/// What each node's kubelet finds in its containerd now.
-fn runtimes(nodes: &[ModelNode]) -> BTreeMap<String, NodeRuntime> {
-    nodes
-        .iter()
-        .map(|n| {
-            let files = crate::containerd::load(&n.daemon.files, &n.daemon.version).runtime_handlers();
-            let rt = NodeRuntime {
-                containerd_version: n.spec.containerd.clone(),
-                loaded_handlers: n.daemon.runtime_handlers(),
-                file_handlers: Some(files),
-                findings: Vec::new(),
-            };
-            (n.spec.name.clone(), rt)
-        })
-        .collect()
+/// What each node's kubelet finds in its containerd now: the handlers its daemon
+/// loaded, with the containerd model's findings for the cluster's RuntimeClass `handlers`.
+fn runtimes(nodes: &[ModelNode], handlers: &[String]) -> BTreeMap<String, NodeRuntime> {
+    nodes.iter().map(|n| (n.spec.name.clone(), node_runtime(&n.daemon, handlers))).collect()
+}
+
+/// The handlers the RuntimeClasses name.
+fn handlers(rcs: &[k8s_openapi::api::node::v1::RuntimeClass]) -> Vec<String> {
+    rcs.iter().map(|rc| rc.handler.clone()).collect()
 }
 
 impl Cluster {
@@ -100,7 +99,17 @@ impl Cluster {
                 (n.name.clone(), l)
             })
             .collect();
-        let mut cluster = Cluster { manifests, rollout: None, pods: Vec::new(), version: Some(version), now: SEED_EPOCH, layers, seat_memory: BTreeMap::new() };
+        let mut cluster = Cluster {
+            manifests,
+            rollout: None,
+            pods: Vec::new(),
+            version: Some(version),
+            now: SEED_EPOCH,
+            layers,
+            seat_memory: BTreeMap::new(),
+            plugin_config: None,
+            mig: BTreeMap::new(),
+        };
         for n in scenario.nodes.iter().filter(|n| n.gpus > 0) {
             let model = crate::slots::GpuModel::known(&n.gpu_model).ok().flatten();
             cluster.seat_memory.insert(n.name.clone(), model.and_then(|m| m.memory_mib));
@@ -108,7 +117,7 @@ impl Cluster {
         cluster.refresh_readiness(nodes);
         if let Some(ds) = cluster.manifests.daemon_sets.first().cloned() {
             let mut rollout = Rollout::new(ds, cluster.manifests.nodes.clone(), cluster.manifests.runtime_classes.clone(), NodeOrder::Listed, 1, SEED_EPOCH);
-            rollout.runtimes = runtimes(nodes);
+            rollout.runtimes = runtimes(nodes, &handlers(&cluster.manifests.runtime_classes));
             if !rollout.run_until_settled(200) {
                 return Err("the initial DaemonSet does not roll out cleanly on the initial nodes".into());
             }
@@ -176,10 +185,12 @@ impl Cluster {
     fn plugin_config(&mut self, source: &str, text: &str, nodes: &[ModelNode]) -> Result<(), String> {
         use crate::slots::{evaluate, Deployment, GpuModel, MigCatalog, NodeSpec, PluginVersion, Scenario as SlotScenario};
         let catalog = MigCatalog::embedded()?;
+        self.plugin_config = Some((source.to_string(), text.to_string()));
         let mut specs = Vec::new();
         for n in nodes.iter().filter(|n| n.spec.gpus > 0) {
             let model = GpuModel::known(&n.spec.gpu_model)?.ok_or_else(|| format!("{}: unknown GPU model {:?}", n.spec.name, n.spec.gpu_model))?;
-            specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, None));
+            let geometry = self.mig.get(&n.spec.name).and_then(|(g, _)| g.clone());
+            specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, geometry));
         }
         let eval = evaluate(&SlotScenario { file: source.into(), text: text.into(), version: PluginVersion::REFERENCE, deployment: Deployment::default(), nodes: specs }, &catalog);
         for adv in &eval.nodes {
@@ -194,6 +205,35 @@ impl Cluster {
         self.refresh_readiness(nodes);
         self.reconcile(nodes);
         Ok(())
+    }
+
+    /// MIG Manager on `node`: refused (`failed`) while a pod bound there asks for a GPU
+    /// resource — "MIG Manager requires that no user workloads are running on the GPUs
+    /// being configured" — else every GPU takes `geometry` and the device plugin
+    /// re-advertises under its last config (`version: v1` when none was given).
+    fn mig_geometry(&mut self, node: &str, geometry: &str, nodes: &[ModelNode]) -> Result<(), String> {
+        let g = crate::slots::mig::Geometry::parse(geometry)?;
+        if !self.layers.contains_key(node) {
+            return Err(format!("{node} has no GPUs (gpus = 0): MIG does not apply"));
+        }
+        let busy = self.pods.iter().any(|p| {
+            p.node_name == node
+                && p.stored.as_ref().and_then(|s| s.spec.as_ref()).is_some_and(|s| {
+                    s.containers.iter().any(|c| {
+                        let r = c.resources.as_ref();
+                        let keys = r.and_then(|r| r.limits.as_ref()).into_iter().chain(r.and_then(|r| r.requests.as_ref())).flat_map(|m| m.keys());
+                        keys.into_iter().any(|k| k.starts_with("nvidia.com/"))
+                    })
+                })
+        });
+        if busy {
+            let old = self.mig.get(node).and_then(|(g, _)| g.clone());
+            self.mig.insert(node.to_string(), (old, "failed".into()));
+            return Ok(());
+        }
+        self.mig.insert(node.to_string(), (Some(g), "success".into()));
+        let (source, text) = self.plugin_config.clone().unwrap_or_else(|| ("(default device-plugin config)".into(), "version: v1\n".into()));
+        self.plugin_config(&source, &text, nodes)
     }
 
     /// One pass over every pod that is not settled.
@@ -272,14 +312,33 @@ impl Cluster {
             Action::Sync { count } => {
                 for _ in 0..*count {
                     if let Some(r) = self.rollout.as_mut() {
-                        r.runtimes = runtimes(nodes);
+                        r.runtimes = runtimes(nodes, &handlers(&r.runtime_classes));
                         r.step();
                     }
                     self.now += 10;
                     self.reconcile(nodes);
                 }
             }
-            Action::Delete { kind, name } => return Err(format!("delete {kind}/{name}: not modelled yet")),
+            Action::Delete { kind, name } => match kind.to_ascii_lowercase().as_str() {
+                // An eviction or `kubectl delete pod`: the pod is gone, its GPUs are free.
+                "pod" | "pods" => {
+                    let before = self.pods.len();
+                    self.pods.retain(|p| &p.name != name);
+                    if self.pods.len() == before {
+                        return Err(format!("delete pod {name}: no such pod"));
+                    }
+                    self.reconcile(nodes);
+                }
+                "runtimeclass" | "runtimeclasses" => {
+                    let before = self.manifests.runtime_classes.len();
+                    self.manifests.runtime_classes.retain(|rc| rc.metadata.name.as_deref() != Some(name.as_str()));
+                    if self.manifests.runtime_classes.len() == before {
+                        return Err(format!("delete runtimeclass {name}: no such RuntimeClass"));
+                    }
+                }
+                other => return Err(format!("delete {other}/{name}: only pods and RuntimeClasses are modelled")),
+            },
+            Action::MigGeometry { node, geometry } => self.mig_geometry(node, geometry, nodes)?,
             _ => {}
         }
         Ok(())
@@ -324,6 +383,7 @@ impl Cluster {
                     Some(Some(m)) => Ok(Observed::Int(i64::try_from(*m).unwrap_or(i64::MAX))),
                     _ => Err(format!("{name}: the GPU model's memory is not known")),
                 },
+                Field::MigConfigState => Ok(Observed::Text(self.mig.get(name).map_or("", |(_, s)| s.as_str()).to_string())),
                 Field::BrokenLayer => {
                     let layer = self.layers.get(name).and_then(|l| advertise(l).broken).map_or("", |l| l.code());
                     Ok(Observed::Text(layer.to_string()))

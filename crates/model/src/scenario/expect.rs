@@ -100,6 +100,7 @@ fields! {
     StalledOn = "stalled_on", Kubernetes, DS, "The nodes the rollout is stuck on (stall diagnosis), sorted.";
     Gpus = "gpus", Kubernetes, KNODE, "The node's allocatable `nvidia.com/gpu` (0 when not advertised).";
     SeatMemory = "seat_memory_mib", Kubernetes, KNODE, "Memory one `nvidia.com/gpu` seat is guaranteed, MiB (0 with time-slicing: replicas are access, not memory).";
+    MigConfigState = "mig_config_state", Kubernetes, KNODE, "The node's `nvidia.com/mig.config.state` after the last `mig-geometry`: `success` or `failed` (GPUs busy); empty before any.";
     BrokenLayer = "broken_layer", Kubernetes, KNODE, "The first broken advertisement layer, top-down: node-status, kubelet, device-plugin-pod, socket-mount; empty when none.";
 }
 

@@ -97,6 +97,11 @@ pub enum Action {
     /// The device plugin (re)starts on every GPU node with this config file (time-slicing,
     /// MPS, renaming): what each node advertises follows from it.
     PluginConfig { file: FileRef },
+    /// MIG Manager is asked for a new geometry on every GPU of the node
+    /// (`kubectl label node NODE nvidia.com/mig.config=…`): it refuses while GPU pods run
+    /// there (`nvidia.com/mig.config.state=failed`), else repartitions and the device
+    /// plugin re-advertises under its last config.
+    MigGeometry { node: String, geometry: String },
 }
 
 impl Action {
@@ -116,6 +121,7 @@ impl Action {
             Action::Sync { .. } => "sync",
             Action::NodeLayers { .. } => "node-layers",
             Action::PluginConfig { .. } => "plugin-config",
+            Action::MigGeometry { .. } => "mig-geometry",
         }
     }
 
@@ -128,7 +134,8 @@ impl Action {
             | Action::Restart { node }
             | Action::Signal { node, .. }
             | Action::Check { node }
-            | Action::NodeLayers { node, .. } => Some(node),
+            | Action::NodeLayers { node, .. }
+            | Action::MigGeometry { node, .. } => Some(node),
             _ => None,
         }
     }
@@ -365,7 +372,7 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
 }
 
 fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Option<Step> {
-    cx.unknown_keys(t, &["name", "do", "node", "path", "file", "signal", "seconds", "kind", "object", "count", "kubelet", "device_plugin", "socket_mount", "devices", "expect"], "a [[step]]");
+    cx.unknown_keys(t, &["name", "do", "node", "path", "file", "signal", "seconds", "kind", "object", "count", "kubelet", "device_plugin", "socket_mount", "devices", "geometry", "expect"], "a [[step]]");
     let name = cx.string(t, "name", line, true).unwrap_or_default();
     let verb = cx.string(t, "do", line, true)?;
     let node = |cx: &mut Ctx<'_>| -> Option<String> {
@@ -424,6 +431,15 @@ fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Optio
         "plugin-config" => {
             let src = cx.string(t, "file", line, true)?;
             Action::PluginConfig { file: cx.reference(&src, line)? }
+        }
+        "mig-geometry" => {
+            let node = node(cx);
+            let geometry = cx.string(t, "geometry", line, true)?;
+            if let Err(e) = crate::slots::mig::Geometry::parse(&geometry) {
+                cx.err(line, "scenario-bad-value", format!("geometry `{geometry}`: {e}"));
+                return None;
+            }
+            Action::MigGeometry { node: node?, geometry }
         }
         "sync" => Action::Sync { count: cx.int(t, "count", line).and_then(|c| u32::try_from(c).ok())? },
         other => {

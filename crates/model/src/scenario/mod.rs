@@ -43,7 +43,10 @@
 //! `check` (node); `signal` (node, signal = HUP|TERM|KILL); `advance` (seconds);
 //! `apply` (file); `delete` (kind, object); `sync` (count); `node-layers` (node, and any
 //! of `kubelet`, `device_plugin`, `socket_mount` = true|false, `devices` = N);
-//! `plugin-config` (file: the device plugin's config, e.g. time-slicing).
+//! `plugin-config` (file: the device plugin's config, e.g. time-slicing); `mig-geometry`
+//! (node, geometry = e.g. `"7x1g.5gb"`: MIG Manager repartitions every GPU of the node,
+//! refused while GPU pods run there). `delete` removes a pod (an eviction, `kubectl
+//! delete pod`) or a RuntimeClass.
 //!
 //! Expected values are exact: a string, an integer, a boolean or a list of strings. For
 //! what reality makes nondeterministic: `{{any}}` inside a string matches any text;
@@ -62,6 +65,8 @@
 //!   Kubernetes side.
 //! - [`pods`]: pods through admission, the scheduler and the kubelet's sandbox.
 //! - [`parity`]: two records diffed.
+//! - [`incident`]: a scenario run gathered into the incident report's inputs.
+//! - [`locate`]: where a finding points (line:column of the text it names).
 //!
 //! **Architecture Invariant:** pure, like the rest of the model: files come in through
 //! a reader closure; time is the scenario's clock.
@@ -70,6 +75,8 @@ pub mod cluster;
 pub mod engine;
 pub mod expect;
 pub mod format;
+pub mod incident;
+pub mod locate;
 pub mod model;
 pub mod parity;
 pub mod pods;
@@ -82,7 +89,7 @@ pub use parity::{diff, Parity, ParityRow};
 
 /// The `do = "…"` words.
 pub const ACTIONS: &[&str] =
-    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config"];
+    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config", "mig-geometry"];
 
 /// Parses and runs a scenario on the model.
 pub fn run_on_model(scenario: &Scenario) -> Record {

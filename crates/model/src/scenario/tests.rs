@@ -105,6 +105,47 @@ fn one_of_and_set() {
     assert!(!set.matches(&Observed::List(vec!["x".into()])));
 }
 
+/// A scenario of one GPU node with a pod bound to it, then `extra` steps.
+fn gpu_scenario(extra: &str) -> String {
+    format!(
+        "title = \"t\"\ncontainerd = \"2.0.11\"\nmanifests = [\"node.yaml\", \"pod.yaml\"]\n[[node]]\nname = \"n1\"\ngpus = 1\ngpu_model = \"NVIDIA A100-SXM4-40GB\"\nfiles = {{ \"/etc/containerd/config.toml\" = \"config.toml\" }}\n{extra}"
+    )
+}
+
+fn gpu_reader(name: &str) -> Result<String, String> {
+    match name {
+        "node.yaml" => Ok("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  capacity: {cpu: \"8\", memory: 32Gi, pods: \"110\"}\n  allocatable: {cpu: \"8\", memory: 32Gi, pods: \"110\"}\n".into()),
+        "pod.yaml" => Ok("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n".into()),
+        other => reader(other),
+    }
+}
+
+/// `delete` removes a pod (its GPU is free again) and refuses what does not exist or is
+/// not modelled; `mig-geometry` fails while a GPU pod is bound and succeeds once it is
+/// gone, and the plugin re-advertises the MIG devices under migStrategy none as one GPU.
+#[test]
+fn delete_and_mig_geometry() {
+    let steps = "[[step]]\nname = \"busy\"\ndo = \"mig-geometry\"\nnode = \"n1\"\ngeometry = \"7x1g.5gb\"\n[step.expect.\"node/n1\"]\nmig_config_state = \"failed\"\n[step.expect.\"pod/p\"]\nnode_name = \"n1\"\n\
+                 [[step]]\nname = \"evict\"\ndo = \"delete\"\nkind = \"pod\"\nobject = \"p\"\n\
+                 [[step]]\nname = \"idle\"\ndo = \"mig-geometry\"\nnode = \"n1\"\ngeometry = \"7x1g.5gb\"\n[step.expect.\"node/n1\"]\nmig_config_state = \"success\"\ngpus = 1\n";
+    let s = parse("t", SCENARIO_FILE, &gpu_scenario(steps), &gpu_reader).unwrap();
+    let r = run_on_model(&s);
+    assert!(r.passed(), "{r:#?}");
+    assert_eq!(r.counts(), (4, 0, 0));
+    let cases = [
+        ("[[step]]\nname = \"x\"\ndo = \"delete\"\nkind = \"pod\"\nobject = \"nope\"\n", "delete pod nope: no such pod"),
+        ("[[step]]\nname = \"x\"\ndo = \"delete\"\nkind = \"secret\"\nobject = \"s\"\n", "only pods and RuntimeClasses are modelled"),
+    ];
+    for (step, error) in cases {
+        let s = parse("t", SCENARIO_FILE, &gpu_scenario(step), &gpu_reader).unwrap();
+        let r = run_on_model(&s);
+        assert!(r.steps[0].error.as_deref().is_some_and(|e| e.contains(error)), "{step}: {:?}", r.steps[0].error);
+    }
+    let bad = gpu_scenario("[[step]]\nname = \"x\"\ndo = \"mig-geometry\"\nnode = \"n1\"\ngeometry = \"1g.5gb:many\"\n");
+    let errs = parse("t", SCENARIO_FILE, &bad, &gpu_reader).unwrap_err();
+    assert_eq!((errs[0].code.as_str(), errs[0].primary.as_ref().unwrap().line), ("scenario-bad-value", 9));
+}
+
 mod props {
     use super::*;
     use proptest::prelude::*;

@@ -1,0 +1,402 @@
+//! Every HTTP request the kube backend sends, built sans I/O (kube-core style): a pure
+//! function returns an `http::Request<Vec<u8>>` and the tests assert its method, path,
+//! query and body. The transport ([`super::backend`]) only sends what is built here.
+//!
+//! - the run's namespace, labelled `gpulab.dev/run=<run>`;
+//! - server-side apply (`PATCH …?fieldManager=gpulab&force=true`,
+//!   `application/apply-patch+yaml`) of the scenario's objects: namespaced kinds forced
+//!   into the run's namespace, cluster-scoped kinds (RuntimeClass, Node) labelled with the
+//!   run;
+//! - GPU capacity written into a node's status with a JSON patch on the `status`
+//!   subresource, as the "Advertise Extended Resources for a Node" task does;
+//! - the simulated kubelet's writes for nodes with no kubelet: node Ready condition, pod
+//!   status, and the kubelet's Events;
+//! - reads (get, list pods, the events of one pod) and deletes;
+//! - cleanup: the run's labelled cluster-scoped objects, then the namespace.
+
+use http::{Method, Request};
+use serde_json::{json, Value};
+
+/// The label every object a run creates carries (`gpulab.dev/run=<run id>`).
+pub const RUN_LABEL: &str = "gpulab.dev/run";
+/// Server-side apply's field manager.
+pub const FIELD_MANAGER: &str = "gpulab";
+
+/// Where objects of one kind live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    pub kind: &'static str,
+    /// `/api/v1` or `/apis/GROUP/VERSION`.
+    pub prefix: &'static str,
+    pub plural: &'static str,
+    pub namespaced: bool,
+}
+
+/// The kinds the lab applies, reads or deletes.
+pub const KINDS: &[Kind] = &[
+    Kind { kind: "Pod", prefix: "/api/v1", plural: "pods", namespaced: true },
+    Kind { kind: "ConfigMap", prefix: "/api/v1", plural: "configmaps", namespaced: true },
+    Kind { kind: "Event", prefix: "/api/v1", plural: "events", namespaced: true },
+    Kind { kind: "DaemonSet", prefix: "/apis/apps/v1", plural: "daemonsets", namespaced: true },
+    Kind { kind: "Deployment", prefix: "/apis/apps/v1", plural: "deployments", namespaced: true },
+    Kind { kind: "RuntimeClass", prefix: "/apis/node.k8s.io/v1", plural: "runtimeclasses", namespaced: false },
+    Kind { kind: "Node", prefix: "/api/v1", plural: "nodes", namespaced: false },
+    Kind { kind: "Namespace", prefix: "/api/v1", plural: "namespaces", namespaced: false },
+];
+
+/// A kind by its name (`DaemonSet`) or its lower-case plural or singular (`daemonsets`,
+/// `daemonset`, as `kubectl delete` takes it).
+pub fn kind(name: &str) -> Result<Kind, String> {
+    let lower = name.to_ascii_lowercase();
+    KINDS
+        .iter()
+        .find(|k| k.kind == name || k.plural == lower || k.kind.to_ascii_lowercase() == lower)
+        .copied()
+        .ok_or_else(|| format!("kind {name:?} is not handled by the kube backend (known: {})", KINDS.iter().map(|k| k.kind).collect::<Vec<_>>().join(", ")))
+}
+
+/// The collection path of `kind` (in `ns` when namespaced).
+pub fn collection(kind: &Kind, ns: &str) -> String {
+    if kind.namespaced {
+        format!("{}/namespaces/{ns}/{}", kind.prefix, kind.plural)
+    } else {
+        format!("{}/{}", kind.prefix, kind.plural)
+    }
+}
+
+fn request(method: Method, uri: &str, content_type: Option<&str>, body: Option<&Value>) -> Result<Request<Vec<u8>>, String> {
+    let mut b = Request::builder().method(method).uri(uri).header("Accept", "application/json");
+    if let Some(ct) = content_type {
+        b = b.header("Content-Type", ct);
+    }
+    let bytes = body.map(|v| serde_json::to_vec(v).unwrap_or_default()).unwrap_or_default();
+    b.body(bytes).map_err(|e| format!("request {uri}: {e}"))
+}
+
+/// Percent-encodes a query value (label and field selectors).
+pub fn query_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+/// The run's namespace, labelled with the run.
+pub fn create_namespace(ns: &str, run: &str) -> Result<Request<Vec<u8>>, String> {
+    let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {RUN_LABEL: run}}});
+    request(Method::POST, "/api/v1/namespaces", Some("application/json"), Some(&body))
+}
+
+/// `object` (a manifest as JSON) prepared for run `run`: namespaced kinds go into `ns`
+/// whatever their manifest says; every object gets the run label; `status` is dropped
+/// (apply does not write it). Returns the kind, the name and the object.
+pub fn prepare(object: &Value, ns: &str, run: &str) -> Result<(Kind, String, Value), String> {
+    let k = kind(object["kind"].as_str().unwrap_or_default())?;
+    let name = object["metadata"]["name"].as_str().ok_or("a manifest without metadata.name")?.to_string();
+    let mut body = object.clone();
+    let obj = body.as_object_mut().ok_or("a manifest is a mapping")?;
+    obj.remove("status");
+    let meta = obj.entry("metadata").or_insert_with(|| json!({}));
+    let meta = meta.as_object_mut().ok_or("metadata is a mapping")?;
+    if k.namespaced {
+        meta.insert("namespace".into(), json!(ns));
+    } else {
+        meta.remove("namespace");
+    }
+    let labels = meta.entry("labels").or_insert_with(|| json!({}));
+    labels.as_object_mut().ok_or("metadata.labels is a mapping")?.insert(RUN_LABEL.into(), json!(run));
+    Ok((k, name, body))
+}
+
+/// Server-side apply of a prepared object (see [`prepare`]).
+pub fn apply(kind: &Kind, name: &str, ns: &str, object: &Value) -> Result<Request<Vec<u8>>, String> {
+    let uri = format!("{}/{name}?fieldManager={FIELD_MANAGER}&force=true", collection(kind, ns));
+    request(Method::PATCH, &uri, Some("application/apply-patch+yaml"), Some(object))
+}
+
+/// `GET` one object.
+pub fn get(kind: &Kind, name: &str, ns: &str) -> Result<Request<Vec<u8>>, String> {
+    request(Method::GET, &format!("{}/{name}", collection(kind, ns)), None, None)
+}
+
+/// `DELETE` one object (`kubectl delete KIND NAME`), in the foreground with no grace
+/// period, as a lab wants it gone now.
+pub fn delete(kind: &Kind, name: &str, ns: &str) -> Result<Request<Vec<u8>>, String> {
+    let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "propagationPolicy": "Background"});
+    request(Method::DELETE, &format!("{}/{name}", collection(kind, ns)), Some("application/json"), Some(&body))
+}
+
+/// Every pod of the run's namespace.
+pub fn list_pods(ns: &str) -> Result<Request<Vec<u8>>, String> {
+    request(Method::GET, &format!("/api/v1/namespaces/{ns}/pods"), None, None)
+}
+
+/// The events whose involved object is pod `pod`.
+pub fn list_events(ns: &str, pod: &str) -> Result<Request<Vec<u8>>, String> {
+    let selector = query_escape(&format!("involvedObject.kind=Pod,involvedObject.name={pod}"));
+    request(Method::GET, &format!("/api/v1/namespaces/{ns}/events?fieldSelector={selector}"), None, None)
+}
+
+/// JSON-patches `nvidia.com/gpu` into a node's status capacity and allocatable (`0`
+/// when the device plugin advertises nothing, as the kubelet leaves it).
+pub fn patch_node_gpus(node: &str, gpus: i64) -> Result<Request<Vec<u8>>, String> {
+    let value = gpus.to_string();
+    let body = json!([
+        {"op": "add", "path": "/status/capacity/nvidia.com~1gpu", "value": value},
+        {"op": "add", "path": "/status/allocatable/nvidia.com~1gpu", "value": value},
+    ]);
+    request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/json-patch+json"), Some(&body))
+}
+
+/// Takes `nvidia.com/gpu` out of a node's status again (cleanup of a node the run did not
+/// create).
+pub fn unpatch_node_gpus(node: &str) -> Result<Request<Vec<u8>>, String> {
+    let body = json!([
+        {"op": "remove", "path": "/status/capacity/nvidia.com~1gpu"},
+        {"op": "remove", "path": "/status/allocatable/nvidia.com~1gpu"},
+    ]);
+    request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/json-patch+json"), Some(&body))
+}
+
+/// The simulated kubelet's node status: capacity and allocatable of the manifest, and the
+/// Ready condition (heartbeat `now`, RFC 3339).
+pub fn node_status(node: &str, capacity: &Value, allocatable: &Value, ready: bool, now: &str) -> Result<Request<Vec<u8>>, String> {
+    let (status, reason, message) = if ready {
+        ("True", "KubeletReady", "kubelet is posting ready status (simulated by gpulab)")
+    } else {
+        ("False", "KubeletNotReady", "container runtime is down (simulated by gpulab from the node's containerd)")
+    };
+    let body = json!({"status": {
+        "capacity": capacity,
+        "allocatable": allocatable,
+        "conditions": [{"type": "Ready", "status": status, "reason": reason, "message": message, "lastHeartbeatTime": now, "lastTransitionTime": now}],
+    }});
+    request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
+}
+
+/// What the simulated kubelet reports for a pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PodReport {
+    /// The sandbox and the containers started.
+    Running { containers: Vec<String> },
+    /// The sandbox could not be created: the containers wait in `ContainerCreating`.
+    ContainerCreating { containers: Vec<String> },
+}
+
+/// The simulated kubelet's pod status patch.
+pub fn pod_status(ns: &str, pod: &str, report: &PodReport, now: &str) -> Result<Request<Vec<u8>>, String> {
+    let (phase, ready, statuses): (&str, &str, Vec<Value>) = match report {
+        PodReport::Running { containers } => (
+            "Running",
+            "True",
+            containers.iter().map(|c| json!({"name": c, "ready": true, "restartCount": 0, "image": "", "imageID": "", "started": true, "state": {"running": {"startedAt": now}}})).collect(),
+        ),
+        PodReport::ContainerCreating { containers } => (
+            "Pending",
+            "False",
+            containers.iter().map(|c| json!({"name": c, "ready": false, "restartCount": 0, "image": "", "imageID": "", "started": false, "state": {"waiting": {"reason": "ContainerCreating"}}})).collect(),
+        ),
+    };
+    let body = json!({"status": {
+        "phase": phase,
+        "startTime": now,
+        "conditions": [
+            {"type": "Initialized", "status": "True", "lastTransitionTime": now},
+            {"type": "Ready", "status": ready, "lastTransitionTime": now},
+            {"type": "ContainersReady", "status": ready, "lastTransitionTime": now},
+        ],
+        "containerStatuses": statuses,
+    }});
+    request(Method::PATCH, &format!("/api/v1/namespaces/{ns}/pods/{pod}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
+}
+
+/// An Event the simulated kubelet records for a pod.
+#[derive(Debug, Clone, Copy)]
+pub struct PodEvent<'a> {
+    pub ns: &'a str,
+    pub pod: &'a str,
+    pub uid: &'a str,
+    pub node: &'a str,
+    /// `FailedCreatePodSandBox`, `Started`.
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub warning: bool,
+    pub run: &'a str,
+    pub now: &'a str,
+    /// Makes the Event's name unique within the run.
+    pub seq: u32,
+}
+
+/// Creates the Event `e` (labelled with the run).
+pub fn pod_event(e: &PodEvent<'_>) -> Result<Request<Vec<u8>>, String> {
+    let PodEvent { ns, pod, uid, node, reason, message, warning, run, now, seq } = *e;
+    let body = json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": format!("{pod}.gpulab{seq}"), "namespace": ns, "labels": {RUN_LABEL: run}},
+        "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod, "namespace": ns, "uid": uid},
+        "reason": reason,
+        "message": message,
+        "type": if warning { "Warning" } else { "Normal" },
+        "source": {"component": "kubelet", "host": node},
+        "reportingComponent": "kubelet",
+        "reportingInstance": node,
+        "firstTimestamp": now,
+        "lastTimestamp": now,
+        "count": 1,
+    });
+    request(Method::POST, &format!("/api/v1/namespaces/{ns}/events"), Some("application/json"), Some(&body))
+}
+
+/// What a run deletes when it ends (success, failure, Ctrl-C), in order: the
+/// cluster-scoped objects carrying its label (RuntimeClasses, the Nodes it created),
+/// then its namespace and with it every namespaced object.
+pub fn cleanup(ns: &str, run: &str) -> Result<Vec<Request<Vec<u8>>>, String> {
+    let selector = query_escape(&format!("{RUN_LABEL}={run}"));
+    Ok(vec![
+        request(Method::DELETE, &format!("/apis/node.k8s.io/v1/runtimeclasses?labelSelector={selector}"), None, None)?,
+        request(Method::DELETE, &format!("/api/v1/nodes?labelSelector={selector}"), None, None)?,
+        request(Method::DELETE, &format!("/api/v1/namespaces/{ns}"), None, None)?,
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(r: &Request<Vec<u8>>) -> Value {
+        serde_json::from_slice(r.body()).unwrap()
+    }
+
+    fn head(r: &Request<Vec<u8>>) -> (String, String, Option<String>, Option<String>) {
+        let ct = r.headers().get("Content-Type").map(|v| v.to_str().unwrap().to_string());
+        (r.method().to_string(), r.uri().path().to_string(), r.uri().query().map(str::to_string), ct)
+    }
+
+    /// The namespace is created with the run label.
+    #[test]
+    fn namespace_request() {
+        let r = create_namespace("gpulab-incident-r1", "r1").unwrap();
+        assert_eq!(head(&r), ("POST".into(), "/api/v1/namespaces".into(), None, Some("application/json".into())));
+        assert_eq!(body(&r)["metadata"], json!({"name": "gpulab-incident-r1", "labels": {RUN_LABEL: "r1"}}));
+    }
+
+    /// Apply is server-side apply with the lab's field manager and force; namespaced
+    /// objects are forced into the run's namespace, cluster-scoped ones lose any
+    /// namespace; both carry the run label and lose `status`; unknown kinds are refused.
+    #[test]
+    fn apply_requests() {
+        let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "dp", "namespace": "kube-system"}, "status": {"numberReady": 3}});
+        let (k, name, obj) = prepare(&ds, "gpulab-incident-r1", "r1").unwrap();
+        let r = apply(&k, &name, "gpulab-incident-r1", &obj).unwrap();
+        assert_eq!(
+            head(&r),
+            (
+                "PATCH".into(),
+                "/apis/apps/v1/namespaces/gpulab-incident-r1/daemonsets/dp".into(),
+                Some("fieldManager=gpulab&force=true".into()),
+                Some("application/apply-patch+yaml".into())
+            )
+        );
+        let b = body(&r);
+        assert_eq!(b["metadata"]["namespace"], "gpulab-incident-r1");
+        assert_eq!(b["metadata"]["labels"][RUN_LABEL], "r1");
+        assert!(b.get("status").is_none());
+        let rc = json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia", "namespace": "x"}, "handler": "nvidia"});
+        let (k, name, obj) = prepare(&rc, "ns", "r1").unwrap();
+        let r = apply(&k, &name, "ns", &obj).unwrap();
+        assert_eq!(r.uri().path(), "/apis/node.k8s.io/v1/runtimeclasses/nvidia");
+        assert!(body(&r)["metadata"].get("namespace").is_none());
+        assert_eq!(body(&r)["handler"], "nvidia");
+        assert!(prepare(&json!({"kind": "Secret", "metadata": {"name": "s"}}), "ns", "r1").is_err());
+        assert!(prepare(&json!({"kind": "Pod", "metadata": {}}), "ns", "r1").is_err());
+    }
+
+    /// Kinds are found by kind, plural or singular, as `kubectl delete` takes them.
+    #[test]
+    fn kinds_by_any_name() {
+        for (name, plural) in [("Pod", "pods"), ("pod", "pods"), ("daemonsets", "daemonsets"), ("RuntimeClass", "runtimeclasses")] {
+            assert_eq!(kind(name).unwrap().plural, plural, "{name}");
+        }
+        assert!(kind("Secret").unwrap_err().contains("not handled"));
+    }
+
+    /// Get and delete address one object; delete sends DeleteOptions with no grace.
+    #[test]
+    fn get_and_delete() {
+        let pod = kind("Pod").unwrap();
+        let r = get(&pod, "p", "ns").unwrap();
+        assert_eq!(head(&r), ("GET".into(), "/api/v1/namespaces/ns/pods/p".into(), None, None));
+        let r = delete(&pod, "p", "ns").unwrap();
+        assert_eq!(head(&r).0, "DELETE");
+        assert_eq!(r.uri().path(), "/api/v1/namespaces/ns/pods/p");
+        assert_eq!(body(&r)["gracePeriodSeconds"], 0);
+        let r = delete(&kind("RuntimeClass").unwrap(), "nvidia", "ns").unwrap();
+        assert_eq!(r.uri().path(), "/apis/node.k8s.io/v1/runtimeclasses/nvidia");
+    }
+
+    /// The events of one pod are selected by involvedObject, escaped.
+    #[test]
+    fn events_of_a_pod() {
+        let r = list_events("ns", "gpu-pod").unwrap();
+        assert_eq!(r.uri().path(), "/api/v1/namespaces/ns/events");
+        assert_eq!(r.uri().query(), Some("fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.name%3Dgpu-pod"));
+        assert_eq!(list_pods("ns").unwrap().uri().path(), "/api/v1/namespaces/ns/pods");
+    }
+
+    /// The GPU capacity patch is a JSON patch on the status subresource and escapes the
+    /// `/` of the resource name (RFC 6901); the cleanup patch removes both keys.
+    #[test]
+    fn node_status_patches() {
+        let r = patch_node_gpus("gpu-node-1", 4).unwrap();
+        assert_eq!(head(&r), ("PATCH".into(), "/api/v1/nodes/gpu-node-1/status".into(), None, Some("application/json-patch+json".into())));
+        assert_eq!(
+            body(&r),
+            json!([{"op": "add", "path": "/status/capacity/nvidia.com~1gpu", "value": "4"}, {"op": "add", "path": "/status/allocatable/nvidia.com~1gpu", "value": "4"}])
+        );
+        let r = unpatch_node_gpus("gpu-node-1").unwrap();
+        assert_eq!(body(&r)[1], json!({"op": "remove", "path": "/status/allocatable/nvidia.com~1gpu"}));
+        let r = node_status("n", &json!({"cpu": "4"}), &json!({"cpu": "4"}), false, "2026-11-29T21:00:00Z").unwrap();
+        assert_eq!(head(&r).3.as_deref(), Some("application/strategic-merge-patch+json"));
+        let c = &body(&r)["status"]["conditions"][0];
+        assert_eq!((c["type"].as_str(), c["status"].as_str(), c["reason"].as_str()), (Some("Ready"), Some("False"), Some("KubeletNotReady")));
+    }
+
+    /// The simulated kubelet's pod status: Running with ready containers, or Pending with
+    /// every container waiting in ContainerCreating; its events name the kubelet.
+    #[test]
+    fn simulated_kubelet_writes() {
+        let r = pod_status("ns", "p", &PodReport::Running { containers: vec!["c".into()] }, "t").unwrap();
+        assert_eq!(r.uri().path(), "/api/v1/namespaces/ns/pods/p/status");
+        let b = body(&r);
+        assert_eq!(b["status"]["phase"], "Running");
+        assert!(b["status"]["containerStatuses"][0]["state"]["running"].is_object());
+        let b = body(&pod_status("ns", "p", &PodReport::ContainerCreating { containers: vec!["c".into()] }, "t").unwrap());
+        assert_eq!(b["status"]["phase"], "Pending");
+        assert_eq!(b["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
+        let e = PodEvent { ns: "ns", pod: "p", uid: "uid-1", node: "gpu-node-2", reason: "FailedCreatePodSandBox", message: "Failed to create pod sandbox: x", warning: true, run: "r1", now: "t", seq: 3 };
+        let r = pod_event(&e).unwrap();
+        assert_eq!(head(&r).0, "POST");
+        let b = body(&r);
+        assert_eq!((b["type"].as_str(), b["source"]["component"].as_str(), b["metadata"]["name"].as_str()), (Some("Warning"), Some("kubelet"), Some("p.gpulab3")));
+        assert_eq!(b["involvedObject"]["uid"], "uid-1");
+    }
+
+    /// Cleanup deletes the labelled RuntimeClasses and Nodes, then the namespace, nothing else.
+    #[test]
+    fn cleanup_is_scoped() {
+        let reqs = cleanup("gpulab-incident-r1", "r1").unwrap();
+        assert!(reqs.iter().all(|r| r.method() == Method::DELETE));
+        let paths: Vec<String> = reqs.iter().map(|r| r.uri().to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev/run%3Dr1",
+                "/api/v1/nodes?labelSelector=gpulab.dev/run%3Dr1",
+                "/api/v1/namespaces/gpulab-incident-r1"
+            ]
+        );
+    }
+}

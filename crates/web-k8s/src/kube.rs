@@ -1,0 +1,286 @@
+//! Steps 5 and 6 on the model: the learner's cluster, RuntimeClass and pod files
+//! (plus the node status patches they applied) through `kubectl apply` — admission,
+//! then one scheduling cycle — and, once bound, the kubelet's `RunPodSandbox` on a
+//! node running the containerd of steps 1–2, before and after its restart. The
+//! texts are the ones `gpulab schedule --nodes cluster.yaml --runtimeclasses
+//! runtimeclass.yaml --pod pod.yaml --k8s-version V` prints.
+
+use std::collections::BTreeMap;
+
+use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
+use gpulab_model::kubernetes::kubectl::{describe_events, get_nodes, get_pods_wide};
+use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, sandbox_id, LoadedCri};
+use gpulab_model::kubernetes::quantity::Quantity;
+use gpulab_model::kubernetes::scheduler::explain::table;
+use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
+use gpulab_model::kubernetes::yaml::{load, Manifests};
+use gpulab_model::kubernetes::KubeVersion;
+use gpulab_model::Diagnostic;
+use gpulab_view::{ContainerdFiles, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
+
+use crate::node;
+
+/// The file names the editors stand for (diagnostics and `kubectl apply -f` name them).
+pub const CLUSTER: &str = "cluster.yaml";
+pub const RUNTIMECLASS: &str = "runtimeclass.yaml";
+pub const POD: &str = "pod.yaml";
+
+/// Applies `kubectl patch node N --subresource=status` to the nodes: the quantity
+/// goes into both capacity and allocatable. Returns the patches that did not apply.
+pub fn patch_nodes(nodes: &mut [Node], patches: &[NodePatch]) -> Vec<String> {
+    let mut errors = Vec::new();
+    for p in patches {
+        if let Err(e) = Quantity::parse(&p.quantity) {
+            errors.push(format!("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' ({}: {e})", p.quantity));
+            continue;
+        }
+        let Some(n) = nodes.iter_mut().find(|n| n.metadata.name.as_deref() == Some(p.node.as_str())) else {
+            errors.push(format!("Error from server (NotFound): nodes {:?} not found", p.node));
+            continue;
+        };
+        let status = n.status.get_or_insert_with(Default::default);
+        for map in [&mut status.capacity, &mut status.allocatable] {
+            map.get_or_insert_with(BTreeMap::new).insert(p.resource.clone(), ApiQuantity(p.quantity.clone()));
+        }
+    }
+    errors
+}
+
+/// Runs the model on the learner's files.
+pub fn view(req: &KubeRequest) -> KubeView {
+    let versions = KubeVersion::ALL.iter().map(ToString::to_string).collect();
+    let mut diags = Vec::new();
+    let mut read = |file: &str, text: &str| -> Manifests {
+        let (m, d) = load(file, text);
+        diags.extend(d);
+        m
+    };
+    let cluster = read(CLUSTER, &req.cluster);
+    let rcs = read(RUNTIMECLASS, &req.runtimeclass);
+    let pods = read(POD, &req.pod);
+    let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
+    let patch_errors = patch_nodes(&mut nodes, &req.patches);
+    let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
+    let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
+    let get_nodes = get_nodes(&nodes, 0);
+    let outcome = if diags.is_empty() {
+        let runtime_classes: Vec<RuntimeClass> =
+            cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
+        outcome(req, &nodes, &bound, &pods, &runtime_classes)
+    } else {
+        KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }
+    };
+    KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors }
+}
+
+/// A manifest finding as the editor's panel shows it (the model's arguments as text,
+/// as `gpulab schedule` prints them).
+pub fn diag_line(d: &Diagnostic) -> DiagLine {
+    DiagLine {
+        severity: d.severity,
+        location: d.primary.as_ref().map(ToString::to_string),
+        line: d.primary.as_ref().map(|s| s.line),
+        message: d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
+        code: d.code.clone(),
+    }
+}
+
+fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
+    let name = n.metadata.name.clone().unwrap_or_default();
+    let status = n.status.as_ref();
+    let cap = status.and_then(|s| s.capacity.as_ref());
+    let alloc = status.and_then(|s| s.allocatable.as_ref());
+    let mut keys: Vec<&String> = cap.into_iter().flatten().chain(alloc.into_iter().flatten()).map(|(k, _)| k).collect();
+    keys.sort();
+    keys.dedup();
+    let get = |m: Option<&BTreeMap<String, ApiQuantity>>, k: &str| m.and_then(|m| m.get(k)).map_or(String::new(), |q| q.0.clone());
+    let resources = keys.into_iter().map(|k| (k.clone(), get(cap, k), get(alloc, k))).collect();
+    let pods = pods
+        .iter()
+        .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name.as_str()))
+        .map(|p| {
+            let ns = p.metadata.namespace.as_deref().unwrap_or("default");
+            format!("{ns}/{}", p.metadata.name.as_deref().unwrap_or(""))
+        })
+        .collect();
+    NodeView { name, resources, pods }
+}
+
+fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> KubeOutcome {
+    let version: KubeVersion = match req.version.parse() {
+        Ok(v) => v,
+        Err(e) => return KubeOutcome::Rejected { text: format!("{e}") },
+    };
+    let [pod] = pods.pods.as_slice() else {
+        return KubeOutcome::Rejected { text: format!("{POD}: expected exactly one Pod, found {}", pods.pods.len()) };
+    };
+    let snapshot = Snapshot::new(nodes.iter().cloned(), bound);
+    let opts = FilterOptions { version, ..Default::default() };
+    match create_pod(pod.object.clone(), &snapshot, rcs, &opts, 0) {
+        Err(rejection) => KubeOutcome::Rejected { text: rejection.kubectl_text(POD) },
+        Ok(created) => {
+            let verdict = verdict(&created, &snapshot, version);
+            let (node, scheduled) = match &created.result.outcome {
+                Outcome::Scheduled { node, .. } => (Some(node.clone()), true),
+                _ => {
+                    let named = nodes.iter().filter_map(|n| n.metadata.name.clone());
+                    let mut named = named.filter(|n| req.kubelet_node.is_empty() || *n == req.kubelet_node);
+                    (named.next(), false)
+                }
+            };
+            let sandboxes = node.map_or_else(Vec::new, |node| {
+                [false, true]
+                    .iter()
+                    .filter_map(|r| sandbox(&created, &node, scheduled, rcs, &req.containerd, *r).ok())
+                    .collect()
+            });
+            KubeOutcome::Created {
+                verdict,
+                events: describe_events(std::slice::from_ref(&created.event), 0),
+                nodes: table(&created.explanation),
+                sandboxes,
+            }
+        }
+    }
+}
+
+/// The first lines `gpulab schedule` prints: where the pod went (and the nominated
+/// node when preemption found room).
+fn verdict(created: &Scheduled, snapshot: &Snapshot, version: KubeVersion) -> String {
+    let name = created.pod.metadata.name.clone().unwrap_or_default();
+    let ns = created.pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+    match &created.result.outcome {
+        Outcome::Scheduled { node, .. } => {
+            let tied = created.result.tied_names(snapshot);
+            if tied.len() > 1 {
+                format!("{ns}/{name}: Scheduled to {node} (tied with: {})", tied.join(", "))
+            } else {
+                format!("{ns}/{name}: Scheduled to {node}")
+            }
+        }
+        Outcome::Unschedulable { nominated_node: Some(n), .. } => {
+            format!("{ns}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}")
+        }
+        Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{ns}/{name}: Pending (Kubernetes {version})"),
+    }
+}
+
+/// The kubelet on `node` (running the step 1–2 containerd) starting the pod's sandbox.
+/// When the learner placed the pod (`scheduled` false), the Events hold the kubelet's
+/// alone, as for a pod created with `spec.nodeName`.
+fn sandbox(
+    created: &Scheduled,
+    node: &str,
+    scheduled: bool,
+    rcs: &[RuntimeClass],
+    files: &ContainerdFiles,
+    restarted: bool,
+) -> Result<Sandbox, String> {
+    let daemon = node::daemon(files, restarted)?;
+    let cri = LoadedCri::from_daemon(&daemon);
+    let mut pod = created.pod.clone();
+    if let Some(spec) = pod.spec.as_mut() {
+        spec.node_name = Some(node.to_string());
+    }
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let mut events = if scheduled { vec![created.event.clone()] } else { Vec::new() };
+    let (handler, started) = match create_pod_sandbox(&pod, rcs, &cri, &sandbox_id(&name, 1)) {
+        Ok(handler) => (handler, true),
+        Err(e) => {
+            mark_container_creating(&mut pod);
+            events.push(e.event(1));
+            let handler = match &e {
+                gpulab_model::kubernetes::kubelet::SandboxError::NoRuntime { handler, .. } => handler.clone(),
+                _ => String::new(),
+            };
+            (handler, false)
+        }
+    };
+    Ok(Sandbox {
+        restarted,
+        scheduled,
+        node: node.to_string(),
+        handler,
+        started,
+        get_pods: get_pods_wide(std::slice::from_ref(&pod), 1),
+        events: describe_events(&events, 1),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> KubeRequest {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../src/steps/data/");
+        let read = |f: &str| std::fs::read_to_string(format!("{data}{f}")).unwrap();
+        KubeRequest {
+            version: "1.36".into(),
+            cluster: read("cluster.yaml"),
+            runtimeclass: read("runtimeclass.yaml"),
+            pod: read("pod.yaml"),
+            patches: vec![],
+            kubelet_node: String::new(),
+            containerd: ContainerdFiles {
+                version: "1.7.34".into(),
+                main: read("incident-main.toml"),
+                dropin: read("incident-99-nvidia.toml"),
+            },
+        }
+    }
+
+    /// The lab's files leave the GPU pod Pending with the scheduler's FitError; after
+    /// the learner advertises `nvidia.com/gpu` on gpu-node-1 the pod is bound there,
+    /// and the kubelet's sandbox result depends on containerd's restart.
+    #[test]
+    fn patching_node_status_changes_the_verdict() {
+        let mut req = request();
+        let before = view(&req);
+        let KubeOutcome::Created { verdict, events, sandboxes, .. } = &before.outcome else { panic!("{:?}", before.outcome) };
+        assert!(verdict.contains("Pending"), "{verdict}");
+        assert!(events.contains("FailedScheduling"), "{events}");
+        assert!(sandboxes.iter().all(|s| !s.scheduled && s.node == "gpu-node-1"), "{sandboxes:?}");
+        let [before_restart, after_restart] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
+        assert!(!before_restart.started && before_restart.events.contains("FailedCreatePodSandBox"), "{before_restart:?}");
+        assert!(before_restart.get_pods.contains("ContainerCreating"), "{}", before_restart.get_pods);
+        // The incident's drop-in replaces the CRI table whole: after the restart the
+        // CRI plugin does not load at all (the model's verdict, not the handler's).
+        assert!(!after_restart.started && after_restart.events.contains("unknown service"), "{after_restart:?}");
+        assert!(!before_restart.events.contains("FailedScheduling"));
+        req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+        let after = view(&req);
+        assert!(after.patch_errors.is_empty());
+        let KubeOutcome::Created { verdict, sandboxes, .. } = &after.outcome else { panic!("{:?}", after.outcome) };
+        assert!(verdict.contains("Scheduled to gpu-node-1"), "{verdict}");
+        assert_eq!(sandboxes.len(), 2);
+        let gpu = after.cluster.iter().find(|n| n.name == "gpu-node-1").unwrap();
+        assert!(gpu.resources.iter().any(|(r, c, a)| r == "nvidia.com/gpu" && c == "1" && a == "1"));
+    }
+
+    /// A patch naming no node, or a quantity that does not parse, is reported and
+    /// changes nothing.
+    #[test]
+    fn bad_patches_are_reported() {
+        let mut req = request();
+        req.patches = vec![
+            NodePatch { node: "nope".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() },
+            NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "one".into() },
+        ];
+        let v = view(&req);
+        assert_eq!(v.patch_errors.len(), 2, "{:?}", v.patch_errors);
+        assert!(v.patch_errors[0].contains("NotFound"));
+    }
+
+    /// Broken YAML is a list of diagnostics with the file name, not a panic.
+    #[test]
+    fn bad_yaml_is_diagnostics() {
+        let mut req = request();
+        req.pod = "kind: Pod\n  : [".into();
+        let v = view(&req);
+        let KubeOutcome::BadInput { diagnostics } = &v.outcome else { panic!("{:?}", v.outcome) };
+        assert!(diagnostics.iter().any(|d| d.location.as_ref().is_some_and(|l| l.starts_with(POD))), "{diagnostics:?}");
+    }
+}

@@ -1,0 +1,64 @@
+//! The lab's on-demand chunk: the Kubernetes and DaemonSet model (k8s-openapi, YAML)
+//! and the slot calculator (YAML device-plugin config, MIG catalogue) behind a
+//! JSON-in / JSON-out wasm-bindgen API, so the app's first load does not carry them.
+//! The app imports this module when the learner first opens step 5, 6, 7 or 8 (or
+//! once the lab is idle) and renders the views it returns ([`gpulab_view`]); every
+//! text is model output.
+//!
+//! # Layout
+//!
+//! - [`kube`]: steps 5 and 6 (admission, scheduler, kubelet sandbox, node status patches).
+//! - [`rollout`]: step 8 (controller syncs, kubectl texts, diagnosis, report).
+//! - [`slots`]: step 7 (slot table, findings, exports).
+//! - [`node`]: the step 1–2 node's containerd files as model inputs.
+
+pub mod kube;
+pub mod node;
+pub mod rollout;
+pub mod slots;
+
+use serde::Serialize;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// `Reply<T>` as JSON; a view that cannot be serialised (never expected) is an error
+/// reply, not a panic.
+fn reply<T: Serialize>(r: Result<T, String>) -> String {
+    serde_json::to_string(&r).unwrap_or_else(|e| format!("{{\"Err\":{:?}}}", e.to_string()))
+}
+
+fn parse<'a, T: serde::Deserialize<'a>>(request: &'a str) -> Result<T, String> {
+    serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))
+}
+
+/// Steps 5 and 6: `KubeRequest` JSON in, `Reply<KubeView>` JSON out.
+#[wasm_bindgen]
+pub fn kube(request: &str) -> String {
+    reply(parse(request).map(|r| kube::view(&r)))
+}
+
+/// Step 8: `RolloutRequest` JSON in, `Reply<RolloutView>` JSON out.
+#[wasm_bindgen]
+pub fn rollout(request: &str) -> String {
+    reply(parse(request).and_then(|r| rollout::view(&r)))
+}
+
+/// Step 7: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out.
+#[wasm_bindgen]
+pub fn slots(request: &str) -> String {
+    reply(parse(request).and_then(|r| slots::view(&r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use gpulab_view::{KubeView, Reply, RolloutView};
+
+    /// The exported functions answer bad JSON with an error reply, and good JSON with
+    /// a view the app can read back.
+    #[test]
+    fn json_in_json_out() {
+        let bad: Reply<KubeView> = serde_json::from_str(&super::kube("{")).unwrap();
+        assert!(bad.unwrap_err().starts_with("bad request"));
+        let ok: Reply<RolloutView> = serde_json::from_str(&super::rollout(r#"{"syncs":1,"lang":"en"}"#)).unwrap();
+        assert!(ok.unwrap().get_ds.starts_with("NAME"));
+    }
+}

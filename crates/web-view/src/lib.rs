@@ -1,0 +1,245 @@
+//! The contract between the lab app (the first-load wasm) and the on-demand
+//! Kubernetes chunk (`crates/web-k8s`): requests the app sends and views the chunk
+//! returns, as JSON strings. Plain serde structs: building them needs the model's
+//! Kubernetes code (k8s-openapi, YAML), reading them needs none of it, so the app's
+//! first load stays small. The texts inside are the model's output, verbatim; the
+//! app renders them and decides nothing.
+
+use gpulab_model::Severity;
+use serde::{Deserialize, Serialize};
+
+/// The chunk's exported functions (JSON string in, JSON string out).
+pub mod api {
+    /// `kube(request: KubeRequest) -> KubeView` (steps 5 and 6).
+    pub const KUBE: &str = "kube";
+    /// `rollout(request: RolloutRequest) -> RolloutView` (step 8).
+    pub const ROLLOUT: &str = "rollout";
+    /// `slots(request: SlotsRequest) -> SlotsView` (step 7).
+    pub const SLOTS: &str = "slots";
+}
+
+/// Step 7's inputs (as `gpulab slots --gpu-model M --gpus-per-node G --nodes N
+/// --replicas R --config config.yaml --lang L` reads them).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SlotsRequest {
+    pub gpu_model: String,
+    pub gpus_per_node: u32,
+    pub nodes: u32,
+    pub replicas: u32,
+    /// The device-plugin config file's text.
+    pub config: String,
+    /// `ko` or `en`: the language of the model's labels.
+    pub lang: String,
+}
+
+/// A finding as the diagnostics panel shows it; the message is the model's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagLine {
+    pub severity: Severity,
+    /// `file:line:column`, when the finding has a place.
+    pub location: Option<String>,
+    /// The line of the edited file the editor marks, when it is in that file.
+    pub line: Option<u32>,
+    pub message: String,
+    pub code: String,
+}
+
+/// Step 7's view: the slot table with its labels, headline, findings and exports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotsView {
+    /// The model's table of known GPUs (NVML names), for the picker.
+    pub models: Vec<String>,
+    pub gpu_model: String,
+    pub gpus_per_node: u32,
+    pub nodes: u32,
+    /// Column headers, then one row of cells per compared mode (first cell = the mode).
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub headline: Vec<String>,
+    /// The note that MIG reconfiguration drains the node, when it applies.
+    pub drain: Option<String>,
+    pub diagnostics: Vec<DiagLine>,
+    pub markdown: String,
+    pub csv: String,
+}
+
+/// The learner's files for steps 5 and 6 (as `gpulab schedule` reads them).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KubeRequest {
+    /// A Kubernetes minor version (`1.33` … `1.36`).
+    pub version: String,
+    pub cluster: String,
+    pub runtimeclass: String,
+    pub pod: String,
+    /// `kubectl patch node N --subresource=status` the learner applied, in order.
+    pub patches: Vec<NodePatch>,
+    /// The node files of steps 1–2: the kubelet's view of a node's runtimes.
+    pub containerd: ContainerdFiles,
+    /// Where the kubelet result is shown when the scheduler left the pod Pending
+    /// (the learner's `spec.nodeName` choice; the first node when empty).
+    pub kubelet_node: String,
+}
+
+/// The node's containerd files and version (steps 1–2), for the kubelet's sandbox
+/// result and the incident report.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ContainerdFiles {
+    pub version: String,
+    pub main: String,
+    pub dropin: String,
+}
+
+/// Advertise `quantity` of `resource` in a node's status (capacity and allocatable),
+/// as the device plugin's registration would.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NodePatch {
+    pub node: String,
+    pub resource: String,
+    pub quantity: String,
+}
+
+/// What creating the pod gives. (Externally tagged, and every finding a flat
+/// [`DiagLine`]: the app's first load pays for each serde shape it reads, and an
+/// internally tagged enum or the model's nested `Diagnostic` cost tens of KB.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KubeOutcome {
+    /// The manifests do not load: findings with file:line (message = the model's
+    /// arguments, `key=value; …`).
+    BadInput { diagnostics: Vec<DiagLine> },
+    /// Admission or validation refused the pod: `kubectl apply` output.
+    Rejected { text: String },
+    /// The pod was created: the verdict line, the Events table, the per-node table.
+    Created {
+        verdict: String,
+        /// `kubectl describe pod`'s Events section.
+        events: String,
+        /// The per-node, per-plugin table that explains the verdict.
+        nodes: String,
+        /// What the kubelet does with the admitted pod on the node it was bound to
+        /// (or the request's `kubelet_node`), with containerd as loaded before and
+        /// after the restart.
+        sandboxes: Vec<Sandbox>,
+    },
+}
+
+/// The kubelet's `RunPodSandbox` on the node the pod was bound to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sandbox {
+    /// Whether containerd was restarted after the drop-in was written.
+    pub restarted: bool,
+    pub node: String,
+    /// Whether the scheduler bound the pod there (else the learner placed it).
+    pub scheduled: bool,
+    /// The runtime handler asked for (containerd's default when empty).
+    pub handler: String,
+    /// `Ok`: the sandbox started; otherwise the pod stays `ContainerCreating`.
+    pub started: bool,
+    /// `kubectl get pods -o wide` for the pod after the kubelet's try.
+    pub get_pods: String,
+    /// `kubectl describe pod`'s Events after the kubelet's try (FailedCreatePodSandBox).
+    pub events: String,
+}
+
+/// Steps 5 and 6's view: the outcome, the cluster as kubectl shows it, and the
+/// choices the controls offer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KubeView {
+    pub outcome: KubeOutcome,
+    /// `kubectl get nodes`.
+    pub get_nodes: String,
+    /// Capacity / allocatable and bound pods, per node.
+    pub cluster: Vec<NodeView>,
+    /// The Kubernetes versions the model knows, oldest first.
+    pub versions: Vec<String>,
+    /// Problems with the learner's patches (unknown node, bad quantity).
+    pub patch_errors: Vec<String>,
+}
+
+/// One node of the cluster view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeView {
+    pub name: String,
+    /// `(resource, capacity, allocatable)`, as the node status holds them.
+    pub resources: Vec<(String, String, String)>,
+    /// Pods bound to this node (`namespace/name`).
+    pub pods: Vec<String>,
+}
+
+/// Step 8's request: the syncs stepped so far and the learner's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RolloutRequest {
+    pub syncs: u32,
+    pub node: String,
+    pub cause: String,
+    pub answered: bool,
+    /// `ko` or `en`: the language of the model's report and diagnosis texts.
+    pub lang: String,
+    pub containerd: ContainerdFiles,
+}
+
+/// How the learner's answer compares with the model's diagnosis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Judgement {
+    Right,
+    WrongNode,
+    WrongCause,
+}
+
+/// One link of the model's diagnosis chain, in the request's language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkView {
+    pub text: String,
+    pub evidence: Option<String>,
+}
+
+/// Step 8's view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutView {
+    /// `kubectl get ds` after every sync so far.
+    pub get_ds: String,
+    /// The latest `kubectl rollout status`.
+    pub status: String,
+    /// `kubectl get pods -o wide`.
+    pub pods: String,
+    /// The nodes the learner can name.
+    pub nodes: Vec<String>,
+    /// The cause codes the learner can name (diagnosis link codes).
+    pub causes: Vec<String>,
+    /// Set once the learner submitted an answer.
+    pub judgement: Option<Judgement>,
+    /// The model's diagnosis (summary, then each stalled node's chain), once answered.
+    pub diagnosis: Vec<LinkView>,
+    /// The incident report of this run (Markdown).
+    pub report_md: String,
+}
+
+/// The chunk's answer: a view, or the model's error text.
+pub type Reply<T> = Result<T, String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view survives the JSON trip between the chunk and the app unchanged.
+    #[test]
+    fn views_round_trip_through_json() {
+        let view = KubeView {
+            outcome: KubeOutcome::Created { verdict: "v".into(), events: "e".into(), nodes: "n".into(), sandboxes: vec![] },
+            get_nodes: String::new(),
+            cluster: vec![NodeView { name: "gpu-1".into(), resources: vec![("cpu".into(), "8".into(), "7".into())], pods: vec![] }],
+            versions: vec!["1.36".into()],
+            patch_errors: vec![],
+        };
+        let reply: Reply<KubeView> = Ok(view);
+        let json = serde_json::to_string(&reply).unwrap();
+        assert_eq!(serde_json::from_str::<Reply<KubeView>>(&json).unwrap(), reply);
+        let req: KubeRequest = serde_json::from_str(r#"{"version":"1.35"}"#).unwrap();
+        assert_eq!(req.version, "1.35");
+    }
+}

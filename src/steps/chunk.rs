@@ -1,0 +1,206 @@
+//! The on-demand chunk (`crates/web-k8s`): a second wasm module with the Kubernetes
+//! and DaemonSet model and the slot calculator (everything YAML: k8s-openapi,
+//! serde_norway, the MIG catalogue), imported the first time a learner opens step 5,
+//! 6, 7 or 8 (and prefetched once the lab is idle), so the first load carries none
+//! of it. Its files sit next to this module's (`gpu-node-lab-k8s-<version>.js` /
+//! `_bg.wasm`), found from the snippet's own URL, so `dist/` works from any sub-path.
+//! Steps render what it returns ([`gpulab_view`]): a loading state while it comes,
+//! and a clear error with a retry button if it does not.
+
+use std::cell::{Cell, RefCell};
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::i18n::{t, tf, Lang, MessageId};
+
+/// The chunk's JS glue and wasm, versioned like the app's (`Cargo.toml` version).
+pub const JS: &str = concat!("gpu-node-lab-k8s-", env!("CARGO_PKG_VERSION"), ".js");
+pub const WASM: &str = concat!("gpu-node-lab-k8s-", env!("CARGO_PKG_VERSION"), "_bg.wasm");
+
+// wasm-bindgen puts this snippet at `snippets/<crate>-<hash>/inline0.js`, two levels
+// under the app's files; the chunk's files sit beside the app's.
+#[wasm_bindgen(inline_js = r#"
+export function import_chunk(js, wasm, attempt) {
+  const base = new URL("../../", import.meta.url);
+  const q = attempt > 0 ? `?retry=${attempt}` : "";
+  return import(new URL(js + q, base).href).then(async (m) => {
+    await m.default({ module_or_path: new URL(wasm + q, base) });
+    return m;
+  });
+}
+export function asset_url(name) {
+  return new URL("../../" + name, import.meta.url).href;
+}
+export function when_idle(f) {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(() => f(), { timeout: 10000 });
+  else setTimeout(() => f(), 2000);
+}
+"#)]
+extern "C" {
+    fn import_chunk(js: &str, wasm: &str, attempt: u32) -> js_sys::Promise;
+    fn when_idle(f: &Closure<dyn FnMut()>);
+    #[wasm_bindgen(js_name = asset_url)]
+    fn js_asset_url(name: &str) -> String;
+}
+
+/// The URL of a file of the bundle (beside the app's js/wasm), wherever the page
+/// that embeds the lab lives.
+pub fn asset_url(name: &str) -> String {
+    js_asset_url(name)
+}
+
+thread_local! {
+    /// The import in flight or done (one per page, shared by every mounted lab).
+    static LOADING: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
+    /// The loaded module, once there.
+    static MODULE: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+    /// Failed attempts so far (a retry asks for a fresh URL).
+    static ATTEMPT: Cell<u32> = const { Cell::new(0) };
+    static PREFETCH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The loaded chunk (its ES module namespace).
+#[derive(Clone, PartialEq)]
+pub struct Module(JsValue);
+
+/// Where the chunk is.
+#[derive(Clone, PartialEq)]
+pub enum Chunk {
+    Loading,
+    Ready(Module),
+    Failed(String),
+}
+
+fn describe(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+fn load() -> js_sys::Promise {
+    LOADING.with(|l| l.borrow_mut().get_or_insert_with(|| import_chunk(JS, WASM, ATTEMPT.get())).clone())
+}
+
+/// Starts loading the chunk in the background once the page is idle (low priority;
+/// a no-op after the first call).
+pub fn prefetch_when_idle() {
+    if PREFETCH.replace(true) {
+        return;
+    }
+    let closure: Closure<dyn FnMut()> = Closure::once(|| {
+        let p = load();
+        wasm_bindgen_futures::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(p).await {
+                Ok(m) => MODULE.with(|s| *s.borrow_mut() = Some(m)),
+                // Not shown: the step that needs it loads it again and says so.
+                Err(_) => forget_failure(),
+            }
+        });
+    });
+    when_idle(&closure);
+    closure.forget();
+}
+
+/// Hands the lab an already loaded chunk (its module namespace, or any object with
+/// the same functions), or forgets the one it has (`None`): for a host page that
+/// bundles the chunk itself, and for the browser tests.
+pub fn provide(module: Option<JsValue>) {
+    MODULE.with(|m| *m.borrow_mut() = module);
+    LOADING.with(|l| *l.borrow_mut() = None);
+}
+
+fn forget_failure() {
+    LOADING.with(|l| *l.borrow_mut() = None);
+    ATTEMPT.set(ATTEMPT.get() + 1);
+}
+
+/// The chunk for a step view: loading, ready, or failed, and a retry callback.
+#[hook]
+pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
+    let state = use_state(|| MODULE.with(|m| m.borrow().clone()).map_or(Chunk::Loading, |m| Chunk::Ready(Module(m))));
+    let attempt = use_state(|| 0u32);
+    {
+        let state = state.clone();
+        use_effect_with(*attempt, move |_| {
+            if !matches!(*state, Chunk::Ready(_)) {
+                state.set(Chunk::Loading);
+                let p = load();
+                wasm_bindgen_futures::spawn_local(async move {
+                    match wasm_bindgen_futures::JsFuture::from(p).await {
+                        Ok(m) => {
+                            MODULE.with(|s| *s.borrow_mut() = Some(m.clone()));
+                            state.set(Chunk::Ready(Module(m)));
+                        }
+                        Err(e) => {
+                            forget_failure();
+                            state.set(Chunk::Failed(describe(&e)));
+                        }
+                    }
+                });
+            }
+        });
+    }
+    let retry = Callback::from(move |_| attempt.set(*attempt + 1));
+    ((*state).clone(), retry)
+}
+
+/// Calls the chunk's `func` with `request` as JSON and reads its `Reply<View>` with
+/// `read` (one of [`crate::steps::view_js`]'s readers).
+pub fn call<Req: Serialize, View>(m: &Module, func: &str, request: &Req, read: fn(&JsValue) -> View) -> Result<View, String> {
+    let f = js_sys::Reflect::get(&m.0, &JsValue::from_str(func)).map_err(|e| describe(&e))?;
+    let f = f.dyn_into::<js_sys::Function>().map_err(|_| format!("the chunk has no function {func}"))?;
+    let json = serde_json::to_string(request).map_err(|e| e.to_string())?;
+    let out = f.call1(&JsValue::NULL, &JsValue::from_str(&json)).map_err(|e| describe(&e))?;
+    let text = out.as_string().ok_or_else(|| format!("{func} returned no text"))?;
+    crate::steps::view_js::reply(&text).map(|v| read(&v))
+}
+
+/// What a step shows while the chunk is not ready (`None` once it is).
+pub fn placeholder(lang: Lang, chunk: &Chunk, retry: &Callback<MouseEvent>) -> Option<Html> {
+    match chunk {
+        Chunk::Ready(_) => None,
+        Chunk::Loading => Some(html! {
+            <p class="chunk-loading" role="status" aria-busy="true">{ t(lang, MessageId::ChunkLoading) }</p>
+        }),
+        Chunk::Failed(e) => Some(html! {
+            <div class="chunk-failed" role="alert">
+                <p>{ tf(lang, MessageId::ChunkFailed, &[("details", e.as_str())]) }</p>
+                <p><button type="button" class="chunk-retry" onclick={retry.clone()}>{ t(lang, MessageId::ChunkRetry) }</button></p>
+            </div>
+        }),
+    }
+}
+
+/// The model's error for a step, as an alert.
+pub fn model_error(lang: Lang, e: &str) -> Html {
+    html! { <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e)]) }</p> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundle's file names carry Cargo.toml's version and agree everywhere: the
+    /// chunk's names here, the app's in the `<gpu-lab>` loader, and the post-build
+    /// hook that renames trunk's output for both crates index.html links.
+    #[test]
+    fn bundle_names_carry_the_crate_version() {
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(JS, format!("gpu-node-lab-k8s-{v}.js"));
+        assert_eq!(WASM, format!("gpu-node-lab-k8s-{v}_bg.wasm"));
+        let loader = include_str!("../../www/gpu-lab.js");
+        assert!(loader.contains(&format!("const WASM_JS = \"gpu-node-lab-{v}.js\";")), "www/gpu-lab.js imports gpu-node-lab-{v}.js");
+        assert!(loader.contains(&format!("const WASM_BG = \"gpu-node-lab-{v}_bg.wasm\";")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
+        let index = include_str!("../../index.html");
+        assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" />"#));
+        assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
+        let hook = include_str!("../../scripts/version-bundle.sh");
+        assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s; do"));
+        let trunk = include_str!("../../Trunk.toml");
+        assert!(trunk.contains(r#"command_arguments = ["scripts/version-bundle.sh"]"#));
+    }
+}
