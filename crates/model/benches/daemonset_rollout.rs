@@ -3,27 +3,37 @@
 //!
 //! - `rollout_to_completion/maxUnavailable=10%/N`: apply the device-plugin update to a
 //!   settled N-node cluster and step rounds until `rollout status` is done. The number
-//!   of rounds stays about constant (10 % per step, 250 creations per sync), so the
-//!   total is linear in N.
+//!   of rounds grows slowly (10 % per step, but at most 250 creations per sync).
 //! - `sync/N`: one controller sync on a settled cluster (the per-sync cost).
 //! - `rollout_to_completion/maxUnavailable=1/N`: the default strategy, for reference:
 //!   it needs 2·N rounds of O(N) each, so it is quadratic by nature.
 //!
-//! Run: `cargo bench -p gpulab-model --bench daemonset_rollout`. Measured 2026-11-29 on
-//! the 2-core dev machine while other builds ran (load ≈ 4–5, so wall times are high):
+//! Run: `cargo bench -p gpulab-model --bench daemonset_rollout` (figures are the bench
+//! thread's CPU time, see `support/clock.rs`; `GPULAB_BENCH_CLOCK=wall` for wall time).
+//! Measured 2026-11-29 on the shared 2-core dev machine, after binding got its per-round
+//! index (`daemonset::bind_index`); before, each daemon pod's cycle scanned every pod of
+//! the cluster (and cloned it into a fresh snapshot on a rejection), so the rollout was
+//! quadratic:
 //!
-//! | nodes | rollout to completion, 10 % (rounds) | one sync |
-//! |---|---|---|
-//! | 500   | 61 ms (25)  | 0.83 ms |
-//! | 1,000 | 152 ms (27) | 2.9 ms  |
-//! | 2,000 | 340 ms (31) | 7.7 ms  |
-//! | 5,000 | 501 ms (44) | 29 ms   |
+//! | nodes | rollout to completion, 10 % (rounds): before | after | one sync (after) |
+//! |---|---|---|---|
+//! | 500   | 41 ms (25)  | 28 ms (25)  | 0.54 ms |
+//! | 1,000 | 135 ms (27) | 68 ms (27)  | 1.6 ms  |
+//! | 2,000 | 486 ms (31) | 163 ms (31) | 4.0 ms  |
+//! | 5,000 | 3.08 s (44) | 0.64 s (44) | 13.8 ms |
 //!
-//! CPU time of the 5,000-node rollout measured from `/proc/thread-self/schedstat` was
-//! 0.70 s (44 rounds; 250 pod creations per sync cap the batch). maxUnavailable 1:
-//! 100 → 190 ms, 250 → 318 ms, 500 → 2.1 s (quadratic, as the algorithm is).
+//! Wall time on a quiet machine, 5,000 nodes: 3.89 s before, 0.63 s after. From 500 to
+//! 5,000 nodes the rollout grows ×23: the rounds grow ×1.76 (BurstReplicas caps a sync
+//! at 250 creations, below 10 % of 5,000) and one controller sync ×25 (super-linear:
+//! maps keyed by name, sorts, and allocator churn over 5,000 pods; not optimised here).
+//! maxUnavailable 1: 100 → 31 ms, 250 → 177 ms, 500 → 617 ms (2·N rounds of O(N):
+//! quadratic, as the algorithm is).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+#[path = "support/clock.rs"]
+mod clock;
+
+use clock::Clock;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use gpulab_model::daemonset::rollout::Rollout;
 use gpulab_model::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
@@ -76,7 +86,7 @@ fn roll(mut r: Rollout, v2: DaemonSet) -> Rollout {
     r
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<Clock>) {
     let mut g = c.benchmark_group("rollout_to_completion/maxUnavailable=10%");
     g.sample_size(10);
     for n in [500, 1_000, 2_000, 5_000] {
@@ -115,5 +125,9 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = clock::criterion();
+    targets = bench
+}
 criterion_main!(benches);

@@ -13,6 +13,8 @@
 //!   events, status.
 //! - [`events`]: events with the correlator's `(xN over …)` aggregation.
 //! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
+//! - [`bind_index`]: the cluster as one round's binding pass sees it (node and
+//!   bound-pod indices, one scheduler snapshot), so binding is not O(pods) per pod.
 //! - [`rollout`]: the round loop a learner watches — controller sync, binding, each
 //!   node's kubelet and containerd (the sandbox error), stall detection.
 //! - [`diagnosis`]: which node holds a stalled rollout and the cause chain down to
@@ -33,6 +35,7 @@
 //! seconds) and the Go-map node order is an input ([`NodeOrder`]).
 
 pub mod artifacts;
+pub mod bind_index;
 pub mod controller;
 pub mod diagnosis;
 pub mod events;

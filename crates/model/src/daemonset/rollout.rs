@@ -34,7 +34,8 @@ use crate::kubernetes::events::scheduling_event;
 use crate::kubernetes::kubelet::{create_pod_sandbox, LoadedCri, SandboxError};
 use crate::kubernetes::scheduler::framework::run_filter_plugins;
 use crate::kubernetes::scheduler::node_affinity::{pre_filter, NodeAffinityPreFilter};
-use crate::kubernetes::scheduler::{schedule_one, CycleState, FilterOptions, NodeInfo, Outcome, PodInfo, Snapshot};
+use crate::kubernetes::scheduler::{schedule_one, CycleState, FilterOptions, Outcome, PodInfo};
+use super::bind_index::BindIndex;
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
 use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
 use super::rng::SplitMix64;
@@ -294,10 +295,11 @@ impl Rollout {
             return;
         }
         let opts = FilterOptions::default();
+        let mut index = BindIndex::new(&self.controller.nodes, &self.controller.pods);
         for name in queue {
             let Some(pod) = self.controller.pods.get(&name) else { continue };
             let info = PodInfo::new(pod.clone(), true);
-            let verdict = self.cycle_on_target(&info, &opts);
+            let verdict = self.cycle_on_target(&info, &opts, &mut index);
             match verdict {
                 Ok(node) => {
                     if let Some(p) = self.controller.pods.get_mut(&name) {
@@ -306,6 +308,7 @@ impl Rollout {
                         }
                         set_pod_scheduled(p, None, now);
                     }
+                    index.bind(&self.controller.nodes, &self.controller.pods, &name, &node);
                     self.unscheduled.remove(&name);
                     self.pending.insert(name.clone());
                     self.controller.events.record(now, format!("Pod/{name}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
@@ -323,30 +326,26 @@ impl Rollout {
     }
 
     /// One scheduling cycle for a daemon pod: `Ok(node)` to bind, or the
-    /// FailedScheduling event note and the condition message.
-    fn cycle_on_target(&self, info: &PodInfo, opts: &FilterOptions) -> Result<String, (String, String)> {
+    /// FailedScheduling event note and the condition message. `index` is the pass's
+    /// view of the cluster (built once per round, see [`BindIndex`]).
+    fn cycle_on_target(&self, info: &PodInfo, opts: &FilterOptions, index: &mut BindIndex) -> Result<String, (String, String)> {
         let spec = info.pod.spec.as_ref();
         let pre = spec.map_or(NodeAffinityPreFilter::Skip, pre_filter);
         let target = match &pre {
             NodeAffinityPreFilter::NodeNames(names) if names.len() == 1 => names.first().cloned(),
             _ => None,
         };
-        let node = target.as_deref().and_then(|t| self.controller.nodes.iter().find(|n| n.metadata.name.as_deref() == Some(t)));
+        let nodes = &self.controller.nodes;
+        let node = target.as_deref().and_then(|t| index.node(nodes, t));
         if let (Some(target), Some(node)) = (&target, node) {
-            let mut node_info = NodeInfo::new(node.clone());
-            for p in self.controller.pods.values() {
-                if p.metadata.name != info.pod.metadata.name && p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(target.as_str()) {
-                    node_info.add_pod(crate::kubernetes::scheduler::snapshot::BoundPod::of(p, true));
-                }
-            }
+            let node_info = index.node_info(node, &self.controller.pods, info.pod.metadata.name.as_ref());
             let state = CycleState { skip_node_affinity: false, skip_node_ports: info.host_ports.is_empty() };
             if run_filter_plugins(info, &node_info, &state, opts).is_none() {
                 return Ok(target.clone());
             }
         }
         // Rejected (or no single target): the full cycle gives the upstream text.
-        let others: Vec<Pod> = self.controller.pods.values().filter(|p| p.metadata.name != info.pod.metadata.name).cloned().collect();
-        let snapshot = Snapshot::new(self.controller.nodes.iter().cloned(), &others);
+        let snapshot = index.snapshot(nodes, &self.controller.pods, &info.pod);
         let result = schedule_one(&snapshot, info, opts);
         if let Outcome::Scheduled { node, .. } = &result.outcome {
             return Ok(node.clone());

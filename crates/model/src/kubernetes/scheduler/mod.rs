@@ -13,11 +13,14 @@
 //! - [`preemption`]: DefaultPreemption's PostFilter and dry run.
 //! - [`scoring`]: the score plugins and the tied set.
 //! - [`schedule_one`]: one whole cycle.
+//! - [`hot`]: [`HotSnapshot`], many cycles on one cluster: a compact per-node table
+//!   and the per-node verdicts reused across cycles (the 5,000-node hot path).
 //! - [`explain`]: node × plugin results for the learner.
 
 pub mod explain;
 pub mod fit_error;
 pub mod framework;
+pub mod hot;
 pub mod node_affinity;
 pub mod node_name;
 pub mod node_ports;
@@ -32,6 +35,7 @@ pub mod taint_toleration;
 
 pub use fit_error::{fit_error_message, Diagnosis, FitError};
 pub use framework::{CycleState, FilterOptions, Plugin, Rejection};
+pub use hot::HotSnapshot;
 pub use noderesources_fit::FitArgs;
 pub use schedule_one::{schedule_one, NodeOutcome, Outcome, ScheduleResult};
 pub use snapshot::{NodeInfo, PodInfo, Snapshot};

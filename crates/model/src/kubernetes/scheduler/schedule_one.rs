@@ -148,7 +148,7 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
 }
 
 /// FitError + PostFilter for a cycle where no node passed Filter.
-fn fail(
+pub(crate) fn fail(
     snapshot: &Snapshot,
     pod: &PodInfo,
     nodes: &[NodeOutcome],

@@ -11,6 +11,7 @@ use crate::kubernetes::taints::{tolerates, PREFER_NO_SCHEDULE};
 /// `framework.MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;
 
+#[inline(always)]
 fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
@@ -20,42 +21,44 @@ fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 
 /// NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each).
 pub fn least_allocated(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let pairs = [
+    least_allocated_of(
         (node.allocatable.milli_cpu, node.non_zero_requested.0.wrapping_add(pod.non_zero.0)),
         (node.allocatable.memory, node.non_zero_requested.1.wrapping_add(pod.non_zero.1)),
-    ];
-    let (mut score, mut weights) = (0, 0);
-    for (alloc, req) in pairs {
-        if alloc == 0 {
-            continue;
-        }
-        score = least_requested_score(req, alloc).wrapping_add(score);
-        weights += 1;
-    }
-    if weights == 0 {
-        0
-    } else {
-        score.wrapping_div(weights)
+    )
+}
+
+/// [`least_allocated`] from `(allocatable, requested with the pod)` of cpu and memory
+/// (a resource with no allocatable is left out of the mean).
+#[inline(always)]
+pub fn least_allocated_of(cpu: (i64, i64), memory: (i64, i64)) -> i64 {
+    match (cpu.0 != 0, memory.0 != 0) {
+        (true, true) => least_requested_score(memory.1, memory.0)
+            .wrapping_add(least_requested_score(cpu.1, cpu.0))
+            .wrapping_div(2),
+        (true, false) => least_requested_score(cpu.1, cpu.0),
+        (false, true) => least_requested_score(memory.1, memory.0),
+        (false, false) => 0,
     }
 }
 
 /// NodeResourcesBalancedAllocation: `(1 − std of the cpu/memory fractions) × 100`.
 pub fn balanced_allocation(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let pairs = [
+    balanced_allocation_of(
         (node.allocatable.milli_cpu, node.requested.milli_cpu.wrapping_add(pod.request.milli_cpu)),
         (node.allocatable.memory, node.requested.memory.wrapping_add(pod.request.memory)),
-    ];
-    let mut fractions = [0.0f64; 2];
-    let mut n = 0;
-    for (a, r) in pairs.iter().filter(|(a, _)| *a != 0) {
-        if let Some(slot) = fractions.get_mut(n) {
-            *slot = (*r as f64 / *a as f64).min(1.0);
-            n += 1;
-        }
-    }
+    )
+}
+
+/// [`balanced_allocation`] from `(allocatable, requested with the pod)` of cpu and memory.
+#[inline(always)]
+pub fn balanced_allocation_of(cpu: (i64, i64), memory: (i64, i64)) -> i64 {
     // Two fractions: std = |f1 − f2| / 2; fewer: 0.
-    let [f0, f1] = fractions;
-    let std = if n == 2 { ((f0 - f1) / 2.0).abs() } else { 0.0 };
+    let std = if cpu.0 != 0 && memory.0 != 0 {
+        let fraction = |(a, r): (i64, i64)| (r as f64 / a as f64).min(1.0);
+        ((fraction(cpu) - fraction(memory)) / 2.0).abs()
+    } else {
+        0.0
+    };
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
