@@ -532,6 +532,7 @@ fn view_readers_agree_with_serde() {
     assert!(typed.as_ref().is_ok_and(|v| !v.diagnostics.is_empty()));
     assert_eq!(view_js::reply(&json).map(|v| view_js::slots_view(&v)), typed);
     assert_eq!(view_js::reply(r#"{"Err":"boom"}"#).map(|_| ()), Err("boom".to_string()));
+}
 
 fn slot_nodes(root: &web_sys::Element) -> String {
     let input: web_sys::HtmlInputElement = html_el(root, ".slots-nodes input").dyn_into().unwrap();
