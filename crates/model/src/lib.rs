@@ -10,6 +10,7 @@
 //! - [`kubernetes`]: advertisement, scheduling verdicts, RuntimeClass, kubelet sandbox.
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
+//! - [`sort`]: one shared stable sort (driftsort per call site costs wasm size).
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
@@ -33,5 +34,6 @@ pub mod go;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;
+pub mod sort;
 
 pub use diagnostic::{Diagnostic, Related, Severity, Span};

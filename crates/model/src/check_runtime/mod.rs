@@ -450,7 +450,7 @@ fn differences(l: &RuntimeTables, m: &RuntimeTables) -> String {
         }
         let get = |set: &[(String, String)], k: &str| set.iter().find(|(sk, _)| sk == k).map(|(_, v)| v.clone());
         let mut keys: Vec<&String> = ls.iter().chain(fs.iter()).map(|(k, _)| k).collect();
-        keys.sort();
+        crate::sort::sort(&mut keys);
         keys.dedup();
         let mut lines: Vec<String> = keys
             .into_iter()
@@ -462,7 +462,7 @@ fn differences(l: &RuntimeTables, m: &RuntimeTables) -> String {
                 format!("{name}.{kk}: loaded {lv} files {fv}")
             })
             .collect();
-        lines.sort();
+        crate::sort::sort(&mut lines);
         diffs.push(lines.join("; "));
     }
     diffs.join("; ")

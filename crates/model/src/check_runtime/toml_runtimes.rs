@@ -21,7 +21,7 @@ impl RuntimeTables {
     /// Runtime names, sorted bytewise and deduplicated (the script's `sort -u` under C).
     pub fn names(&self) -> Vec<String> {
         let mut n = self.runtimes.clone();
-        n.sort();
+        crate::sort::sort(&mut n);
         n.dedup();
         n
     }
@@ -49,7 +49,7 @@ impl RuntimeTables {
             }
         }
         let mut lines: Vec<String> = map.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-        lines.sort();
+        crate::sort::sort(&mut lines);
         lines
     }
 }

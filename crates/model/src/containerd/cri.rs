@@ -272,7 +272,7 @@ pub fn cri_outcome(version: &Version, effective: &Effective, required: &[String]
         }
     };
     note(grpc_id, "io.containerd.grpc.v1", grpc, "");
-    plugins.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut plugins, |a, b| a.0.cmp(&b.0));
     CriOutcome { plugins, error, error_line, required_failure: required_fail }
 }
 

@@ -173,7 +173,7 @@ impl Ctx<'_> {
             out.insert(name.clone(), decoded);
             path.pop();
         }
-        out.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut out.entries, |a, b| a.0.cmp(&b.0));
         Ok(Node::new(Value::Table(out), v.origin.clone()))
     }
 
@@ -184,8 +184,8 @@ impl Ctx<'_> {
         let logged = !self.version.is_1x();
         let mut kvs: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| !n.is_table()).collect();
         let mut tables: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| n.is_table()).collect();
-        kvs.sort_by(|a, b| a.0.cmp(&b.0));
-        tables.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut kvs, |a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut tables, |a, b| a.0.cmp(&b.0));
         for (k, n) in kvs {
             path.push(k.clone());
             if let Some(Scope::Struct(d)) = &scope {
@@ -286,7 +286,7 @@ fn any_value(v: &Node, sorted: bool) -> Node {
 pub fn sort_maps(n: &mut Node) {
     match &mut n.value {
         Value::Table(t) => {
-            t.entries.sort_by(|a, b| a.0.cmp(&b.0));
+            crate::sort::sort_by(&mut t.entries, |a, b| a.0.cmp(&b.0));
             t.entries.iter_mut().for_each(|(_, v)| sort_maps(v));
         }
         Value::Array(a) => a.iter_mut().for_each(sort_maps),
@@ -303,7 +303,7 @@ fn merge_any(existing: Option<&Node>, v: &Node) -> Node {
                 let merged = merge_any(out.get(k), nv);
                 out.insert(k.clone(), merged);
             }
-            out.entries.sort_by(|a, b| a.0.cmp(&b.0));
+            crate::sort::sort_by(&mut out.entries, |a, b| a.0.cmp(&b.0));
             Node::new(Value::Table(out), v.origin.clone())
         }
         _ => any_value(v, true),

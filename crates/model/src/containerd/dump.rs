@@ -88,24 +88,24 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
             }
         }
     }
-    printed.entries.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut printed.entries, |a, b| a.0.cmp(&b.0));
 
     let mut root = loaded.top.clone();
     root.insert("plugins", Node::builtin(Value::Table(printed)));
     root.insert("version", Node::builtin(Value::Integer(version.config_version())));
     if let Some(t) = root.get_mut("timeouts").and_then(Node::as_table_mut) {
-        t.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut t.entries, |a, b| a.0.cmp(&b.0));
     }
     if let Some(t) = root.get_mut("proxy_plugins").and_then(Node::as_table_mut) {
-        t.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut t.entries, |a, b| a.0.cmp(&b.0));
     }
     if let Some(t) = root.get_mut("stream_processors").and_then(Node::as_table_mut) {
-        t.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut t.entries, |a, b| a.0.cmp(&b.0));
     }
     if version.is_1x() {
         // containerd ranges over a Go map here; the goldens sort this one line.
         if let Some(Node { value: Value::Array(a), .. }) = root.get_mut("imports") {
-            a.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+            crate::sort::sort_by(a, |x, y| x.as_str().cmp(&y.as_str()));
         }
     }
     if version.migrates_per_file() {

@@ -41,8 +41,8 @@ fn v1_table(out: &mut String, path: &mut Vec<String>, t: &Table) {
     let depth = path.len();
     let mut kvs: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| !is_table_like(n)).collect();
     let mut tables: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| is_table_like(n)).collect();
-    kvs.sort_by(|a, b| a.0.cmp(&b.0));
-    tables.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut kvs, |a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut tables, |a, b| a.0.cmp(&b.0));
     for (k, n) in kvs {
         indent(out, depth);
         out.push_str(&v1_key(k));

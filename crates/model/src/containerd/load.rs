@@ -1059,7 +1059,7 @@ fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, L
             return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
         }
         let mut keys: Vec<&str> = st.plugins.keys().collect();
-        keys.sort_unstable();
+        crate::sort::sort(&mut keys);
         // 1.7 also wants every plugin key under `io.containerd.`.
         let bad_key = |p: &str| short(p) || (version.line == Line::V1_7 && !p.starts_with("io.containerd."));
         if let Some(p) = keys.into_iter().find(|p| bad_key(p)) {

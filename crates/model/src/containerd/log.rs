@@ -29,7 +29,7 @@ impl LogLine {
     pub fn render(&self) -> String {
         let mut s = format!("level={} msg={}", self.level, quote_if_needed(&self.msg));
         let mut fields: Vec<&(String, String)> = self.fields.iter().collect();
-        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sort::sort_by(&mut fields, |a, b| a.0.cmp(&b.0));
         for (k, v) in fields {
             s.push(' ');
             s.push_str(k);

@@ -362,7 +362,7 @@ impl Cluster {
                 Field::StalledOn => {
                     let stalled = r.rounds.last().is_some_and(|l| l.stalled);
                     let mut nodes: Vec<String> = if stalled { diagnose(r).stalled_nodes.into_iter().map(|n| n.node).collect() } else { Vec::new() };
-                    nodes.sort();
+                    crate::sort::sort(&mut nodes);
                     Ok(Observed::List(nodes))
                 }
                 other => Err(format!("`{}` is not a DaemonSet field", other.name())),

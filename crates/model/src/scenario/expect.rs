@@ -177,8 +177,8 @@ impl Expected {
             Expected::Set(items) => match observed {
                 Observed::List(l) => {
                     let (mut a, mut b) = (items.clone(), l.clone());
-                    a.sort();
-                    b.sort();
+                    crate::sort::sort(&mut a);
+                    crate::sort::sort(&mut b);
                     a == b
                 }
                 _ => false,

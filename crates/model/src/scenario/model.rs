@@ -63,7 +63,7 @@ pub fn observe_containerd(node: &ModelNode, field: Field) -> Result<Observed, Un
         Field::CriError => text(&d.cri().and_then(|c| c.error.as_ref()).map(|e| format!("invalid plugin config: {e}")).unwrap_or_default()),
         Field::Handlers => {
             let mut h = d.runtime_handlers();
-            h.sort();
+            crate::sort::sort(&mut h);
             Ok(Observed::List(h))
         }
         Field::DumpExit | Field::DumpDefaultRuntime | Field::DumpRuntimes => Ok(dump_field(&d.config_dump(), field)),
@@ -83,7 +83,7 @@ pub fn dump_field(dump: &containerd::CommandOutput, field: Field) -> Observed {
         Field::DumpDefaultRuntime => Observed::Text(tables.default_runtime_name.unwrap_or_default()),
         _ => {
             let mut r = tables.runtimes;
-            r.sort();
+            crate::sort::sort(&mut r);
             r.dedup();
             Observed::List(r)
         }
