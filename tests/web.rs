@@ -620,3 +620,31 @@ async fn step_nav_lists_the_eight_steps() {
     assert_eq!(current.get_attribute("data-step").as_deref(), Some("6"));
     handle.destroy();
 }
+
+/// A long findings list shows the first 100 and says how many there are; "show all"
+/// lists every one (the editor's gutter marks every line either way).
+#[wasm_bindgen_test]
+async fn a_long_findings_list_is_cut_at_100_with_show_all() {
+    use gpu_node_lab::components::diagnostics::{DiagItem, DiagnosticsPanel, DiagnosticsProps, SHOWN};
+    use gpu_node_lab::i18n::Lang;
+    let root = new_root();
+    let items: Vec<DiagItem> = (1..=150)
+        .map(|i| DiagItem {
+            severity: gpulab_model::Severity::Warning,
+            location: Some(format!("config.toml:{i}:1")),
+            line: Some(i),
+            message: format!("finding {i}"),
+            code: "test-finding".into(),
+        })
+        .collect();
+    let app = yew::Renderer::<DiagnosticsPanel>::with_root_and_props(root.clone(), DiagnosticsProps { lang: Lang::En, items }).render();
+    yew::scheduler::flush().await;
+    assert_eq!(SHOWN, 100);
+    assert_eq!(root.query_selector_all(".diagnostics li").unwrap().length(), 100);
+    assert_eq!(texts(&root, ".diag-more button"), ["Show all 150 findings"]);
+    click(&root, ".diag-show-all");
+    yew::scheduler::flush().await;
+    assert_eq!(root.query_selector_all(".diagnostics li").unwrap().length(), 150);
+    assert!(root.query_selector(".diag-more").unwrap().is_none());
+    app.destroy();
+}

@@ -1,10 +1,14 @@
 //! The diagnostics panel: every finding of the model with its file:line:column, a
 //! severity written out in words (never by colour alone) and its stable code, in the
 //! `gpulab` CLI's line format: `file:line:col: severity: message [code]`.
+//!
+//! A long list (a 1,000-line config can give well over a thousand findings) shows the
+//! first [`SHOWN`] and a button for the rest: rendering every one on each keystroke
+//! costs the page its 16 ms per keystroke, and the editor's gutter still marks every line.
 
 use yew::prelude::*;
 
-use crate::i18n::{t, Lang, MessageId};
+use crate::i18n::{t, tf, Lang, MessageId};
 use gpulab_model::Severity;
 
 /// One finding as the panel shows it; the message is the model's text.
@@ -41,6 +45,9 @@ fn severity_class(s: Severity) -> &'static str {
     }
 }
 
+/// How many findings are listed before "show all".
+pub const SHOWN: usize = 100;
+
 #[derive(Properties, PartialEq)]
 pub struct DiagnosticsProps {
     pub lang: Lang,
@@ -50,6 +57,14 @@ pub struct DiagnosticsProps {
 #[component(DiagnosticsPanel)]
 pub fn diagnostics_panel(props: &DiagnosticsProps) -> Html {
     let lang = props.lang;
+    let show_all = use_state(|| false);
+    let total = props.items.len();
+    let listed = if *show_all { total } else { total.min(SHOWN) };
+    let on_show_all = {
+        let show_all = show_all.clone();
+        Callback::from(move |_: MouseEvent| show_all.set(true))
+    };
+    let (n, shown) = (total.to_string(), listed.to_string());
     html! {
         <section class="diagnostics" aria-label={t(lang, MessageId::Diagnostics)}>
             <h3>{ t(lang, MessageId::Diagnostics) }</h3>
@@ -57,7 +72,7 @@ pub fn diagnostics_panel(props: &DiagnosticsProps) -> Html {
                 <p class="diag-none">{ t(lang, MessageId::DiagnosticsNone) }</p>
             } else {
                 <ul>
-                    { for props.items.iter().map(|d| html! {
+                    { for props.items.iter().take(listed).map(|d| html! {
                         <li class={severity_class(d.severity)} data-code={d.code.clone()}>
                             if let Some(at) = &d.location {
                                 <code class="diag-location">{ at.clone() }</code>{ ": " }
@@ -68,6 +83,15 @@ pub fn diagnostics_panel(props: &DiagnosticsProps) -> Html {
                         </li>
                     }) }
                 </ul>
+                if listed < total {
+                    <p class="diag-more">
+                        { tf(lang, MessageId::DiagnosticsShown, &[("shown", shown.as_str()), ("n", n.as_str())]) }
+                        { " " }
+                        <button type="button" class="diag-show-all" onclick={on_show_all}>
+                            { tf(lang, MessageId::DiagnosticsShowAll, &[("n", n.as_str())]) }
+                        </button>
+                    </p>
+                }
             }
         </section>
     }

@@ -95,7 +95,8 @@ async function measure(page, selector, count, runtime) {
       browserOnly.push(performance.now() - t0);
     }
     area.removeEventListener("input", stop, true);
-    return { render, layout, browserOnly, diagnostics: document.querySelectorAll(".diagnostics li").length, lines: area.value.split("\n").length };
+    return { render, layout, browserOnly, diagnostics: document.querySelectorAll(".diagnostics li").length,
+      total: [...document.querySelectorAll(".diag-more")].map((p) => Number(p.textContent.match(/of (\d+) findings/)?.[1] ?? 0)), lines: area.value.split("\n").length };
   }, { selector, count, runtime });
 }
 
@@ -113,10 +114,11 @@ for (const step of [1, 2]) {
     await measure(page, ".ctr-main textarea", 5, 60); // warm-up
     const m = await measure(page, ".ctr-main textarea", KEYSTROKES, 70);
     // The typing kept the config valid: step 2 still shows the drop-in's findings.
-    if (step === 2) assert.ok(m.diagnostics > 1000, `${m.diagnostics} findings`);
+    // (The panel lists the first 100 and says how many there are.)
+    if (step === 2) assert.ok(m.total.some((n) => n > 1000), `findings: ${m.total}`);
     const r = stats(m.render), l = stats(m.layout), b = stats(m.browserOnly);
     const f = (x) => x.toFixed(2);
-    console.log(`keystroke step ${step}: ${m.lines - 1} lines, ${KEYSTROKES} keystrokes, ${m.diagnostics} findings shown`);
+    console.log(`keystroke step ${step}: ${m.lines - 1} lines, ${KEYSTROKES} keystrokes, ${m.diagnostics} findings listed (of ${m.total.join(" + ") || m.diagnostics})`);
     console.log(`keystroke step ${step}: render    median ${f(r.median)} ms, p95 ${f(r.p95)} ms, max ${f(r.max)} ms (goal ${GOAL_MS} ms)`);
     console.log(`keystroke step ${step}: to layout median ${f(l.median)} ms, p95 ${f(l.p95)} ms, max ${f(l.max)} ms (goal ${GOAL_MS} ms)${l.median > GOAL_MS ? " — OVER THE GOAL" : ""}`);
     console.log(`keystroke step ${step}: the browser alone (textarea edit + layout, app not listening) median ${f(b.median)} ms, p95 ${f(b.p95)} ms`);
