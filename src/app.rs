@@ -48,6 +48,9 @@ pub struct AppProps {
     /// learner's saved work. A lab started from a scenario does not save over it.
     #[prop_or_default]
     pub work: Option<crate::state::Work>,
+    /// The `storageKey` mount option: this lab's own saved work (`storage::key`).
+    #[prop_or_default]
+    pub storage_key: Option<String>,
 }
 
 /// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
@@ -113,17 +116,19 @@ fn forget_share_link() {
 #[component(App)]
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(storage::load).unwrap_or_default() });
+    let key = storage::key(props.storage_key.as_deref());
+    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
         let first = use_mut_ref(|| true);
         let authored = props.work.is_some();
+        let key = key.clone();
         use_effect_with(state.work.clone(), move |work| {
             if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
-            storage::save(work);
+            storage::save(&key, work);
         });
     }
     // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
@@ -163,7 +168,7 @@ pub fn app(props: &AppProps) -> Html {
         // A share link is read once. It opens at once only when there is nothing of
         // the learner's to lose (no saved work, the starting point, or the same
         // work); otherwise the learner chooses. A bad link changes nothing.
-        let (dispatcher, ui) = (state.dispatcher(), ui.clone());
+        let (dispatcher, ui, key) = (state.dispatcher(), ui.clone(), key.clone());
         use_effect_with((), move |_| {
             read_share_link(move |r| match r {
                 Err(e) => {
@@ -171,7 +176,7 @@ pub fn app(props: &AppProps) -> Html {
                     ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e))))
                 }
                 Ok(shared) => {
-                    let saved = storage::load();
+                    let saved = storage::load(&key);
                     match saved {
                         Some(w) if w != shared && w != Work::default() => {
                             ui.dispatch(UiAction::Notice(Some(Notice::ShareOffer(Box::new(shared)))))

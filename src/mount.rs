@@ -28,10 +28,13 @@ use crate::state::LabState;
 use crate::steps::Step;
 
 /// Mount options after validation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MountOptions {
     pub lang: Option<Lang>,
     pub step: Option<Step>,
+    /// `storageKey`: this lab's own saved work (`storage::key`), so several labs on
+    /// one page keep their work apart; without it a lab uses the page-wide default.
+    pub storage_key: Option<String>,
 }
 
 impl MountOptions {
@@ -48,7 +51,7 @@ impl MountOptions {
             Some(n) if n.fract() == 0.0 && (1.0..=8.0).contains(&n) => Step::from_number(n as usize),
             Some(n) => return Err(format!("gpu-lab: step {n} is not a lab step: use 1 to 8")),
         };
-        Ok(MountOptions { lang, step })
+        Ok(MountOptions { lang, step, storage_key: None })
     }
 
     fn from_js(options: &JsValue) -> Result<MountOptions, JsValue> {
@@ -71,7 +74,20 @@ impl MountOptions {
             None if step_value.is_undefined() || step_value.is_null() => None,
             None => return Err(js_sys::TypeError::new("gpu-lab: option step must be a number").into()),
         };
-        MountOptions::from_parts(lang.as_deref(), step).map_err(|e| js_sys::RangeError::new(&e).into())
+        let key_value = get("storageKey");
+        let storage_key = match key_value.as_string() {
+            Some(k) if crate::storage::valid_storage_key(&k) => Some(k),
+            Some(k) => {
+                return Err(js_sys::RangeError::new(&format!(
+                    "gpu-lab: option storageKey {k:?} must be 1 to 64 characters of A-Z a-z 0-9 . _ -"
+                ))
+                .into())
+            }
+            None if key_value.is_undefined() || key_value.is_null() => None,
+            None => return Err(js_sys::TypeError::new("gpu-lab: option storageKey must be a string").into()),
+        };
+        let options = MountOptions::from_parts(lang.as_deref(), step).map_err(|e| JsValue::from(js_sys::RangeError::new(&e)))?;
+        Ok(MountOptions { storage_key, ..options })
     }
 }
 
@@ -209,7 +225,7 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
             }
         }))
     };
-    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer), work: loaded.map(|l| l.work) };
+    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer), work: loaded.map(|l| l.work), storage_key: options.storage_key.clone() };
     root.set_inner_html("");
     panic_hook::track(&root, initial.lang);
     let app = yew::Renderer::<App>::with_root_and_props(root.clone(), props.clone()).render();
@@ -222,6 +238,9 @@ impl LabHandle {
     pub fn update(&mut self, options: JsValue) -> Result<(), JsValue> {
         if !absent(&get(&options, "scenario")) {
             return Err(js_sys::TypeError::new("gpu-lab: scenario is a mount option: destroy this lab and mount a new one").into());
+        }
+        if !absent(&get(&options, "storageKey")) {
+            return Err(js_sys::TypeError::new("gpu-lab: storageKey is a mount option: destroy this lab and mount a new one").into());
         }
         let options = MountOptions::from_js(&options)?;
         let Some(app) = self.app.as_mut() else {
@@ -269,7 +288,7 @@ mod tests {
     fn validates_options() {
         let cases: [(Option<&str>, Option<f64>, Result<MountOptions, &str>); 5] = [
             (None, None, Ok(MountOptions::default())),
-            (Some("en"), Some(3.0), Ok(MountOptions { lang: Some(Lang::En), step: Some(Step::CheckScript) })),
+            (Some("en"), Some(3.0), Ok(MountOptions { lang: Some(Lang::En), step: Some(Step::CheckScript), storage_key: None })),
             (Some("fr"), None, Err("gpu-lab: unknown lang \"fr\": use \"ko\" or \"en\"")),
             (None, Some(9.0), Err("gpu-lab: step 9 is not a lab step: use 1 to 8")),
             (None, Some(2.5), Err("gpu-lab: step 2.5 is not a lab step: use 1 to 8")),

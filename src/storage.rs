@@ -11,20 +11,34 @@ use crate::state::Work;
 /// The localStorage key (the `v1` is the format's version).
 pub const KEY: &str = "gpu-lab:v1:work";
 
+/// The key a lab saves under: [`KEY`], or `KEY:name` for a lab mounted with the
+/// `storageKey` option, so several labs on one page keep their work apart.
+pub fn key(storage_key: Option<&str>) -> String {
+    match storage_key {
+        Some(name) => format!("{KEY}:{name}"),
+        None => KEY.to_string(),
+    }
+}
+
+/// A `storageKey` is 1 to 64 characters of `A-Z a-z 0-9 . _ -`.
+pub fn valid_storage_key(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
 }
 
-/// The saved work, if there is readable saved work.
-pub fn load() -> Option<Work> {
-    let text = storage()?.get_item(KEY).ok().flatten()?;
+/// The saved work under `key`, if there is readable saved work.
+pub fn load(key: &str) -> Option<Work> {
+    let text = storage()?.get_item(key).ok().flatten()?;
     decode(&text)
 }
 
-/// Saves `work`; failures (quota, blocked storage) are ignored on purpose.
-pub fn save(work: &Work) {
+/// Saves `work` under `key`; failures (quota, blocked storage) are ignored on purpose.
+pub fn save(key: &str, work: &Work) {
     if let (Some(s), Ok(text)) = (storage(), serde_json::to_string(work)) {
-        s.set_item(KEY, &text).ok();
+        s.set_item(key, &text).ok();
     }
 }
 
@@ -36,6 +50,18 @@ pub fn decode(text: &str) -> Option<Work> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Labs without a storageKey share the default key; a named lab gets its own;
+    /// names outside the allowed alphabet or length are refused.
+    #[test]
+    fn storage_keys() {
+        assert_eq!(key(None), "gpu-lab:v1:work");
+        assert_eq!(key(Some("week-3.lab_a")), "gpu-lab:v1:work:week-3.lab_a");
+        let cases = [("a", true), ("week-3.lab_a", true), ("", false), ("a b", false), ("a:b", false), ("랩", false), (&"x".repeat(65), false), (&"x".repeat(64), true)];
+        for (name, ok) in cases {
+            assert_eq!(valid_storage_key(name), ok, "{name:?}");
+        }
+    }
 
     /// Our own JSON decodes; foreign or broken text is refused rather than half-read.
     #[test]

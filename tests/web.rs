@@ -648,3 +648,33 @@ async fn a_long_findings_list_is_cut_at_100_with_show_all() {
     assert!(root.query_selector(".diag-more").unwrap().is_none());
     app.destroy();
 }
+
+/// Two labs mounted with their own `storageKey` save apart: an edit in one is saved
+/// under its key and the other's saved work is untouched; a bad key is refused by name,
+/// and `update` refuses to change it.
+#[wasm_bindgen_test]
+async fn labs_with_their_own_storage_key_save_apart() {
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    let (ka, kb) = (gpu_node_lab::storage::key(Some("lab-a")), gpu_node_lab::storage::key(Some("lab-b")));
+    for k in [&ka, &kb] {
+        storage.remove_item(k).unwrap();
+    }
+    let (a, b) = (new_root(), new_root());
+    let mut ha = mount(a.clone(), options(&[("lang", "en".into()), ("step", 7.into()), ("storageKey", "lab-a".into())])).unwrap();
+    let mut hb = mount(b.clone(), options(&[("lang", "en".into()), ("step", 7.into()), ("storageKey", "lab-b".into())])).unwrap();
+    yew::scheduler::flush().await;
+    set_value(&a, ".slots-nodes input", "5");
+    yew::scheduler::flush().await;
+    let saved_a = storage.get_item(&ka).unwrap().unwrap_or_default();
+    assert!(saved_a.contains("\"nodes\":5"), "{saved_a}");
+    assert_eq!(storage.get_item(&kb).unwrap(), None, "lab b saved nothing");
+    let err = ha.update(options(&[("storageKey", "other".into())])).unwrap_err();
+    assert!(format!("{err:?}").contains("storageKey is a mount option"), "{err:?}");
+    ha.destroy();
+    hb.destroy();
+    let err = mount(new_root(), options(&[("storageKey", "a b".into())])).err().unwrap();
+    assert!(format!("{err:?}").contains("storageKey \"a b\" must be 1 to 64 characters"), "{err:?}");
+    for k in [&ka, &kb] {
+        storage.remove_item(k).unwrap();
+    }
+}

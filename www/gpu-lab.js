@@ -143,6 +143,8 @@ function optionsOf(element) {
   if (src) options.scenarioSrc = src;
   const base = element.getAttribute("assets-base");
   if (base) options.assetsBase = base;
+  const key = element.getAttribute("storage-key");
+  if (key) options.storageKey = key;
   return options;
 }
 
