@@ -165,12 +165,15 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
     {
-        // A share link is read once. It opens at once only when there is nothing of
-        // the learner's to lose (no saved work, the starting point, or the same
-        // work); otherwise the learner chooses. A bad link changes nothing.
+        // A share link is read at mount and whenever the hash changes (a link pasted
+        // into an open tab). It opens at once only when there is nothing of the
+        // learner's to lose (no saved work, the starting point, or the same work);
+        // otherwise the learner chooses. A bad link changes nothing.
         let (dispatcher, ui, key) = (state.dispatcher(), ui.clone(), key.clone());
         use_effect_with((), move |_| {
-            read_share_link(move |r| match r {
+            let open = move || {
+                let (dispatcher, ui, key) = (dispatcher.clone(), ui.clone(), key.clone());
+                read_share_link(move |r| match r {
                 Err(e) => {
                     forget_share_link();
                     ui.dispatch(UiAction::Notice(Some(Notice::ShareRejected(e))))
@@ -189,7 +192,20 @@ pub fn app(props: &AppProps) -> Html {
                         }
                     }
                 }
-            });
+                })
+            };
+            open();
+            let on_hash = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(open);
+            let window = web_sys::window();
+            if let Some(w) = &window {
+                w.add_event_listener_with_callback("hashchange", wasm_bindgen::JsCast::unchecked_ref(on_hash.as_ref())).ok();
+            }
+            move || {
+                if let Some(w) = &window {
+                    w.remove_event_listener_with_callback("hashchange", wasm_bindgen::JsCast::unchecked_ref(on_hash.as_ref())).ok();
+                }
+                drop(on_hash);
+            }
         });
     }
     let on_ui = {

@@ -96,6 +96,29 @@ test("a share link opens in a fresh profile; with saved work the learner chooses
   await b.context.close();
 });
 
+test("a share link pasted into an open tab is read there (hashchange), asking before it replaces work", async () => {
+  const a = await fresh();
+  await a.page.goto(labUrl());
+  await ready(a.page);
+  await setNodes(a.page, 5);
+  await a.page.locator(".work-share").click();
+  const hash = (await a.page.locator(".work-share-url").inputValue()).split("#")[1];
+
+  // B is open with work of its own; the link arrives in the address bar of that tab.
+  const b = await fresh();
+  await b.page.goto(labUrl());
+  await ready(b.page);
+  await setNodes(b.page, 6);
+  await b.page.evaluate((h) => { location.hash = h; }, hash);
+  await b.page.locator(".share-open").waitFor();
+  assert.equal(await nodes(b.page), "6", "nothing replaced before the learner chooses");
+  await b.page.locator(".share-open").click();
+  assert.equal(await nodes(b.page), "5");
+  assert.deepEqual([...a.errors, ...b.errors], []);
+  await a.context.close();
+  await b.context.close();
+});
+
 test("bad, truncated, future-version and foreign links are refused and change nothing", async () => {
   const { context, page, errors } = await fresh();
   await page.goto(labUrl());
