@@ -144,7 +144,7 @@ fn escape(text: &str) -> String {
 /// Shows a bad scenario's diagnostics in the root (the author sees them in the page)
 /// and returns the error `mount` throws: its `diagnostics` lists them as objects.
 fn scenario_error(root: &web_sys::Element, lang: Lang, diags: &[gpulab_model::Diagnostic]) -> JsValue {
-    let lines: Vec<String> = diags.iter().map(scenario::line_of).collect();
+    let lines: Vec<String> = diags.iter().map(gpulab_model::Diagnostic::line).collect();
     let items: String = lines.iter().map(|l| format!("<li><code>{}</code></li>", escape(l))).collect();
     root.set_inner_html(&format!(
         "<div class=\"gpu-lab gpu-lab-error\" role=\"alert\" lang=\"{}\"><p class=\"error-title\">{}</p><ul class=\"diagnostics\">{items}</ul><p class=\"error-hint\">{}</p></div>",

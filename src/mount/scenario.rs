@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use gpulab_model::containerd::Supervisor;
-use gpulab_model::diagnostic::{Diagnostic, Severity};
+use gpulab_model::diagnostic::Diagnostic;
 use gpulab_model::scenario::{self, Action, Scenario};
 
 use crate::state::{SupervisorChoice, Work};
@@ -113,18 +113,6 @@ pub fn work_from(s: &Scenario) -> Work {
     work
 }
 
-/// A diagnostic as the CLI prints it: `file:line:col: severity: message [code]`.
-pub fn line_of(d: &Diagnostic) -> String {
-    let severity = match d.severity {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-        Severity::Fatal => "fatal",
-    };
-    let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    format!("{at}{severity}: {} [{}]", d.get("message").unwrap_or(""), d.code)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,7 +167,7 @@ mod tests {
         ];
         for (text, files, says) in cases {
             let errs = load(&Source { file: "my.toml".into(), text: text.into(), files }).unwrap_err();
-            let lines: Vec<String> = errs.iter().map(line_of).collect();
+            let lines: Vec<String> = errs.iter().map(Diagnostic::line).collect();
             assert!(lines.iter().any(|l| l.contains(says)), "{says:?} not in {lines:#?}");
         }
     }

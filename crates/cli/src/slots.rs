@@ -8,7 +8,7 @@ use gpulab_model::slots::{
     table::{self, default_modes, headline_lines, Lang, TableRequest},
     ComputeCapability, Deployment, GpuModel, NodeSpec, PluginVersion, Scenario,
 };
-use gpulab_model::{Diagnostic, Severity};
+use gpulab_model::Diagnostic;
 use serde_json::json;
 
 use crate::cli::{MigArgs, SlotsArgs};
@@ -179,15 +179,7 @@ fn is_config_map(text: &str) -> bool {
 
 /// A diagnostic as one line: `file:line:col: severity: message [code]`.
 pub fn diagnostic_line(d: &Diagnostic, lang: Lang) -> String {
-    let severity = match d.severity {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-        Severity::Fatal => "fatal",
-    };
-    let message = slots::messages::message(d, lang);
-    let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    format!("{at}{severity}: {message} [{}]", d.code)
+    d.line_with(&slots::messages::message(d, lang))
 }
 
 impl SlotsReport {

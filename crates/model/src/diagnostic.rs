@@ -20,6 +20,18 @@ pub enum Severity {
     Fatal,
 }
 
+impl Severity {
+    /// The lowercase word the companion prints (`info`, `warning`, `error`, `fatal`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+            Severity::Fatal => "fatal",
+        }
+    }
+}
+
 /// A place in a file: 1-based line and column (columns count characters, not bytes),
 /// and an optional end on the same scale.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -103,11 +115,31 @@ impl Diagnostic {
     pub fn get(&self, key: &str) -> Option<&str> {
         self.args.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
+
+    /// The finding as one line, the way the companion prints it and the page shows an
+    /// author's errors: `file:line:col: severity: message [code]` (no place, no prefix).
+    pub fn line_with(&self, message: &str) -> String {
+        let at = self.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
+        format!("{at}{}: {message} [{}]", self.severity.as_str(), self.code)
+    }
+
+    /// [`Diagnostic::line_with`] its own `message` argument (empty when it has none).
+    pub fn line(&self) -> String {
+        self.line_with(self.get("message").unwrap_or(""))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One line per finding, the companion's shape: with a place, and without one.
+    #[test]
+    fn one_line_per_finding() {
+        let d = Diagnostic::new("scenario-unknown-key", Severity::Error).arg("message", "unknown key `x`").at(Span::new("a.toml", 3, 7));
+        assert_eq!(d.line(), "a.toml:3:7: error: unknown key `x` [scenario-unknown-key]");
+        assert_eq!(Diagnostic::new("c", Severity::Warning).line_with("text"), "warning: text [c]");
+    }
 
     /// A diagnostic round-trips through JSON with both locations and its arguments.
     #[test]

@@ -62,18 +62,6 @@ impl Lint {
     }
 }
 
-/// A diagnostic as one line: `file:line:col: severity: message [code]`.
-pub fn line_of(d: &Diagnostic) -> String {
-    let severity = match d.severity {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-        Severity::Fatal => "fatal",
-    };
-    let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    format!("{at}{severity}: {} [{}]", d.get("message").unwrap_or(""), d.code)
-}
-
 fn diag(code: &str, severity: Severity, file: &str, line: u32, column: u32, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(code, severity).arg("message", message.into()).at(Span::new(file, line, column))
 }
@@ -84,19 +72,11 @@ fn column_in(text: &str, line: u32, needles: &[&str]) -> Option<u32> {
 
 /// The line of `key = …` at the top of the file (before the first table header).
 fn top_key_line(text: &str, key: &str) -> Option<u32> {
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim_start();
-        if t.starts_with('[') {
-            return None;
-        }
-        if t.strip_prefix(key).is_some_and(|r| r.trim_start().starts_with('=')) {
-            return u32::try_from(i + 1).ok();
-        }
-    }
-    None
+    key_line_after(text, 0, key)
 }
 
-/// The line of `key = …` inside the table that starts at `header` (1-based).
+/// The line of `key = …` inside the table that starts at `header` (1-based; 0 = the
+/// top of the file).
 fn key_line_after(text: &str, header: u32, key: &str) -> Option<u32> {
     let start = usize::try_from(header).ok()?;
     for (i, l) in text.lines().enumerate().skip(start) {
@@ -282,7 +262,7 @@ pub fn run(dirs: &[PathBuf], output: OutputFormat) -> ExitCode {
         _ => {
             for l in &lints {
                 for d in &l.diagnostics {
-                    println!("{}", line_of(d));
+                    println!("{}", d.line());
                 }
                 let verdict = if l.exit() == ExitCode::Success { "ok" } else { "FAIL" };
                 let run = if l.malformed {

@@ -54,7 +54,7 @@ fn replace_nth(text: &str, from: &str, to: &str, nth: usize) -> String {
 fn scaffold_is_clean() {
     let s = Scaffold::new("clean");
     let lint = lint(&s.dir).unwrap();
-    assert_eq!(lint.diagnostics.iter().map(line_of).collect::<Vec<_>>(), Vec::<String>::new());
+    assert_eq!(lint.diagnostics.iter().map(Diagnostic::line).collect::<Vec<_>>(), Vec::<String>::new());
     assert!(lint.expectations > 50, "{} expectations", lint.expectations);
     assert_eq!((lint.failed, lint.exit()), (0, ExitCode::Success));
     let parsed = crate::scenario::load(&s.dir).unwrap();
@@ -195,7 +195,7 @@ fn broken_scenarios() {
         let text = (case.edit)(&s, s.toml());
         s.write(SCENARIO_FILE, &text);
         let lint = lint(&s.dir).unwrap();
-        let lines: Vec<String> = lint.diagnostics.iter().map(line_of).collect();
+        let lines: Vec<String> = lint.diagnostics.iter().map(Diagnostic::line).collect();
         let d = lint.diagnostics.iter().find(|d| d.code == case.code).unwrap_or_else(|| panic!("{}: no {} in {lines:#?}", case.what, case.code));
         let target = std::fs::read_to_string(s.dir.join(case.file)).unwrap();
         // `at` may span lines: the finding points at its first line.
@@ -209,13 +209,13 @@ fn broken_scenarios() {
         };
         let span = d.primary.as_ref().unwrap();
         assert_eq!(span.file, s.dir.join(case.file).display().to_string(), "{}", case.what);
-        assert_eq!(span.line, line, "{}: {}", case.what, line_of(d));
+        assert_eq!(span.line, line, "{}: {}", case.what, d.line());
         if case.code != "scenario-syntax" && case.code != "scenario-file-syntax" {
-            assert_eq!(span.column, col, "{}: {}", case.what, line_of(d));
+            assert_eq!(span.column, col, "{}: {}", case.what, d.line());
         }
         assert_eq!(d.severity, case.severity, "{}", case.what);
-        assert!(d.get("message").unwrap().contains(case.says), "{}: {}", case.what, line_of(d));
+        assert!(d.get("message").unwrap().contains(case.says), "{}: {}", case.what, d.line());
         assert_eq!(lint.exit(), case.exit, "{}: {lines:#?}", case.what);
-        assert!(line_of(d).starts_with(&format!("{}:{}:{}: ", span.file, span.line, span.column)), "{}", case.what);
+        assert!(d.line().starts_with(&format!("{}:{}:{}: ", span.file, span.line, span.column)), "{}", case.what);
     }
 }
