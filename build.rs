@@ -49,10 +49,10 @@ fn main() {
     let tables: Vec<_> = LANGS.iter().map(|l| (*l, parse(l))).collect();
     let (_, first) = &tables[0];
     for (lang, table) in &tables {
-        for id in first.keys().filter(|id| !table.contains_key(*id)) {
+        if let Some(id) = first.keys().find(|id| !table.contains_key(*id)) {
             panic!("i18n/{lang}.ftl: message `{id}` is missing (it exists in i18n/ko.ftl)");
         }
-        for id in table.keys().filter(|id| !first.contains_key(*id)) {
+        if let Some(id) = table.keys().find(|id| !first.contains_key(*id)) {
             panic!("i18n/ko.ftl: message `{id}` is missing (it exists in i18n/{lang}.ftl)");
         }
     }

@@ -8,16 +8,20 @@
 //!   the learner's work (localStorage), at the edge.
 //! - [`steps`]: one module per lab step; [`components`]: shared pieces.
 //! - [`i18n`]: Korean (default) and English, ids checked at compile time.
+//! - [`json`]: a small JSON reader and writer; [`work_json`]: the saved work in it
+//!   (no serde in the first load).
 //! - [`panic_hook`]: reports a panic inside the mounted labs.
 
 pub mod app;
 pub mod components;
 pub mod i18n;
+pub mod json;
 pub mod mount;
 pub mod panic_hook;
 pub mod share;
 pub mod state;
 pub mod steps;
 pub mod storage;
+pub mod work_json;
 
 pub use mount::{mount, LabHandle};

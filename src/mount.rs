@@ -4,16 +4,18 @@
 //!
 //! **API Boundary (v1):** `mount`, `LabHandle.update/state/destroy`, the options
 //! `{ lang: "ko" | "en", step: 1..8, scenario, scenarioFile, scenarioFiles }`,
-//! `scenarioReferences(toml)`, and the `gpulab:statechange` event (detail = the state
-//! object) dispatched on the root element. Additions keep v1; a breaking change is a
+//! `loadChunk()`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
+//! (detail = the state object) dispatched on the root element. Additions keep v1; a breaking change is a
 //! new version (docs/embedding.md, "Stability").
 //!
 //! An author's scenario ([`scenario`]): `scenario` is a `scenario.toml` as text,
 //! `scenarioFile` the name errors show (default `scenario.toml`), `scenarioFiles` the
 //! files it references (path → text; `www/gpu-lab.js` fetches them next to a
-//! `scenario-src` URL). A bad scenario does not mount a blank lab: the root shows the
-//! model's diagnostics (`file:line:col: severity: message [code]`) and `mount` throws
-//! an `Error` whose `diagnostics` lists them.
+//! `scenario-src` URL). The model's scenario parser is in the on-demand chunk: a page
+//! that passes a scenario awaits `loadChunk()` first (`www/gpu-lab.js` does). A bad
+//! scenario does not mount a blank lab: the root shows the model's diagnostics
+//! (`file:line:col: severity: message [code]`) and `mount` throws an `Error` whose
+//! `diagnostics` lists them.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -23,6 +25,8 @@ use yew::AppHandle;
 
 use crate::app::{App, AppProps, StateObserver};
 use crate::i18n::{t, Lang, MessageId};
+use crate::json;
+use crate::steps::requests::ToJson;
 use crate::panic_hook;
 use crate::state::LabState;
 use crate::steps::Step;
@@ -143,41 +147,63 @@ fn escape(text: &str) -> String {
 
 /// Shows a bad scenario's diagnostics in the root (the author sees them in the page)
 /// and returns the error `mount` throws: its `diagnostics` lists them as objects.
-fn scenario_error(root: &web_sys::Element, lang: Lang, diags: &[gpulab_model::Diagnostic]) -> JsValue {
-    let lines: Vec<String> = diags.iter().map(gpulab_model::Diagnostic::line).collect();
-    let items: String = lines.iter().map(|l| format!("<li><code>{}</code></li>", escape(l))).collect();
+fn scenario_error(root: &web_sys::Element, lang: Lang, diags: &[gpulab_view::AuthorDiag]) -> JsValue {
+    let items: String = diags.iter().map(|d| format!("<li><code>{}</code></li>", escape(&d.text))).collect();
     root.set_inner_html(&format!(
         "<div class=\"gpu-lab gpu-lab-error\" role=\"alert\" lang=\"{}\"><p class=\"error-title\">{}</p><ul class=\"diagnostics\">{items}</ul><p class=\"error-hint\">{}</p></div>",
         lang.tag(),
         escape(t(lang, MessageId::AuthorErrorTitle)),
         escape(t(lang, MessageId::AuthorErrorHint)),
     ));
+    let lines: Vec<&str> = diags.iter().map(|d| d.text.as_str()).collect();
     let error = js_sys::Error::new(&format!("gpu-lab: the scenario has errors:\n{}", lines.join("\n")));
     let list = js_sys::Array::new();
-    for (d, text) in diags.iter().zip(&lines) {
+    for d in diags {
         let o = js_sys::Object::new();
         let set = |k: &str, v: JsValue| {
             js_sys::Reflect::set(&o, &k.into(), &v).ok();
         };
-        if let Some(span) = &d.primary {
-            set("file", span.file.as_str().into());
-            set("line", f64::from(span.line).into());
-            set("column", f64::from(span.column).into());
+        if let (Some(file), Some(line), Some(column)) = (&d.file, d.line, d.column) {
+            set("file", file.as_str().into());
+            set("line", f64::from(line).into());
+            set("column", f64::from(column).into());
         }
         set("code", d.code.as_str().into());
-        set("message", d.get("message").unwrap_or("").into());
-        set("text", text.as_str().into());
+        set("message", d.message.as_str().into());
+        set("text", d.text.as_str().into());
         list.push(&o);
     }
     js_sys::Reflect::set(&error, &"diagnostics".into(), &list).ok();
     error.into()
 }
 
+/// The error for a scenario given before the chunk that reads it was loaded.
+fn chunk_not_loaded() -> JsValue {
+    js_sys::Error::new(&format!(
+        "gpu-lab: an author scenario is read by the lab's second module ({}): await loadChunk() first (gpu-lab.js does)",
+        crate::steps::chunk::JS
+    ))
+    .into()
+}
+
+/// Loads the lab's on-demand module (steps 3 to 8, author scenarios); resolves when
+/// it is ready. Pages that pass a scenario to `mount` await it first.
+#[wasm_bindgen(js_name = loadChunk)]
+pub fn load_chunk() -> js_sys::Promise {
+    crate::steps::chunk::load_now()
+}
+
 /// The files a scenario references (paths inside its directory), for the loader to
-/// fetch next to a `scenario-src` URL before mounting.
+/// fetch next to a `scenario-src` URL before mounting (after `loadChunk()`).
 #[wasm_bindgen(js_name = scenarioReferences)]
-pub fn scenario_references(text: &str) -> js_sys::Array {
-    scenario::references(text).iter().map(|p| JsValue::from_str(p)).collect()
+pub fn scenario_references(text: &str) -> Result<js_sys::Array, JsValue> {
+    let m = crate::steps::chunk::ready().ok_or_else(chunk_not_loaded)?;
+    let reply = crate::steps::chunk::call_text(&m, gpulab_view::api::SCENARIO_REFERENCES, text)?;
+    let paths = match json::parse(&reply).ok().as_ref().and_then(|v| v.get("Ok")) {
+        Some(json::Value::Array(items)) => items.iter().filter_map(|p| if let json::Value::String(p) = p { Some(JsValue::from_str(p)) } else { None }).collect(),
+        _ => return Err(js_sys::Error::new(&format!("gpu-lab: unreadable scenario references: {reply}")).into()),
+    };
+    Ok(paths)
 }
 
 /// A mounted lab. Dropping the JS object without `destroy()` leaves the lab mounted.
@@ -198,10 +224,17 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
     let source = scenario_source(&options)?;
     let options = MountOptions::from_js(&options)?;
     let lang = options.lang.unwrap_or_default();
-    let loaded = match source.as_ref().map(scenario::load) {
+    let loaded = match source {
         None => None,
-        Some(Ok(l)) => Some(l),
-        Some(Err(diags)) => return Err(scenario_error(&root, lang, &diags)),
+        Some(source) => {
+            let m = crate::steps::chunk::ready().ok_or_else(chunk_not_loaded)?;
+            let reply = crate::steps::chunk::call_text(&m, gpulab_view::api::SCENARIO, &source.to_json())?;
+            match scenario::read_reply(&reply) {
+                Ok(l) => Some(l),
+                Err(scenario::LoadError::Scenario(diags)) => return Err(scenario_error(&root, lang, &diags)),
+                Err(scenario::LoadError::Chunk(e)) => return Err(js_sys::Error::new(&format!("gpu-lab: {e}")).into()),
+            }
+        }
     };
     let title = loaded.as_ref().map(|l| l.title.clone());
     let initial = LabState {

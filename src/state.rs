@@ -8,7 +8,6 @@
 
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
 use yew::Reducible;
 
 use crate::i18n::Lang;
@@ -23,8 +22,8 @@ pub struct LabState {
 }
 
 /// The learner's inputs, step by step (saved to localStorage at the edge).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct Work {
     pub slots: SlotsInput,
     pub containerd: ContainerdInput,
@@ -35,8 +34,8 @@ pub struct Work {
 }
 
 /// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct KubeInput {
     /// A Kubernetes minor version (`1.33` … `1.36`).
     pub version: String,
@@ -76,8 +75,8 @@ pub enum KubeAction {
 }
 
 /// Step 8: how many controller syncs the learner stepped, and their answer.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct RolloutInput {
     pub syncs: u32,
     /// The node the learner names as holding the rollout.
@@ -101,8 +100,8 @@ pub enum RolloutAction {
 }
 
 /// Step 3: what the check is asked to look for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct CheckInput {
     /// `--handler`: the runtime handler GPU pods need.
     pub handler: String,
@@ -124,8 +123,8 @@ pub enum CheckAction {
 }
 
 /// Steps 1 and 2: the node's containerd files and the containerd version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct ContainerdInput {
     /// A recorded version name (`1.7.34`, `2.0.11`, …).
     pub version: String,
@@ -146,16 +145,16 @@ impl Default for ContainerdInput {
 }
 
 /// Step 4: who supervises the daemon, and what the learner did to it, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct RestartInput {
     pub supervisor: SupervisorChoice,
     pub ops: Vec<DaemonOp>,
 }
 
 /// How containerd was started on the node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(rename_all = "kebab-case"))]
 pub enum SupervisorChoice {
     /// The shipped `containerd.service` (`Restart=always`).
     #[default]
@@ -164,8 +163,8 @@ pub enum SupervisorChoice {
 }
 
 /// One thing done to the node in step 4; the model replays them on its daemon.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(rename_all = "kebab-case"))]
 pub enum DaemonOp {
     /// Write step 2's drop-in to disk (as the NVIDIA toolkit does).
     WriteDropin,
@@ -177,12 +176,36 @@ pub enum DaemonOp {
     RunCheck,
 }
 
+impl SupervisorChoice {
+    /// Each choice and its name in saved work (kebab-case).
+    pub const NAMES: [(&'static str, SupervisorChoice); 2] = [("systemd", SupervisorChoice::Systemd), ("by-hand", SupervisorChoice::ByHand)];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, c)| *c == self).map_or("", |(n, _)| n)
+    }
+}
+
+impl DaemonOp {
+    /// Each operation and its name in saved work (kebab-case).
+    pub const NAMES: [(&'static str, DaemonOp); 5] = [
+        ("write-dropin", DaemonOp::WriteDropin),
+        ("sighup", DaemonOp::Sighup),
+        ("restart", DaemonOp::Restart),
+        ("wait", DaemonOp::Wait),
+        ("run-check", DaemonOp::RunCheck),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, op)| *op == self).map_or("", |(n, _)| n)
+    }
+}
+
 /// The most operations step 4 keeps (older ones are dropped first).
 pub const MAX_OPS: usize = 50;
 
 /// Step 7: the slot calculator's inputs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct SlotsInput {
     /// An NVML name of the model's table of known GPUs.
     pub gpu_model: String,
@@ -478,9 +501,19 @@ mod tests {
     #[test]
     fn work_round_trips_and_fills_defaults() {
         let w = LabState::default().apply(LabAction::Slots(SlotsAction::Nodes(7))).work;
-        let json = serde_json::to_string(&w).unwrap();
-        assert_eq!(serde_json::from_str::<Work>(&json).unwrap(), w);
-        let partial: Work = serde_json::from_str(r#"{"slots":{"nodes":3}}"#).unwrap();
+        assert_eq!(crate::work_json::read_saved(&crate::work_json::to_string(&w)), Some(w));
+        let partial = crate::work_json::read_saved(r#"{"slots":{"nodes":3}}"#).unwrap();
         assert_eq!((partial.slots.nodes, partial.slots.gpus_per_node), (3, SlotsInput::default().gpus_per_node));
+    }
+
+    /// The enum names saved work uses are serde's kebab-case names.
+    #[test]
+    fn enum_names_are_serdes() {
+        for (name, op) in DaemonOp::NAMES {
+            assert_eq!((op.name(), serde_json::to_string(&op).unwrap()), (name, format!("{name:?}")));
+        }
+        for (name, s) in SupervisorChoice::NAMES {
+            assert_eq!((s.name(), serde_json::to_string(&s).unwrap()), (name, format!("{name:?}")));
+        }
     }
 }

@@ -4,7 +4,9 @@
 //! What is stored is versioned JSON under one key. Storage that is missing, blocked
 //! (third-party iframes) or holding something unreadable is not an error for the
 //! learner: the lab starts from the defaults and leaves the stored value alone until
-//! the learner changes something.
+//! the learner changes something. Work saved by a newer lab, with members this one
+//! does not know, still comes back: the unknown members are skipped
+//! ([`crate::work_json::Mode::Lenient`]).
 
 use crate::state::Work;
 
@@ -37,14 +39,15 @@ pub fn load(key: &str) -> Option<Work> {
 
 /// Saves `work` under `key`; failures (quota, blocked storage) are ignored on purpose.
 pub fn save(key: &str, work: &Work) {
-    if let (Some(s), Ok(text)) = (storage(), serde_json::to_string(work)) {
-        s.set_item(key, &text).ok();
+    if let Some(s) = storage() {
+        s.set_item(key, &crate::work_json::to_string(work)).ok();
     }
 }
 
-/// Reads stored text; anything that is not our format is `None`.
+/// Reads stored text: a JSON object reads as work (members a newer lab added are
+/// skipped, mistyped ones keep their defaults); anything else is `None`.
 pub fn decode(text: &str) -> Option<Work> {
-    serde_json::from_str(text).ok()
+    crate::work_json::read_saved(text)
 }
 
 #[cfg(test)]
@@ -63,11 +66,13 @@ mod tests {
         }
     }
 
-    /// Our own JSON decodes; foreign or broken text is refused rather than half-read.
+    /// Our own JSON decodes, also with members a newer lab added; text that is not a
+    /// JSON object is refused rather than half-read.
     #[test]
     fn decodes_only_our_format() {
-        let ours = serde_json::to_string(&Work::default()).unwrap();
-        let cases: [(&str, bool); 4] = [(&ours, true), ("{", false), ("[1,2]", false), ("\"text\"", false)];
+        let ours = crate::work_json::to_string(&Work::default());
+        let newer = r#"{"slots":{"nodes":3,"mig":true},"notes":"…"}"#;
+        let cases: [(&str, bool); 5] = [(&ours, true), (newer, true), ("{", false), ("[1,2]", false), ("\"text\"", false)];
         for (text, ok) in cases {
             assert_eq!(decode(text).is_some(), ok, "{text}");
         }

@@ -115,21 +115,69 @@ fn provide_chunk() {
     let slots = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::slots(&r));
     js_sys::Reflect::set(&module, &"rollout".into(), rollout.as_ref()).unwrap();
     js_sys::Reflect::set(&module, &"slots".into(), slots.as_ref()).unwrap();
+    let scenario = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::scenario(&r));
+    let references = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|t: String| gpu_node_lab_k8s::scenario_references(&t));
+    let check = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::check(&r));
+    js_sys::Reflect::set(&module, &"check".into(), check.as_ref()).unwrap();
+    check.forget();
+    js_sys::Reflect::set(&module, &"scenario".into(), scenario.as_ref()).unwrap();
+    js_sys::Reflect::set(&module, &"scenario_references".into(), references.as_ref()).unwrap();
     kube.forget();
     rollout.forget();
     slots.forget();
+    scenario.forget();
+    references.forget();
     gpu_node_lab::steps::chunk::provide(Some(module.into()));
 }
 
-/// Steps 5 to 8 need the on-demand chunk; where it cannot be fetched (this test page
+/// An author scenario is read by the chunk: without it `mount` and
+/// `scenarioReferences` say to load it first; with it the lab starts from the
+/// scenario's node (its drop-in in step 2's editor), and a bad scenario shows its
+/// findings at file:line in the root and throws them.
+#[wasm_bindgen_test]
+async fn author_scenarios_are_read_by_the_chunk() {
+    let scenario = "title = \"One node\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\nfiles = { \"/etc/containerd/config.toml\" = \"c.toml\", \"/etc/containerd/conf.d/99-nvidia.toml\" = \"d.toml\" }\n[[step]]\nname = \"s\"\ndo = \"observe\"\n";
+    let files = options(&[("c.toml", "version = 2\n".into()), ("d.toml", "# the drop-in\nversion = 2\n".into())]);
+    let opts = options(&[("lang", "en".into()), ("step", 2.into()), ("scenario", scenario.into()), ("scenarioFiles", files)]);
+    let root = new_root();
+    gpu_node_lab::steps::chunk::provide(None);
+    let err = mount(root.clone(), opts.clone()).err().expect("mount without the chunk");
+    let message = String::from(err.dyn_into::<js_sys::Error>().unwrap().message());
+    assert!(message.contains("await loadChunk() first"), "{message}");
+    assert!(gpu_node_lab::mount::scenario_references(scenario).is_err());
+
+    provide_chunk();
+    let refs: Vec<String> = gpu_node_lab::mount::scenario_references(scenario).unwrap().iter().map(|p| p.as_string().unwrap()).collect();
+    assert_eq!(refs, ["c.toml", "d.toml"]);
+    let mut handle = mount(root.clone(), opts).unwrap();
+    yew::scheduler::flush().await;
+    let state = handle.state();
+    assert_eq!(js_sys::Reflect::get(&state, &"scenario".into()).unwrap().as_string().as_deref(), Some("One node"));
+    let editors = root.query_selector_all("textarea").unwrap();
+    let texts: Vec<String> = (0..editors.length()).map(|i| editors.item(i).unwrap().dyn_into::<web_sys::HtmlTextAreaElement>().unwrap().value()).collect();
+    assert!(texts.iter().any(|t| t == "# the drop-in\nversion = 2\n"), "{texts:?}");
+    handle.destroy();
+
+    let bad = options(&[("scenario", "title = \"x\"\n[[node]\n".into()), ("scenarioFile", "my.toml".into())]);
+    let bad_root = new_root();
+    let err = mount(bad_root.clone(), bad).err().expect("a bad scenario");
+    let diags = js_sys::Array::from(&js_sys::Reflect::get(&err, &"diagnostics".into()).unwrap());
+    assert!(diags.length() > 0);
+    let first = diags.get(0);
+    assert_eq!(js_sys::Reflect::get(&first, &"file".into()).unwrap().as_string().as_deref(), Some("my.toml"));
+    assert_eq!(js_sys::Reflect::get(&first, &"line".into()).unwrap().as_f64(), Some(2.0));
+    assert!(bad_root.text_content().unwrap().contains("my.toml:2:"), "{:?}", bad_root.text_content());
+}
+
+/// Steps 3 to 8 need the on-demand chunk; where it cannot be fetched (this test page
 /// serves none) each says it is loading, then shows the error with a retry button,
 /// and the retry loads again.
 #[wasm_bindgen_test]
-async fn steps_5_to_8_say_when_the_chunk_does_not_load() {
+async fn steps_3_to_8_say_when_the_chunk_does_not_load() {
     let root = new_root();
     gpu_node_lab::steps::chunk::provide(None);
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 5.into())])).unwrap();
-    for step in [5, 6, 7, 8] {
+    for step in [3, 5, 6, 7, 8] {
         handle.update(options(&[("step", step.into())])).unwrap();
         yew::scheduler::flush().await;
         let mut waited = 0;
@@ -140,11 +188,11 @@ async fn steps_5_to_8_say_when_the_chunk_does_not_load() {
         }
         let failed = html_el(&root, ".chunk-failed");
         assert_eq!(failed.get_attribute("role").as_deref(), Some("alert"), "step {step}");
-        assert!(failed.text_content().unwrap().starts_with("The model for steps 5 to 8 could not be loaded: "));
+        assert!(failed.text_content().unwrap().starts_with("The model for steps 3 to 8 could not be loaded: "));
         click(&root, ".chunk-retry");
         yew::scheduler::flush().await;
         assert!(root.query_selector(".chunk-loading, .chunk-failed").unwrap().is_some(), "step {step}");
-        assert!(root.query_selector(".ro-sync, .k8s-outcome, .slot-table").unwrap().is_none(), "step {step}");
+        assert!(root.query_selector(".ro-sync, .k8s-outcome, .slot-table, .check-output").unwrap().is_none(), "step {step}");
     }
     handle.destroy();
 }
@@ -349,11 +397,12 @@ async fn steps_1_2_show_the_containerd_models_results() {
 }
 
 /// Step 4: the buttons drive the model's daemon; each check run shows the script's
-/// output for the node at that moment (the model's report, rendered by the model).
+/// output for the node at that moment (the model's report, rendered by the model in
+/// the chunk).
 #[wasm_bindgen_test]
 async fn step4_buttons_drive_the_daemon_and_check_runs() {
     use gpu_node_lab::state::{CheckInput, ContainerdInput, DaemonOp, RestartInput};
-    use gpu_node_lab::steps::{check::render, restart::{replay, state_text}};
+    use gpu_node_lab::steps::{check::check_request, restart::{replay, state_text}};
     clear_saved_work();
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 4.into())])).unwrap();
@@ -373,13 +422,15 @@ async fn step4_buttons_drive_the_daemon_and_check_runs() {
         click(&root, selector);
         yew::scheduler::flush().await;
         restart.ops.push(op);
-        let r = replay(&input, &restart, &check).unwrap();
+        let daemon = replay(&input, &restart).unwrap();
         let lang = gpu_node_lab::i18n::Lang::En;
-        assert_eq!(html_el(&root, ".rs-state").text_content().unwrap(), state_text(lang, &r.daemon.state), "{selector}");
-        let outputs: Vec<String> = r.runs.iter().map(|(_, rep)| render(rep, &check, lang)).collect();
+        assert_eq!(html_el(&root, ".rs-state").text_content().unwrap(), state_text(lang, &daemon.state), "{selector}");
+        let runs = gpu_node_lab_k8s::check::view(&check_request(&input, &restart, &check, lang)).unwrap().runs;
+        let outputs: Vec<String> = runs.iter().map(|r| r.output.clone()).collect();
         assert_eq!(texts(&root, ".rs-run .check-output"), outputs, "{selector}");
     }
-    let verdicts: Vec<&str> = replay(&input, &restart, &check).unwrap().runs.iter().map(|(_, r)| r.verdict.as_str()).collect();
+    let runs = gpu_node_lab_k8s::check::view(&check_request(&input, &restart, &check, gpu_node_lab::i18n::Lang::En)).unwrap().runs;
+    let verdicts: Vec<&str> = runs.iter().map(|r| r.verdict.as_str()).collect();
     assert_eq!(verdicts.len(), 4);
     assert_ne!(verdicts[1], verdicts[2], "the verdict before and after the restart differ");
     handle.destroy();
@@ -391,7 +442,7 @@ async fn step4_buttons_drive_the_daemon_and_check_runs() {
 #[wasm_bindgen_test]
 async fn step3_shows_the_checks_output_for_the_node() {
     use gpu_node_lab::state::{CheckInput, ContainerdInput, RestartInput};
-    use gpu_node_lab::steps::check::{render, run_now};
+    use gpu_node_lab::steps::check::check_request;
     clear_saved_work();
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "ko".into()), ("step", 3.into())])).unwrap();
@@ -405,9 +456,9 @@ async fn step3_shows_the_checks_output_for_the_node() {
             yew::scheduler::flush().await;
             check.handler = handler.into();
         }
-        let report = run_now(&input, &restart, &check).unwrap();
         let lang = gpu_node_lab::i18n::Lang::Ko;
-        assert_eq!(texts(&root, ".step-check .check-output"), vec![render(&report, &check, lang)], "{handler}");
+        let view = gpu_node_lab_k8s::check::view(&check_request(&input, &restart, &check, lang)).unwrap();
+        assert_eq!(texts(&root, ".step-check .check-output"), vec![view.now.output], "{handler}");
     }
     assert!(root.query_selector(".ck-download[download='check-runtime.sh']").unwrap().is_some());
     handle.destroy();

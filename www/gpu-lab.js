@@ -33,9 +33,21 @@ async function fetchText(url) {
 
 // scenarioSrc → its text and files (fetched next to it; a missing one is reported by
 // the lab at the line naming it).
+// The model's scenario parser is in the lab's on-demand module, loaded first.
+async function loadChunk(wasm) {
+  try {
+    await wasm.loadChunk();
+  } catch (error) {
+    throw new Error(`gpu-lab: cannot load the lab's second module, which reads scenarios: ${error.message ?? error}`);
+  }
+}
+
 async function resolveScenario(wasm, options) {
   const { scenarioSrc, ...rest } = options;
-  if (scenarioSrc == null) return rest;
+  if (scenarioSrc == null) {
+    if (rest.scenario != null) await loadChunk(wasm);
+    return rest;
+  }
   if (typeof scenarioSrc !== "string") throw new TypeError("gpu-lab: option scenarioSrc must be a string (a URL)");
   if (rest.scenario != null) throw new TypeError("gpu-lab: give scenario (inline TOML) or scenarioSrc (a URL), not both");
   const url = new URL(scenarioSrc, document.baseURI);
@@ -49,6 +61,7 @@ async function resolveScenario(wasm, options) {
     throw new Error(`gpu-lab: cannot load scenario ${scenarioSrc}: ${error.message ?? error}`);
   }
   const files = { ...(rest.scenarioFiles ?? {}) };
+  await loadChunk(wasm);
   await Promise.all(
     Array.from(wasm.scenarioReferences(text))
       .filter((path) => !(path in files))

@@ -1,22 +1,19 @@
 //! An author's scenario in the page: the `scenario` mount option (a `scenario.toml`
-//! as text, and the files it references) → the work the lab starts from. Parsing is
-//! the model's own (`scenario::parse`), so the page reports exactly what
-//! `gpulab scenario check` reports for the same file, at the same file:line:column.
-//! Only the parse runs here: the engine (and with it the Kubernetes model) stays out
-//! of the first-load wasm; expectations are checked by `gpulab scenario check`.
-//!
-//! The lab starts from the story's node: the first node a step writes a containerd
-//! drop-in to (else the first node) — its containerd version, main config, drop-in and
-//! supervisor — and the scenario's GPUs and device-plugin config for the slot table.
+//! as text, and the files it references) → the work the lab starts from. The model's
+//! parser runs in the on-demand chunk (`crates/web-k8s/src/scenario.rs`), so the page
+//! reports exactly what `gpulab scenario check` reports for the same file, at the same
+//! file:line:column, and the first load of every other page does not carry it; a page
+//! that passes a scenario loads the chunk before mounting (`loadChunk()`, which
+//! `www/gpu-lab.js` awaits). Here: the request, reading the chunk's reply, and the
+//! starting work.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use gpulab_model::containerd::Supervisor;
-use gpulab_model::diagnostic::Diagnostic;
-use gpulab_model::scenario::{self, Action, Scenario};
+use gpulab_view::{AuthorDiag, ScenarioStart};
 
+use crate::json::{self, Object, Value};
 use crate::state::{SupervisorChoice, Work};
+use crate::steps::requests::ToJson;
 
 /// The scenario the page gave, with the files it references.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -28,6 +25,25 @@ pub struct Source {
     pub files: BTreeMap<String, String>,
 }
 
+impl ToJson for Source {
+    /// As the chunk's `ScenarioRequest`.
+    fn to_json(&self) -> String {
+        let mut out = String::new();
+        Object::new(&mut out)
+            .str("file", &self.file)
+            .str("text", &self.text)
+            .with("files", |out| {
+                let mut o = Object::new(out);
+                for (path, text) in &self.files {
+                    o.str(path, text);
+                }
+                o.end();
+            })
+            .end();
+        out
+    }
+}
+
 /// A parsed author scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded {
@@ -35,82 +51,82 @@ pub struct Loaded {
     pub work: Work,
 }
 
-/// The scenario's name: the file name without directory and `.toml`
-/// (`course/gpu/scenario.toml` → `gpu`).
-fn name_of(file: &str) -> String {
-    let parts: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
-    match parts.as_slice() {
-        [.., dir, last] if *last == scenario::SCENARIO_FILE => (*dir).to_string(),
-        [.., last] => last.trim_end_matches(".toml").to_string(),
-        [] => "scenario".to_string(),
-    }
+/// Why a scenario did not load.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadError {
+    /// The scenario has mistakes: the model's findings.
+    Scenario(Vec<AuthorDiag>),
+    /// The chunk answered something unreadable (a bundle of mixed versions).
+    Chunk(String),
 }
 
-/// The files `text` references (node files, manifests, step files), in the order the
-/// parser reads them; the loader fetches them before mounting. A scenario that does
-/// not parse references what was read before the error.
-pub fn references(text: &str) -> Vec<String> {
-    let seen = RefCell::new(Vec::<String>::new());
-    let read = |rel: &str| {
-        let mut s = seen.borrow_mut();
-        if !s.iter().any(|p| p == rel) {
-            s.push(rel.to_string());
-        }
-        Ok(String::new())
+/// Reads the chunk's `Reply<ScenarioOutcome>`.
+pub fn read_reply(text: &str) -> Result<Loaded, LoadError> {
+    let bad = |what: &str| LoadError::Chunk(format!("the scenario reply {what}"));
+    let v = json::parse(text).map_err(|e| bad(&format!("is not JSON: {e}")))?;
+    if let Some(Value::String(e)) = v.get("Err") {
+        return Err(LoadError::Chunk(e.clone()));
+    }
+    let outcome = v.get("Ok").ok_or_else(|| bad("has no Ok"))?;
+    if let Some(Value::Array(items)) = outcome.get("Errors") {
+        return Err(LoadError::Scenario(items.iter().map(author_diag).collect()));
+    }
+    let s = outcome.get("Started").ok_or_else(|| bad("has neither Started nor Errors"))?;
+    let start = ScenarioStart {
+        title: text_of(s, "title").unwrap_or_default(),
+        containerd_version: text_of(s, "containerd_version"),
+        main: text_of(s, "main"),
+        dropin: text_of(s, "dropin"),
+        by_hand: s.get("by_hand") == Some(&Value::Bool(true)),
+        gpu_model: text_of(s, "gpu_model"),
+        gpus_per_node: number_of(s, "gpus_per_node"),
+        nodes: number_of(s, "nodes"),
+        slots_config: text_of(s, "slots_config"),
     };
-    let _ = scenario::parse("scenario", scenario::SCENARIO_FILE, text, &read);
-    seen.into_inner()
+    Ok(Loaded { title: start.title.clone(), work: work_from(&start) })
 }
 
-/// Parses the scenario; errors are the model's diagnostics (codes `scenario-*`).
-pub fn load(source: &Source) -> Result<Loaded, Vec<Diagnostic>> {
-    let read = |rel: &str| source.files.get(rel).cloned().ok_or_else(|| "not given to the lab (not found next to the scenario)".to_string());
-    let s = scenario::parse(&name_of(&source.file), &source.file, &source.text, &read).map_err(|mut diags| {
-        scenario::locate::refine(&mut diags, &source.text);
-        diags
-    })?;
-    Ok(Loaded { title: s.title.clone(), work: work_from(&s) })
+fn text_of(v: &Value, key: &str) -> Option<String> {
+    match v.get(key) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    }
 }
 
-/// The work the lab starts from (see the module doc).
-pub fn work_from(s: &Scenario) -> Work {
-    let mut work = Work::default();
-    let dropin_step = s.steps.iter().find_map(|st| match &st.action {
-        Action::WriteFile { node, path, file } if path.contains("/conf.d/") => Some((node.as_str(), file.content.clone())),
-        _ => None,
-    });
-    let node = dropin_step.as_ref().and_then(|(n, _)| s.nodes.iter().find(|x| x.name == *n)).or_else(|| s.nodes.first());
-    if let Some(node) = node {
-        if let Some(v) = &node.version {
-            work.containerd.version = v.recorded().to_string();
-        }
-        if let Some((_, f)) = node.files.iter().find(|(p, _)| p == "/etc/containerd/config.toml") {
-            work.containerd.main = f.content.clone();
-        }
-        let own_dropin = node.files.iter().find(|(p, _)| p.contains("/conf.d/")).map(|(_, f)| f.content.clone());
-        work.containerd.dropin = dropin_step.map(|(_, c)| c).or(own_dropin).unwrap_or_default();
-        work.restart.supervisor = match node.supervisor {
-            Supervisor::ByHand => SupervisorChoice::ByHand,
-            _ => SupervisorChoice::Systemd,
-        };
-        if !node.gpu_model.is_empty() {
-            work.slots.gpu_model = node.gpu_model.clone();
-        }
-        if node.gpus > 0 {
-            work.slots.gpus_per_node = node.gpus;
-        }
+fn number_of(v: &Value, key: &str) -> Option<u32> {
+    v.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
+}
+
+fn author_diag(v: &Value) -> AuthorDiag {
+    AuthorDiag {
+        text: text_of(v, "text").unwrap_or_default(),
+        file: text_of(v, "file"),
+        line: number_of(v, "line"),
+        column: number_of(v, "column"),
+        code: text_of(v, "code").unwrap_or_default(),
+        message: text_of(v, "message").unwrap_or_default(),
     }
-    let gpu_nodes = s.nodes.iter().filter(|n| n.gpus > 0).count();
-    if let Ok(n @ 1..) = u32::try_from(gpu_nodes) {
-        work.slots.nodes = n;
+}
+
+/// The lab's default work with what the scenario sets.
+pub fn work_from(s: &ScenarioStart) -> Work {
+    let mut w = Work::default();
+    let set = |slot: &mut String, v: &Option<String>| {
+        if let Some(v) = v {
+            slot.clone_from(v);
+        }
+    };
+    set(&mut w.containerd.version, &s.containerd_version);
+    set(&mut w.containerd.main, &s.main);
+    set(&mut w.containerd.dropin, &s.dropin);
+    if s.by_hand {
+        w.restart.supervisor = SupervisorChoice::ByHand;
     }
-    if let Some(config) = s.steps.iter().find_map(|st| match &st.action {
-        Action::PluginConfig { file } => Some(file.content.clone()),
-        _ => None,
-    }) {
-        work.slots.config = config;
-    }
-    work
+    set(&mut w.slots.gpu_model, &s.gpu_model);
+    set(&mut w.slots.config, &s.slots_config);
+    w.slots.gpus_per_node = s.gpus_per_node.unwrap_or(w.slots.gpus_per_node);
+    w.slots.nodes = s.nodes.unwrap_or(w.slots.nodes);
+    w
 }
 
 #[cfg(test)]
@@ -119,56 +135,53 @@ mod tests {
 
     const INCIDENT: &str = include_str!("../../scenarios/incident/scenario.toml");
 
-    fn incident_files() -> BTreeMap<String, String> {
+    fn files(text: &str) -> BTreeMap<String, String> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/incident");
-        references(INCIDENT).into_iter().map(|r| (r.clone(), std::fs::read_to_string(dir.join(&r)).unwrap())).collect()
+        gpu_node_lab_k8s::scenario::references(text).into_iter().filter_map(|r| Some((r.clone(), std::fs::read_to_string(dir.join(&r)).ok()?))).collect()
     }
 
-    /// The references are the files the incident names, each once.
-    #[test]
-    fn references_of_the_incident() {
-        let refs = references(INCIDENT);
-        for f in ["nodes/config.toml", "nodes/99-nvidia.toml", "k8s/cluster.yaml"] {
-            assert!(refs.iter().any(|r| r == f), "{f} not in {refs:?}");
-        }
-        let mut dedup = refs.clone();
-        dedup.dedup();
-        assert_eq!(dedup.len(), refs.len());
-    }
-
-    /// The incident starts the lab on gpu-node-2 (the node the drop-in lands on): its
+    /// The request the app writes is the chunk's `ScenarioRequest`, and its reply for
+    /// the incident starts the lab on gpu-node-2 (the node the drop-in lands on): its
     /// main config, the drop-in, its containerd version and the GPUs.
     #[test]
-    fn incident_work() {
-        let files = incident_files();
-        let loaded = load(&Source { file: "incident/scenario.toml".into(), text: INCIDENT.into(), files: files.clone() }).unwrap();
+    fn incident_through_the_chunk() {
+        let files = files(INCIDENT);
+        let source = Source { file: "incident/scenario.toml".into(), text: INCIDENT.into(), files: files.clone() };
+        let req: gpulab_view::ScenarioRequest = serde_json::from_str(&source.to_json()).unwrap();
+        assert_eq!((req.file.as_str(), req.text.as_str(), &req.files), (source.file.as_str(), INCIDENT, &files));
+        let loaded = read_reply(&gpu_node_lab_k8s::scenario(&source.to_json())).unwrap();
         let w = &loaded.work;
         assert_eq!(w.containerd.main, files["nodes/config.toml"]);
         assert_eq!(w.containerd.dropin, files["nodes/99-nvidia.toml"]);
         assert_eq!(w.containerd.version, "1.6.20");
         assert_eq!((w.slots.gpu_model.as_str(), w.slots.gpus_per_node, w.slots.nodes), ("NVIDIA A100-SXM4-40GB", 4, 3));
-        assert_eq!(name_of("incident/scenario.toml"), "incident");
-        assert_eq!(name_of("my-lab.toml"), "my-lab");
+        assert_eq!(w.check, Work::default().check, "what the scenario does not set keeps the defaults");
+        assert!(!loaded.title.is_empty());
     }
 
-    /// A bad scenario is the model's diagnostics at the page's file name, with line
-    /// and column; a file not given is reported at the line that references it.
+    /// A bad scenario comes back as the model's findings, each with its
+    /// `file:line:col: severity: message [code]` text and its parts.
     #[test]
-    fn errors_name_file_and_line() {
-        let cases: [(&str, BTreeMap<String, String>, &str); 3] = [
-            ("title = \"x\"\n[[node]\n", BTreeMap::new(), "my.toml:2:"),
-            (
-                "title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\nfiles = { \"/etc/containerd/config.toml\" = \"nodes/c.toml\" }\n[[step]]\nname = \"s\"\ndo = \"observe\"\n",
-                BTreeMap::new(),
-                // Column 43: the quoted path on line 5, where `gpulab scenario check` points too.
-                "my.toml:5:43: error: cannot read `nodes/c.toml`",
-            ),
-            ("title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\n[[step]]\nname = \"s\"\ndo = \"jump\"\n", BTreeMap::new(), "[scenario-unknown-action]"),
+    fn errors_come_back_whole() {
+        let text = "title = \"x\"\ncontainerd = \"1.6.20\"\n[[node]]\nname = \"n\"\n[[step]]\nname = \"s\"\ndo = \"jump\"\n";
+        let source = Source { file: "my.toml".into(), text: text.into(), files: BTreeMap::new() };
+        let Err(LoadError::Scenario(diags)) = read_reply(&gpu_node_lab_k8s::scenario(&source.to_json())) else { panic!("not refused") };
+        let d = diags.iter().find(|d| d.code == "scenario-unknown-action").unwrap();
+        assert_eq!((d.file.as_deref(), d.line), (Some("my.toml"), Some(7)));
+        assert!(d.text.starts_with("my.toml:7:") && d.text.ends_with("[scenario-unknown-action]"), "{}", d.text);
+    }
+
+    /// Replies that are not the chunk's scenario outcome are errors that say so.
+    #[test]
+    fn unreadable_replies() {
+        let cases = [
+            ("{", "the scenario reply is not JSON: expected a member name in double quotes, found the end of the text at line 1 column 2"),
+            (r#"{"Err":"bad request: x"}"#, "bad request: x"),
+            (r#"{"Ok":{}}"#, "the scenario reply has neither Started nor Errors"),
+            ("[]", "the scenario reply has no Ok"),
         ];
-        for (text, files, says) in cases {
-            let errs = load(&Source { file: "my.toml".into(), text: text.into(), files }).unwrap_err();
-            let lines: Vec<String> = errs.iter().map(Diagnostic::line).collect();
-            assert!(lines.iter().any(|l| l.contains(says)), "{says:?} not in {lines:#?}");
+        for (text, says) in cases {
+            assert_eq!(read_reply(text), Err(LoadError::Chunk(says.into())), "{text}");
         }
     }
 }

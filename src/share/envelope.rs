@@ -3,10 +3,9 @@
 //! program's file, a newer format, an unknown or mistyped field, a value out of
 //! range); nothing is applied unless all of it is valid.
 
-use serde::de::IgnoredAny;
-use serde::{Deserialize, Serialize};
-
-use crate::state::{CheckInput, ContainerdInput, KubeInput, RestartInput, RolloutInput, SlotsInput, Work, MAX_OPS, MAX_SYNCS};
+use crate::json::{self, Object, Value};
+use crate::state::{Work, MAX_OPS, MAX_SYNCS};
+use crate::work_json::{self, Mode, Sections};
 
 /// The `format` field every progress file (and share link) carries.
 pub const FORMAT: &str = "gpu-node-lab/progress";
@@ -24,7 +23,7 @@ pub const FILE_NAME: &str = "gpu-node-lab-progress.json";
 pub enum ImportError {
     /// Bigger than [`MAX_FILE`]; the size in bytes.
     TooLarge(usize),
-    /// Not JSON at all; serde's message (line and column).
+    /// Not JSON at all: what is wrong, with line and column.
     NotJson(String),
     /// JSON, but not ours: not an object, or the `format` field is missing or names
     /// something else.
@@ -33,79 +32,27 @@ pub enum ImportError {
     FutureVersion(u64),
     /// `version` missing or not a whole number.
     BadVersion,
-    /// A field unknown or of the wrong type: serde's message (names the field or the
-    /// expected type, with line and column).
+    /// A field unknown or of the wrong type, named by its path (`work.slots.nodes`).
     BadValue(String),
     /// A value out of range (its path and the limit).
     OutOfRange(String, String),
 }
 
-/// The envelope as written; typed serialization only (no `serde_json::Value`, whose
-/// code would cost the wasm tens of KB).
-#[derive(Serialize)]
-struct Out<'a, W: Serialize> {
-    format: &'a str,
-    version: u64,
-    work: W,
-}
-
-/// Only the sections that differ from the defaults.
-#[derive(Serialize)]
-struct Changed<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    slots: Option<&'a SlotsInput>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    containerd: Option<&'a ContainerdInput>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    restart: Option<&'a RestartInput>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    check: Option<&'a CheckInput>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rollout: Option<&'a RolloutInput>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kube: Option<&'a KubeInput>,
+fn envelope(work: &Work, sections: Sections) -> String {
+    let mut out = String::new();
+    Object::new(&mut out).str("format", FORMAT).num("version", VERSION).with("work", |out| work_json::write(out, work, sections)).end();
+    out
 }
 
 /// The export file's text for `work`.
 pub fn export(work: &Work) -> String {
-    serde_json::to_string(&Out { format: FORMAT, version: VERSION, work }).unwrap_or_default()
+    envelope(work, Sections::All)
 }
 
 /// The smallest envelope for `work`: sections equal to their defaults are left out
 /// (the share link carries only what the learner changed).
 pub fn compact(work: &Work) -> String {
-    let d = Work::default();
-    fn keep<'a, T: PartialEq>(v: &'a T, d: &T) -> Option<&'a T> {
-        (v != d).then_some(v)
-    }
-    let changed = Changed {
-        slots: keep(&work.slots, &d.slots),
-        containerd: keep(&work.containerd, &d.containerd),
-        restart: keep(&work.restart, &d.restart),
-        check: keep(&work.check, &d.check),
-        rollout: keep(&work.rollout, &d.rollout),
-        kube: keep(&work.kube, &d.kube),
-    };
-    serde_json::to_string(&Out { format: FORMAT, version: VERSION, work: changed }).unwrap_or_default()
-}
-
-/// The two fields that say whose file it is (anything else is ignored here).
-#[derive(Deserialize)]
-struct Probe {
-    format: Option<String>,
-    version: Option<u64>,
-}
-
-/// The whole envelope, strictly: unknown fields are refused at every level.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Envelope {
-    #[serde(rename = "format")]
-    _format: IgnoredAny,
-    #[serde(rename = "version")]
-    _version: IgnoredAny,
-    #[serde(default)]
-    work: Work,
+    envelope(work, Sections::Changed)
 }
 
 /// Reads a progress file (or a share link's decompressed content); nothing is
@@ -114,22 +61,32 @@ pub fn import(text: &str) -> Result<Work, ImportError> {
     if text.len() > MAX_FILE {
         return Err(ImportError::TooLarge(text.len()));
     }
-    serde_json::from_str::<IgnoredAny>(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
-    if !text.trim_start().starts_with('{') {
+    let doc = json::parse(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
+    let Value::Object(members) = &doc else {
         return Err(ImportError::Foreign("not a JSON object".into()));
-    }
-    let probe = serde_json::from_str::<Probe>(text).map_err(|e| ImportError::BadValue(e.to_string()))?;
-    match probe.format {
-        Some(f) if f == FORMAT => {}
-        Some(f) => return Err(ImportError::Foreign(format!("format {f:?}"))),
+    };
+    match doc.get("format") {
+        Some(Value::String(f)) if f == FORMAT => {}
+        Some(Value::String(f)) => return Err(ImportError::Foreign(format!("format {f:?}"))),
+        Some(other) => return Err(ImportError::BadValue(format!("format: expected a string, found {}", other.kind()))),
         None => return Err(ImportError::Foreign("no format field".into())),
     }
-    match probe.version {
-        Some(VERSION) => {}
-        Some(v) if v > VERSION => return Err(ImportError::FutureVersion(v)),
-        _ => return Err(ImportError::BadVersion),
+    match doc.get("version") {
+        None => return Err(ImportError::BadVersion),
+        Some(v @ Value::Number(_)) => match v.as_u64() {
+            Some(VERSION) => {}
+            Some(n) if n > VERSION => return Err(ImportError::FutureVersion(n)),
+            _ => return Err(ImportError::BadVersion),
+        },
+        Some(other) => return Err(ImportError::BadValue(format!("version: expected a whole number, found {}", other.kind()))),
     }
-    let work = serde_json::from_str::<Envelope>(text).map_err(|e| ImportError::BadValue(e.to_string()))?.work;
+    if let Some((key, _)) = members.iter().find(|(k, _)| !["format", "version", "work"].contains(&k.as_str())) {
+        return Err(ImportError::BadValue(format!("unknown field `{key}`, expected one of `format`, `version`, `work`")));
+    }
+    let work = match doc.get("work") {
+        Some(w) => work_json::read(w, "work", Mode::Strict).map_err(ImportError::BadValue)?,
+        None => Work::default(),
+    };
     check_ranges(&work)?;
     Ok(work)
 }
@@ -158,7 +115,7 @@ fn check_ranges(w: &Work) -> Result<(), ImportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{DaemonOp, LabAction, LabState, SlotsAction};
+    use crate::state::{DaemonOp, LabAction, LabState, SlotsAction, SlotsInput};
 
     fn edited() -> Work {
         LabState::default()
@@ -195,13 +152,14 @@ mod tests {
         let big = format!("{{\"x\":\"{}\"}}", "a".repeat(MAX_FILE));
         let long = format!(r#"{{"format":"gpu-node-lab/progress","version":1,"work":{{"slots":{{"config":"{}"}}}}}}"#, "a".repeat(MAX_TEXT + 1));
         let cases: Vec<(&str, ImportError)> = vec![
-            ("{", ImportError::NotJson("EOF while parsing an object at line 1 column 1".into())),
+            ("{", ImportError::NotJson("expected a member name in double quotes, found the end of the text at line 1 column 2".into())),
             ("[1]", ImportError::Foreign("not a JSON object".into())),
-            (r#"{"format":7}"#, ImportError::BadValue("invalid type: integer `7`, expected a string".into())),
+            (r#"{"format":7}"#, ImportError::BadValue("format: expected a string, found a number".into())),
             (r#"{"name":"other"}"#, ImportError::Foreign("no format field".into())),
             (r#"{"format":"h5p"}"#, ImportError::Foreign("format \"h5p\"".into())),
             (r#"{"format":"gpu-node-lab/progress","version":2}"#, ImportError::FutureVersion(2)),
-            (r#"{"format":"gpu-node-lab/progress","version":"1"}"#, ImportError::BadValue("invalid type: string \"1\", expected u64".into())),
+            (r#"{"format":"gpu-node-lab/progress","version":"1"}"#, ImportError::BadValue("version: expected a whole number, found a string".into())),
+            (r#"{"format":"gpu-node-lab/progress","version":1.5}"#, ImportError::BadVersion),
             (r#"{"format":"gpu-node-lab/progress"}"#, ImportError::BadVersion),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"extra":0}"#,
@@ -209,11 +167,11 @@ mod tests {
             ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodez":3}}}"#,
-                ImportError::BadValue("unknown field `nodez`, expected one of `gpu_model`, `gpus_per_node`, `nodes`, `replicas`, `config`".into()),
+                ImportError::BadValue("unknown field `nodez` in work.slots, expected one of `gpu_model`, `gpus_per_node`, `nodes`, `replicas`, `config`".into()),
             ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodes":"3"}}}"#,
-                ImportError::BadValue("invalid type: string \"3\", expected u32".into()),
+                ImportError::BadValue("work.slots.nodes: expected a whole number from 0 to 4294967295, found string \"3\"".into()),
             ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"syncs":61}}}"#,
@@ -223,12 +181,7 @@ mod tests {
             (&big, ImportError::TooLarge(big.len())),
         ];
         for (text, expected) in cases {
-            // serde's messages end with " at line L column C"; the cases name the part before.
-            let got = import(text).map_err(|e| match e {
-                ImportError::BadValue(m) => ImportError::BadValue(m.split(" at line ").next().unwrap().to_string()),
-                e => e,
-            });
-            assert_eq!(got, Err(expected), "{}", text.get(..60).unwrap_or(text));
+            assert_eq!(import(text), Err(expected), "{}", text.get(..60).unwrap_or(text));
         }
     }
 }

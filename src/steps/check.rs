@@ -4,42 +4,39 @@
 //! dump`), then the script's output on the simulated node — the node as step 4 left
 //! it. The verdict and every line are `gpulab_model::check_runtime` output
 //! (`evaluate`, `render_text`), the same rules and texts as the real script, which
-//! downloads from here.
+//! downloads from here. The check's rules run in the on-demand chunk
+//! (`crates/web-k8s/src/check.rs`, also step 4's check runs); this step shows a
+//! loading state until it is here.
 
-use gpulab_model::check_runtime::{self, looked_at, render_text, simulated as node, CheckReport};
-use gpulab_model::containerd::MAIN_CONFIG;
+use gpulab_view::{api, CheckRequest, CheckView, ContainerdFiles};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::editor::unique_id;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{CheckAction, CheckInput, ContainerdInput, LabAction, RestartInput};
-use crate::steps::restart::{node_check, replay, state_text};
+use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
+use crate::steps::restart::{replay, state_text};
 use crate::steps::Step;
 
 /// The script itself, for download: a file of the bundle (index.html copies
 /// `scripts/check-runtime.sh` into dist/), not 30 KB of the first-load wasm.
 pub const SCRIPT_FILE: &str = "check-runtime.sh";
 
-/// The check's language for the UI language.
-pub fn model_lang(lang: Lang) -> check_runtime::Lang {
-    match lang {
-        Lang::Ko => check_runtime::Lang::Ko,
-        Lang::En => check_runtime::Lang::En,
+/// The chunk's request: the node (steps 1–2's files, step 4's operations) and what
+/// the check looks for.
+pub fn check_request(input: &ContainerdInput, restart: &RestartInput, check: &CheckInput, lang: Lang) -> CheckRequest {
+    CheckRequest {
+        containerd: ContainerdFiles { version: input.version.clone(), main: input.main.clone(), dropin: input.dropin.clone() },
+        by_hand: restart.supervisor == crate::state::SupervisorChoice::ByHand,
+        ops: restart.ops.iter().map(|op| op.name().to_string()).collect(),
+        handler: check.handler.clone(),
+        keep: check.keep.clone(),
+        lang: lang.tag().to_string(),
     }
 }
 
-/// What the script prints for `report` (its text output, byte for byte).
-pub fn render(report: &CheckReport, check: &CheckInput, lang: Lang) -> String {
-    let nc = node_check(check);
-    render_text(report, &nc.address, &nc.config, &check.handler, model_lang(lang))
-}
-
-/// The report on the node as the learner's operations left it.
-pub fn run_now(input: &ContainerdInput, restart: &RestartInput, check: &CheckInput) -> Result<CheckReport, String> {
-    let r = replay(input, restart, check)?;
-    Ok(check_runtime::evaluate(&node::inputs(&r.daemon, &node_check(check))))
-}
+pub use crate::steps::view_js::check_view;
 
 #[derive(Properties, PartialEq)]
 pub struct CheckStepProps {
@@ -69,24 +66,27 @@ fn text_field(lang: Lang, label: MessageId, class: &'static str, value: &str, ma
 #[component(CheckStep)]
 pub fn check_step(props: &CheckStepProps) -> Html {
     let lang = props.lang;
-    let replayed = use_memo((props.input.clone(), props.restart.clone(), props.check.clone()), |(i, r, c)| {
-        replay(i, r, c).map(|r| {
-            let report = check_runtime::evaluate(&node::inputs(&r.daemon, &node_check(c)));
-            (r.daemon.state.clone(), report)
-        })
+    let daemon = use_memo((props.input.clone(), props.restart.clone()), |(i, r)| replay(i, r).map(|d| d.state.clone()));
+    let (chunk, retry) = use_chunk();
+    let view = use_memo((chunk.clone(), check_request(&props.input, &props.restart, &props.check, lang)), |(chunk, req)| match chunk {
+        Chunk::Ready(m) => Some(call(m, api::CHECK, req, check_view)),
+        _ => None,
     });
-    let (state, report) = match replayed.as_ref() {
-        Ok(x) => x,
-        Err(e) => return html! { <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p> },
+    let state = match daemon.as_ref() {
+        Ok(state) => state_text(lang, state),
+        Err(e) => return model_error(lang, e),
     };
-    let nc = node_check(&props.check);
     let on_reset = {
         let d = props.dispatch.clone();
         Callback::from(move |_| d.emit(LabAction::ResetStep(Step::CheckScript)))
     };
     let script_href = crate::steps::chunk::asset_url(SCRIPT_FILE);
-    let state = state_text(lang, state);
-    let code = report.verdict.exit_code().to_string();
+    let result = match (placeholder(lang, &chunk, &retry), view.as_ref()) {
+        (Some(wait), _) => wait,
+        (None, Some(Ok(v))) => result(lang, v),
+        (None, Some(Err(e))) => model_error(lang, e),
+        (None, None) => Html::default(),
+    };
     html! {
         <div class="step-check">
             <fieldset class="ck-choose">
@@ -95,24 +95,34 @@ pub fn check_step(props: &CheckStepProps) -> Html {
                 { text_field(lang, MessageId::CkKeep, "ck-keep", &props.check.keep, CheckAction::Keep, &props.dispatch) }
             </fieldset>
             <p class="ck-node">{ tf(lang, MessageId::CkNode, &[("version", props.input.version.as_str()), ("state", state.as_str())]) }</p>
-            <section class="ck-looks-at">
-                <h3>{ t(lang, MessageId::CkLooksAt) }</h3>
-                <ol lang="en">
-                    { for (1u8..=5).map(|c| html! {
-                        <li><code>{ check_runtime::check_name(c) }</code>{ ": " }<code>{ looked_at(c, &nc.address, MAIN_CONFIG) }</code></li>
-                    }) }
-                </ol>
-            </section>
-            <section class="ck-result" aria-live="polite">
-                <h3>{ t(lang, MessageId::CkOutput) }</h3>
-                <p class="ck-exit"><strong>{ tf(lang, MessageId::CkExit, &[("code", code.as_str()), ("verdict", report.verdict.as_str())]) }</strong></p>
-                <pre class="check-output">{ render(report, &props.check, lang) }</pre>
-            </section>
+            { result }
             <p>
                 <a class="button ck-download" href={script_href} download="check-runtime.sh">{ t(lang, MessageId::CkDownload) }</a>
                 { " " }
                 <button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button>
             </p>
         </div>
+    }
+}
+
+/// What the five checks read, and the script's output on the node now.
+fn result(lang: Lang, v: &CheckView) -> Html {
+    let code = v.now.exit_code.to_string();
+    html! {
+        <>
+            <section class="ck-looks-at">
+                <h3>{ t(lang, MessageId::CkLooksAt) }</h3>
+                <ol lang="en">
+                    { for v.looked_at.iter().map(|(name, reads)| html! {
+                        <li><code>{ name.clone() }</code>{ ": " }<code>{ reads.clone() }</code></li>
+                    }) }
+                </ol>
+            </section>
+            <section class="ck-result" aria-live="polite">
+                <h3>{ t(lang, MessageId::CkOutput) }</h3>
+                <p class="ck-exit"><strong>{ tf(lang, MessageId::CkExit, &[("code", code.as_str()), ("verdict", v.now.verdict.as_str())]) }</strong></p>
+                <pre class="check-output">{ v.now.output.clone() }</pre>
+            </section>
+        </>
     }
 }

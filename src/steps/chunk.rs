@@ -9,7 +9,6 @@
 
 use std::cell::{Cell, RefCell};
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -150,13 +149,42 @@ pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
 
 /// Calls the chunk's `func` with `request` as JSON and reads its `Reply<View>` with
 /// `read` (one of [`crate::steps::view_js`]'s readers).
-pub fn call<Req: Serialize, View>(m: &Module, func: &str, request: &Req, read: fn(&JsValue) -> View) -> Result<View, String> {
+pub fn call<View>(m: &Module, func: &str, request: &impl crate::steps::requests::ToJson, read: fn(&JsValue) -> View) -> Result<View, String> {
+    let text = call_text(m, func, &request.to_json())?;
+    crate::steps::view_js::reply(&text).map(|v| read(&v))
+}
+
+/// Calls the chunk's `func` with one string and returns the string it returns.
+pub fn call_text(m: &Module, func: &str, arg: &str) -> Result<String, String> {
     let f = js_sys::Reflect::get(&m.0, &JsValue::from_str(func)).map_err(|e| describe(&e))?;
     let f = f.dyn_into::<js_sys::Function>().map_err(|_| format!("the chunk has no function {func}"))?;
-    let json = serde_json::to_string(request).map_err(|e| e.to_string())?;
-    let out = f.call1(&JsValue::NULL, &JsValue::from_str(&json)).map_err(|e| describe(&e))?;
-    let text = out.as_string().ok_or_else(|| format!("{func} returned no text"))?;
-    crate::steps::view_js::reply(&text).map(|v| read(&v))
+    let out = f.call1(&JsValue::NULL, &JsValue::from_str(arg)).map_err(|e| describe(&e))?;
+    out.as_string().ok_or_else(|| format!("{func} returned no text"))
+}
+
+/// The chunk, if it is loaded already.
+pub fn ready() -> Option<Module> {
+    MODULE.with(|m| m.borrow().clone()).map(Module)
+}
+
+/// Loads the chunk (once per page) and resolves to its module namespace.
+pub fn load_now() -> js_sys::Promise {
+    if let Some(m) = ready() {
+        return js_sys::Promise::resolve(&m.0);
+    }
+    let p = load();
+    wasm_bindgen_futures::future_to_promise(async move {
+        match wasm_bindgen_futures::JsFuture::from(p).await {
+            Ok(m) => {
+                MODULE.with(|s| *s.borrow_mut() = Some(m.clone()));
+                Ok(m)
+            }
+            Err(e) => {
+                forget_failure();
+                Err(e)
+            }
+        }
+    })
 }
 
 /// What a step shows while the chunk is not ready (`None` once it is).
@@ -196,7 +224,7 @@ mod tests {
         assert!(loader.contains(&format!("const WASM_JS = \"gpu-node-lab-{v}.js\";")), "www/gpu-lab.js imports gpu-node-lab-{v}.js");
         assert!(loader.contains(&format!("const WASM_BG = \"gpu-node-lab-{v}_bg.wasm\";")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
         let index = include_str!("../../index.html");
-        assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" />"#));
+        assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" data-wasm-opt-params="--converge" />"#));
         assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
         let hook = include_str!("../../scripts/version-bundle.sh");
         assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s; do"));

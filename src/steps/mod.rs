@@ -6,6 +6,7 @@ pub mod check;
 pub mod chunk;
 pub mod containerd;
 pub mod kubernetes;
+pub mod requests;
 pub mod restart;
 pub mod rollout;
 pub mod slots;

@@ -2,50 +2,45 @@
 //! machine (`gpulab_model::containerd::Daemon`). The daemon starts on the main config
 //! alone; the learner writes step 2's drop-in, sends SIGHUP, restarts, lets time pass.
 //! The reducer keeps only the list of operations; the view replays them on a fresh
-//! model daemon, so what the loaded config and the CRI plugins do is the model's.
+//! model daemon (`check_runtime::simulated::replay`), so what the loaded config and
+//! the CRI plugins do is the model's. The check runs are the chunk's
+//! ([`crate::steps::check`]): the check's rules are not in the first load.
 
-use gpulab_model::check_runtime::{self, simulated as node, simulated::NodeCheck, CheckReport};
-use gpulab_model::containerd::{Daemon, DaemonState, Signal, Supervisor};
+use gpulab_model::check_runtime::simulated::{self, NodeOp};
+use gpulab_model::containerd::{Daemon, DaemonState, Supervisor};
+use gpulab_view::CheckRun;
 use yew::prelude::*;
 
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartAction, RestartInput, SupervisorChoice};
+use crate::steps::check::{check_request, check_view};
+use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::containerd::{files, version, version_select, DROPIN};
+use gpulab_view::api;
 use crate::steps::Step;
 
-/// The daemon after the learner's operations, replayed from its first start, and
-/// every check run on the way: (time, report).
-pub struct Replayed {
-    pub daemon: Daemon,
-    pub runs: Vec<(u64, CheckReport)>,
+/// The model's operation for a step-4 button.
+pub fn node_op(op: DaemonOp) -> NodeOp {
+    match op {
+        DaemonOp::WriteDropin => NodeOp::WriteDropin,
+        DaemonOp::Sighup => NodeOp::Sighup,
+        DaemonOp::Restart => NodeOp::Restart,
+        DaemonOp::Wait => NodeOp::Wait,
+        DaemonOp::RunCheck => NodeOp::RunCheck,
+    }
 }
 
-/// The check's settings for the simulated node (step 3's choices).
-pub fn node_check(check: &CheckInput) -> NodeCheck {
-    NodeCheck { handler: check.handler.clone(), keep: check.keep.clone(), ..NodeCheck::default() }
-}
-
-/// Replays the learner's operations on a fresh model daemon.
-pub fn replay(input: &ContainerdInput, restart: &RestartInput, check: &CheckInput) -> Result<Replayed, String> {
+/// The daemon after the learner's operations, replayed from its first start on a
+/// fresh model daemon (the check runs on the way are the chunk's).
+pub fn replay(input: &ContainerdInput, restart: &RestartInput) -> Result<Daemon, String> {
     let supervisor = match restart.supervisor {
         SupervisorChoice::Systemd => Supervisor::systemd(),
         SupervisorChoice::ByHand => Supervisor::ByHand,
     };
-    let mut d = Daemon::new(version(input)?, supervisor, files(input, false));
-    d.start();
-    let nc = node_check(check);
-    let mut runs = Vec::new();
-    for op in &restart.ops {
-        match op {
-            DaemonOp::WriteDropin => d.write_file(DROPIN, input.dropin.as_str()),
-            DaemonOp::Sighup => d.signal(Signal::Hup),
-            DaemonOp::Restart => d.restart(),
-            DaemonOp::Wait => d.advance(5),
-            DaemonOp::RunCheck => runs.push((d.now(), check_runtime::evaluate(&node::inputs(&d, &nc)))),
-        }
-    }
-    Ok(Replayed { daemon: d, runs })
+    let d = Daemon::new(version(input)?, supervisor, files(input, false));
+    let ops: Vec<NodeOp> = restart.ops.iter().map(|op| node_op(*op)).collect();
+    Ok(simulated::replay(d, DROPIN, &input.dropin, &ops, |_| ()).0)
 }
 
 /// The daemon's state in words.
@@ -77,6 +72,19 @@ fn event_id(code: &str) -> Option<MessageId> {
     })
 }
 
+fn run_list(lang: Lang, runs: &[CheckRun]) -> Html {
+    html! {
+        <ol>
+            { for runs.iter().map(|run| html! {
+                <li class="rs-run">
+                    <p><strong>{ tf(lang, MessageId::RsCheckRun, &[("t", &run.at.to_string()), ("verdict", &run.verdict_text)]) }</strong></p>
+                    <pre class="check-output">{ run.output.clone() }</pre>
+                </li>
+            }) }
+        </ol>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct RestartStepProps {
     pub lang: Lang,
@@ -89,9 +97,15 @@ pub struct RestartStepProps {
 #[component(RestartStep)]
 pub fn restart_step(props: &RestartStepProps) -> Html {
     let lang = props.lang;
-    let replayed = use_memo((props.input.clone(), props.restart.clone(), props.check.clone()), |(i, r, c)| replay(i, r, c));
-    let (d, runs) = match replayed.as_ref() {
-        Ok(r) => (&r.daemon, &r.runs),
+    let replayed = use_memo((props.input.clone(), props.restart.clone()), |(i, r)| replay(i, r));
+    let (chunk, retry) = use_chunk();
+    let has_runs = props.restart.ops.contains(&DaemonOp::RunCheck);
+    let runs = use_memo((chunk.clone(), props.input.clone(), props.restart.clone(), props.check.clone(), lang), |(chunk, i, r, c, lang)| match chunk {
+        Chunk::Ready(m) if r.ops.contains(&DaemonOp::RunCheck) => Some(call(m, api::CHECK, &check_request(i, r, c, *lang), check_view).map(|v| v.runs)),
+        _ => None,
+    });
+    let d = match replayed.as_ref() {
+        Ok(d) => d,
         Err(e) => {
             return html! { <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p> }
         }
@@ -136,20 +150,16 @@ pub fn restart_step(props: &RestartStepProps) -> Html {
             </fieldset>
             <section class="rs-runs">
                 <h3>{ t(lang, MessageId::RsCheckRuns) }</h3>
-                if runs.is_empty() {
+                if !has_runs {
                     <p>{ t(lang, MessageId::CtrNone) }</p>
+                } else if let Some(wait) = placeholder(lang, &chunk, &retry) {
+                    { wait }
                 } else {
-                    <ol>
-                        { for runs.iter().map(|(at, report)| html! {
-                            <li class="rs-run">
-                                <p><strong>{ tf(lang, MessageId::RsCheckRun, &[
-                                    ("t", &at.to_string()),
-                                    ("verdict", &check_runtime::verdict_text(report.verdict, &props.check.handler, crate::steps::check::model_lang(lang))),
-                                ]) }</strong></p>
-                                <pre class="check-output">{ crate::steps::check::render(report, &props.check, lang) }</pre>
-                            </li>
-                        }) }
-                    </ol>
+                    { match runs.as_ref() {
+                        Some(Ok(runs)) => run_list(lang, runs),
+                        Some(Err(e)) => model_error(lang, e),
+                        None => Html::default(),
+                    } }
                 }
             </section>
             <section class="rs-daemon" aria-live="polite" aria-label={t(lang, MessageId::RsState)}>

@@ -131,7 +131,7 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
     let gpus = table.gpus_per_node.to_string();
     let nodes = table.nodes.to_string();
     let caption = tf(lang, MessageId::SlotsCaption, &[("gpu", &table.gpu_model), ("gpus", &gpus), ("nodes", &nodes)]);
-    let unknown_model = !table.models.iter().any(|m| *m == input.gpu_model);
+    let unknown_model = !table.models.contains(&input.gpu_model);
 
     html! {
         <div class="step-slots">

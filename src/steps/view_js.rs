@@ -6,7 +6,7 @@
 //! mistyped field reads as empty, never a panic.
 
 use gpulab_model::Severity;
-use gpulab_view::{DiagLine, Judgement, KubeOutcome, KubeView, LinkView, NodeView, RolloutView, Sandbox, SlotsView};
+use gpulab_view::{CheckRun, CheckView, DiagLine, Judgement, KubeOutcome, KubeView, LinkView, NodeView, RolloutView, Sandbox, SlotsView};
 use wasm_bindgen::JsValue;
 
 fn get(v: &JsValue, key: &str) -> JsValue {
@@ -141,5 +141,29 @@ pub fn slots_view(v: &JsValue) -> SlotsView {
         diagnostics: list(v, "diagnostics", diag_line),
         markdown: text(v, "markdown"),
         csv: text(v, "csv"),
+    }
+}
+
+fn check_run(v: &JsValue) -> CheckRun {
+    CheckRun {
+        at: get(v, "at").as_f64().filter(|n| *n >= 0.0).map_or(0, |n| n as u64),
+        exit_code: number(v, "exit_code").unwrap_or(0),
+        verdict: text(v, "verdict"),
+        verdict_text: text(v, "verdict_text"),
+        output: text(v, "output"),
+    }
+}
+
+pub fn check_view(v: &JsValue) -> CheckView {
+    CheckView {
+        now: check_run(&get(v, "now")),
+        runs: list(v, "runs", check_run),
+        looked_at: items(&get(v, "looked_at"))
+            .iter()
+            .map(|pair| {
+                let cell = |i: u32| js_sys::Array::from(pair).get(i).as_string().unwrap_or_default();
+                (cell(0), cell(1))
+            })
+            .collect(),
     }
 }

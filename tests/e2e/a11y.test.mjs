@@ -106,6 +106,8 @@ const actions = {
       await tabTo(page, `.${cls}`);
       await page.keyboard.press("Enter");
     }
+    // The check runs come from the on-demand chunk.
+    await page.locator(".rs-run").nth(1).waitFor({ timeout: 20000 });
     assert.equal(await page.locator(".rs-run").count(), 2);
   },
   5: async (page) => {
@@ -165,6 +167,7 @@ for (const lang of ["ko", "en"]) {
         await goStep(page, 2);
         assert.match(await page.locator(".ctr-dropin textarea").inputValue(), /# drop-in by keyboard$/);
         await goStep(page, 4);
+        await page.locator(".rs-run").nth(1).waitFor({ timeout: 20000 });
         assert.equal(await page.locator(".rs-run").count(), 2, "step 4's runs are restored");
       }
     }

@@ -119,6 +119,8 @@ test("steps 3-4: restart, not SIGHUP — check runs before and after, by keyboar
     await page.locator(`.${cls}`).focus();
     await page.keyboard.press("Enter");
   }
+  // The check runs come from the on-demand chunk.
+  await page.locator(".rs-run .check-output").nth(3).waitFor({ timeout: 20000 });
   const runs = await page.locator(".rs-run .check-output").allTextContents();
   assert.equal(runs.length, 4);
   const last = (s) => s.trimEnd().split("\n").at(-1);

@@ -215,7 +215,7 @@ test("export, import into a fresh profile, a refused import, reset all with conf
   const bad = [
     ['{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodez":3}}}', /has a field that is unknown or of the wrong type: unknown field `nodez`/],
     ['{"format":"gpu-node-lab/progress","version":3}', /made by a newer version of the lab \(format version 3/],
-    ["not json", /it is not JSON \(expected ident at line 1 column 2\)/],
+    ["not json", /it is not JSON \(expected a value at line 1 column 1\)/],
     ['{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"syncs":999}}}', /work\.rollout\.syncs is out of range \(at most 60\)/],
   ];
   for (const [content, reason] of bad) {

@@ -7,14 +7,19 @@
 //!
 //! # Layout
 //!
+//! - [`check`]: steps 3 and 4 (check-runtime.sh on the simulated node).
 //! - [`kube`]: steps 5 and 6 (admission, scheduler, kubelet sandbox, node status patches).
 //! - [`rollout`]: step 8 (controller syncs, kubectl texts, diagnosis, report).
 //! - [`slots`]: step 7 (slot table, findings, exports).
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
+//! - [`scenario`]: an author's scenario given to the page (loaded before such a lab
+//!   mounts).
 
+pub mod check;
 pub mod kube;
 pub mod node;
 pub mod rollout;
+pub mod scenario;
 pub mod slots;
 
 use serde::Serialize;
@@ -46,6 +51,24 @@ pub fn rollout(request: &str) -> String {
 #[wasm_bindgen]
 pub fn slots(request: &str) -> String {
     reply(parse(request).and_then(|r| slots::view(&r)))
+}
+
+/// Steps 3 and 4: `CheckRequest` JSON in, `Reply<CheckView>` JSON out.
+#[wasm_bindgen]
+pub fn check(request: &str) -> String {
+    reply(parse(request).and_then(|r| check::view(&r)))
+}
+
+/// An author's scenario: `ScenarioRequest` JSON in, `Reply<ScenarioOutcome>` JSON out.
+#[wasm_bindgen]
+pub fn scenario(request: &str) -> String {
+    reply(parse(request).map(|r| scenario::outcome(&r)))
+}
+
+/// The files a `scenario.toml` references, as a JSON array of paths.
+#[wasm_bindgen]
+pub fn scenario_references(text: &str) -> String {
+    reply(Ok(scenario::references(text)))
 }
 
 #[cfg(test)]

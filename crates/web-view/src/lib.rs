@@ -16,6 +16,12 @@ pub mod api {
     pub const ROLLOUT: &str = "rollout";
     /// `slots(request: SlotsRequest) -> SlotsView` (step 7).
     pub const SLOTS: &str = "slots";
+    /// `check(request: CheckRequest) -> CheckView` (steps 3 and 4: check-runtime.sh).
+    pub const CHECK: &str = "check";
+    /// `scenario(request: ScenarioRequest) -> ScenarioOutcome` (an author's scenario).
+    pub const SCENARIO: &str = "scenario";
+    /// `scenario_references(scenario.toml text) -> [path]` (the files to fetch next to it).
+    pub const SCENARIO_REFERENCES: &str = "scenario_references";
 }
 
 /// Step 7's inputs (as `gpulab slots --gpu-model M --gpus-per-node G --nodes N
@@ -217,6 +223,101 @@ pub struct RolloutView {
     pub diagnosis: Vec<LinkView>,
     /// The incident report of this run (Markdown).
     pub report_md: String,
+}
+
+/// Steps 3 and 4's check: the node (steps 1–2's files, step 4's supervisor and
+/// operations) and what the check looks for (step 3).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckRequest {
+    pub containerd: ContainerdFiles,
+    /// containerd started by hand instead of by systemd.
+    pub by_hand: bool,
+    /// Step 4's operations in order: `write-dropin`, `sighup`, `restart`, `wait`,
+    /// `run-check`.
+    pub ops: Vec<String>,
+    /// `--handler`.
+    pub handler: String,
+    /// `--keep`.
+    pub keep: String,
+    /// `ko` or `en`: the language of the script's output.
+    pub lang: String,
+}
+
+/// One run of check-runtime.sh on the simulated node.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckRun {
+    /// The node's clock (seconds) when it ran.
+    pub at: u64,
+    pub exit_code: u32,
+    /// `pass`, `check-failed`, …
+    pub verdict: String,
+    /// The verdict line in the output's language.
+    pub verdict_text: String,
+    /// What the script prints, byte for byte.
+    pub output: String,
+}
+
+/// Steps 3 and 4's check results.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckView {
+    /// The check run on the node as step 4 left it (step 3).
+    pub now: CheckRun,
+    /// Each `run-check` of step 4, in order.
+    pub runs: Vec<CheckRun>,
+    /// The five checks: (name, what it reads).
+    pub looked_at: Vec<(String, String)>,
+}
+
+/// An author's scenario as the page gives it: the `scenario.toml` text, the file name
+/// errors show, and the files it references (path inside its directory → text).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScenarioRequest {
+    pub file: String,
+    pub text: String,
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
+/// What an author's scenario sets of the learner's starting work (the rest keeps the
+/// lab's defaults): the story's node's containerd files, version and supervisor, and
+/// the scenario's GPUs and device-plugin config for the slot table.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScenarioStart {
+    pub title: String,
+    pub containerd_version: Option<String>,
+    pub main: Option<String>,
+    pub dropin: Option<String>,
+    /// The node's containerd is started by hand (not by systemd).
+    pub by_hand: bool,
+    pub gpu_model: Option<String>,
+    pub gpus_per_node: Option<u32>,
+    pub nodes: Option<u32>,
+    pub slots_config: Option<String>,
+}
+
+/// One of a bad scenario's findings: the model's diagnostic, as
+/// `gpulab scenario check` prints it (`text`) and in parts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AuthorDiag {
+    /// `file:line:col: severity: message [code]`.
+    pub text: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub code: String,
+    pub message: String,
+}
+
+/// An author's scenario read: where the lab starts, or why it cannot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScenarioOutcome {
+    Started(ScenarioStart),
+    Errors(Vec<AuthorDiag>),
 }
 
 /// The chunk's answer: a view, or the model's error text.

@@ -39,6 +39,44 @@ impl Default for NodeCheck {
     }
 }
 
+/// One thing the lab's step 4 does to the node, in the learner's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeOp {
+    /// Write the drop-in to disk (as the NVIDIA toolkit does).
+    WriteDropin,
+    Sighup,
+    Restart,
+    /// Let five seconds pass.
+    Wait,
+    /// Run the check on the node as it is now.
+    RunCheck,
+}
+
+/// Starts `daemon`, applies `ops` in order (the drop-in is `dropin` at `dropin_path`)
+/// and calls `run_check` at each [`NodeOp::RunCheck`]: the daemon after them all, and
+/// each check's time and result. The app replays the daemon with a no-op check (its
+/// first load has no check code); the chunk runs [`super::evaluate`] on [`inputs`].
+pub fn replay<R>(
+    mut daemon: containerd::Daemon,
+    dropin_path: &str,
+    dropin: &str,
+    ops: &[NodeOp],
+    mut run_check: impl FnMut(&containerd::Daemon) -> R,
+) -> (containerd::Daemon, Vec<(u64, R)>) {
+    daemon.start();
+    let mut runs = Vec::new();
+    for op in ops {
+        match op {
+            NodeOp::WriteDropin => daemon.write_file(dropin_path, dropin),
+            NodeOp::Sighup => daemon.signal(containerd::Signal::Hup),
+            NodeOp::Restart => daemon.restart(),
+            NodeOp::Wait => daemon.advance(5),
+            NodeOp::RunCheck => runs.push((daemon.now(), run_check(&daemon))),
+        }
+    }
+    (daemon, runs)
+}
+
 /// What the script would see on this simulated node now.
 pub fn inputs(daemon: &containerd::Daemon, node: &NodeCheck) -> CheckInputs {
     let serving = daemon.is_running().then(|| daemon.loaded()).flatten();

@@ -1,0 +1,402 @@
+//! The learner's [`Work`] as JSON, member by member: what localStorage, the progress
+//! file and the share link hold. Written exactly as serde_json wrote it in earlier
+//! builds (same members, order and escapes; a test holds the two together), read in
+//! two modes:
+//! - [`Mode::Strict`] for a file or link someone hands the lab: an unknown member, a
+//!   value of the wrong type or an unknown step-4 operation is refused, named by its
+//!   path (`work.slots.nodes: expected a whole number …`), so nothing is half-applied;
+//! - [`Mode::Lenient`] for the lab's own saved work: members it does not know (saved
+//!   by a newer lab) are skipped and a mistyped value keeps its default, so the
+//!   learner's other work comes back instead of all of it being dropped.
+//!
+//! Missing members take their defaults in both modes.
+
+use crate::json::{self, Object, Value};
+use crate::state::{CheckInput, ContainerdInput, DaemonOp, KubeInput, RestartInput, RolloutInput, SlotsInput, SupervisorChoice, Work};
+use gpulab_view::NodePatch;
+
+/// How members the lab does not know, or values of the wrong type, are treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Refuse the whole document, naming the first problem.
+    Strict,
+    /// Skip the member (unknown) or keep its default (mistyped).
+    Lenient,
+}
+
+/// Reads `value` (the `work` member of a document, or the saved work itself) at
+/// `path`; `Err` names the first problem (strict mode only).
+pub fn read(value: &Value, path: &str, mode: Mode) -> Result<Work, String> {
+    let mut r = Reader { mode, problem: None };
+    let mut w = Work::default();
+    for (key, v) in r.members(value, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "slots" => w.slots = r.slots(v, &at),
+            "containerd" => w.containerd = r.containerd(v, &at),
+            "restart" => w.restart = r.restart(v, &at),
+            "check" => w.check = r.check(v, &at),
+            "rollout" => w.rollout = r.rollout(v, &at),
+            "kube" => w.kube = r.kube(v, &at),
+            _ => r.unknown(path, key, &["slots", "containerd", "restart", "check", "rollout", "kube"]),
+        }
+    }
+    match r.problem {
+        Some(p) if mode == Mode::Strict => Err(p),
+        _ => Ok(w),
+    }
+}
+
+/// Parses `text` and reads it as saved work, leniently; `None` when it is not JSON
+/// or not an object.
+pub fn read_saved(text: &str) -> Option<Work> {
+    let v = json::parse(text).ok()?;
+    matches!(v, Value::Object(_)).then(|| read(&v, "work", Mode::Lenient).ok()).flatten()
+}
+
+struct Reader {
+    mode: Mode,
+    problem: Option<String>,
+}
+
+impl Reader {
+    fn fail(&mut self, problem: String) {
+        self.problem.get_or_insert(problem);
+    }
+
+    fn members<'v>(&mut self, v: &'v Value, path: &str) -> &'v [(String, Value)] {
+        match v {
+            Value::Object(m) => m,
+            other => {
+                self.fail(format!("{path}: expected an object, found {}", other.kind()));
+                &[]
+            }
+        }
+    }
+
+    fn unknown(&mut self, path: &str, key: &str, fields: &[&str]) {
+        if self.mode == Mode::Strict {
+            let expected: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+            self.fail(format!("unknown field `{key}` in {path}, expected one of {}", expected.join(", ")));
+        }
+    }
+
+    fn string(&mut self, v: &Value, path: &str, slot: &mut String) {
+        match v {
+            Value::String(s) => slot.clone_from(s),
+            other => self.fail(format!("{path}: expected a string, found {}", other.kind())),
+        }
+    }
+
+    fn u32(&mut self, v: &Value, path: &str, slot: &mut u32) {
+        match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+            Some(n) => *slot = n,
+            None => self.fail(format!("{path}: expected a whole number from 0 to {}, found {}", u32::MAX, shown(v))),
+        }
+    }
+
+    fn bool(&mut self, v: &Value, path: &str, slot: &mut bool) {
+        match v {
+            Value::Bool(b) => *slot = *b,
+            other => self.fail(format!("{path}: expected true or false, found {}", other.kind())),
+        }
+    }
+
+    /// One of `names` (an enum written as a kebab-case string).
+    fn choice<T: Copy>(&mut self, v: &Value, path: &str, names: &[(&str, T)]) -> Option<T> {
+        let found = match v {
+            Value::String(s) => names.iter().find(|(n, _)| n == s).map(|(_, t)| *t),
+            _ => None,
+        };
+        if found.is_none() {
+            let expected: Vec<String> = names.iter().map(|(n, _)| format!("`{n}`")).collect();
+            self.fail(format!("{path}: expected one of {}, found {}", expected.join(", "), shown(v)));
+        }
+        found
+    }
+
+    fn slots(&mut self, v: &Value, path: &str) -> SlotsInput {
+        let mut s = SlotsInput::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "gpu_model" => self.string(v, &at, &mut s.gpu_model),
+                "gpus_per_node" => self.u32(v, &at, &mut s.gpus_per_node),
+                "nodes" => self.u32(v, &at, &mut s.nodes),
+                "replicas" => self.u32(v, &at, &mut s.replicas),
+                "config" => self.string(v, &at, &mut s.config),
+                _ => self.unknown(path, key, &["gpu_model", "gpus_per_node", "nodes", "replicas", "config"]),
+            }
+        }
+        s
+    }
+
+    fn containerd(&mut self, v: &Value, path: &str) -> ContainerdInput {
+        let mut c = ContainerdInput::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "version" => self.string(v, &at, &mut c.version),
+                "main" => self.string(v, &at, &mut c.main),
+                "dropin" => self.string(v, &at, &mut c.dropin),
+                _ => self.unknown(path, key, &["version", "main", "dropin"]),
+            }
+        }
+        c
+    }
+
+    fn restart(&mut self, v: &Value, path: &str) -> RestartInput {
+        let mut r = RestartInput::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "supervisor" => {
+                    if let Some(s) = self.choice(v, &at, &SupervisorChoice::NAMES) {
+                        r.supervisor = s;
+                    }
+                }
+                "ops" => r.ops = self.list(v, &at, |me, item, at| me.choice(item, at, &DaemonOp::NAMES)),
+                _ => self.unknown(path, key, &["supervisor", "ops"]),
+            }
+        }
+        r
+    }
+
+    fn check(&mut self, v: &Value, path: &str) -> CheckInput {
+        let mut c = CheckInput::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "handler" => self.string(v, &at, &mut c.handler),
+                "keep" => self.string(v, &at, &mut c.keep),
+                _ => self.unknown(path, key, &["handler", "keep"]),
+            }
+        }
+        c
+    }
+
+    fn rollout(&mut self, v: &Value, path: &str) -> RolloutInput {
+        let mut r = RolloutInput::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "syncs" => self.u32(v, &at, &mut r.syncs),
+                "node" => self.string(v, &at, &mut r.node),
+                "cause" => self.string(v, &at, &mut r.cause),
+                "answered" => self.bool(v, &at, &mut r.answered),
+                _ => self.unknown(path, key, &["syncs", "node", "cause", "answered"]),
+            }
+        }
+        r
+    }
+
+    fn kube(&mut self, v: &Value, path: &str) -> KubeInput {
+        let mut k = KubeInput::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "version" => self.string(v, &at, &mut k.version),
+                "cluster" => self.string(v, &at, &mut k.cluster),
+                "runtimeclass" => self.string(v, &at, &mut k.runtimeclass),
+                "pod" => self.string(v, &at, &mut k.pod),
+                "patches" => k.patches = self.list(v, &at, |me, item, at| Some(me.patch(item, at))),
+                "kubelet_node" => self.string(v, &at, &mut k.kubelet_node),
+                _ => self.unknown(path, key, &["version", "cluster", "runtimeclass", "pod", "patches", "kubelet_node"]),
+            }
+        }
+        k
+    }
+
+    fn patch(&mut self, v: &Value, path: &str) -> NodePatch {
+        let mut p = NodePatch::default();
+        for (key, v) in self.members(v, path) {
+            let at = format!("{path}.{key}");
+            match key.as_str() {
+                "node" => self.string(v, &at, &mut p.node),
+                "resource" => self.string(v, &at, &mut p.resource),
+                "quantity" => self.string(v, &at, &mut p.quantity),
+                _ => self.unknown(path, key, &["node", "resource", "quantity"]),
+            }
+        }
+        p
+    }
+
+    /// An array, each item read by `item`; items it cannot read are left out.
+    fn list<T>(&mut self, v: &Value, path: &str, mut item: impl FnMut(&mut Self, &Value, &str) -> Option<T>) -> Vec<T> {
+        match v {
+            Value::Array(items) => items.iter().enumerate().filter_map(|(i, x)| item(self, x, &format!("{path}[{i}]"))).collect(),
+            other => {
+                self.fail(format!("{path}: expected an array, found {}", other.kind()));
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// A value as an error message shows it: a string or number itself, else its kind.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("string {s:?}"),
+        Value::Number(n) => n.clone(),
+        other => other.kind().to_string(),
+    }
+}
+
+/// Which sections [`write`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sections {
+    All,
+    /// Only the sections that differ from their defaults (the share link).
+    Changed,
+}
+
+/// Appends `work` as a JSON object.
+pub fn write(out: &mut String, w: &Work, sections: Sections) {
+    let d = Work::default();
+    let all = sections == Sections::All;
+    let mut o = Object::new(out);
+    if all || w.slots != d.slots {
+        let s = &w.slots;
+        o.with("slots", |out| {
+            Object::new(out)
+                .str("gpu_model", &s.gpu_model)
+                .num("gpus_per_node", s.gpus_per_node.into())
+                .num("nodes", s.nodes.into())
+                .num("replicas", s.replicas.into())
+                .str("config", &s.config)
+                .end()
+        });
+    }
+    if all || w.containerd != d.containerd {
+        let c = &w.containerd;
+        o.with("containerd", |out| Object::new(out).str("version", &c.version).str("main", &c.main).str("dropin", &c.dropin).end());
+    }
+    if all || w.restart != d.restart {
+        let r = &w.restart;
+        o.with("restart", |out| {
+            Object::new(out).str("supervisor", r.supervisor.name()).strs("ops", r.ops.iter().map(|op| op.name())).end()
+        });
+    }
+    if all || w.check != d.check {
+        o.with("check", |out| Object::new(out).str("handler", &w.check.handler).str("keep", &w.check.keep).end());
+    }
+    if all || w.rollout != d.rollout {
+        let r = &w.rollout;
+        o.with("rollout", |out| {
+            Object::new(out).num("syncs", r.syncs.into()).str("node", &r.node).str("cause", &r.cause).bool("answered", r.answered).end()
+        });
+    }
+    if all || w.kube != d.kube {
+        let k = &w.kube;
+        o.with("kube", |out| {
+            Object::new(out)
+                .str("version", &k.version)
+                .str("cluster", &k.cluster)
+                .str("runtimeclass", &k.runtimeclass)
+                .str("pod", &k.pod)
+                .with("patches", |out| json::array(out, &k.patches, write_patch))
+                .str("kubelet_node", &k.kubelet_node)
+                .end()
+        });
+    }
+    o.end();
+}
+
+/// Appends a node status patch as a JSON object (also the chunk's request shape).
+pub fn write_patch(out: &mut String, p: &NodePatch) {
+    Object::new(out).str("node", &p.node).str("resource", &p.resource).str("quantity", &p.quantity).end();
+}
+
+/// `work` as the JSON text saved to localStorage.
+pub fn to_string(work: &Work) -> String {
+    let mut out = String::new();
+    write(&mut out, work, Sections::All);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{LabAction, LabState, RestartAction, RolloutAction, SlotsAction};
+
+    /// Work with every section edited, and text that needs escaping.
+    fn edited() -> Work {
+        let mut w = LabState::default()
+            .apply(LabAction::Slots(SlotsAction::Nodes(5)))
+            .apply(LabAction::Restart(RestartAction::Supervisor(SupervisorChoice::ByHand)))
+            .apply(LabAction::Restart(RestartAction::Do(DaemonOp::WriteDropin)))
+            .apply(LabAction::Restart(RestartAction::Do(DaemonOp::RunCheck)))
+            .apply(LabAction::Rollout(RolloutAction::Sync))
+            .apply(LabAction::Rollout(RolloutAction::Answer))
+            .work;
+        w.containerd.main = "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n\t# 한국어 \u{1}".into();
+        w.check.keep = "kata".into();
+        w.kube.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "8".into() });
+        w
+    }
+
+    /// Written exactly as serde_json wrote `Work` in earlier builds, and read back the
+    /// same from either writer: saved work and files from before keep working.
+    #[test]
+    fn same_json_as_serde() {
+        for w in [Work::default(), edited()] {
+            let ours = to_string(&w);
+            let serde = serde_json::to_string(&w).unwrap();
+            assert_eq!(ours, serde);
+            assert_eq!(read(&json::parse(&serde).unwrap(), "work", Mode::Strict), Ok(w.clone()));
+            assert_eq!(serde_json::from_str::<Work>(&ours).unwrap(), w);
+        }
+    }
+
+    /// Strict reading names the first problem by its path; lenient reading keeps
+    /// what it can and takes defaults for the rest.
+    #[test]
+    fn strict_refuses_lenient_keeps_the_rest() {
+        let d = Work::default();
+        let cases: Vec<(&str, &str, Work)> = vec![
+            (
+                r#"{"slots":{"nodes":3,"colour":"red"},"future":{}}"#,
+                "unknown field `colour` in work.slots, expected one of `gpu_model`, `gpus_per_node`, `nodes`, `replicas`, `config`",
+                Work { slots: SlotsInput { nodes: 3, ..d.slots.clone() }, ..d.clone() },
+            ),
+            (
+                r#"{"slots":{"nodes":"3","replicas":9}}"#,
+                r#"work.slots.nodes: expected a whole number from 0 to 4294967295, found string "3""#,
+                Work { slots: SlotsInput { replicas: 9, ..d.slots.clone() }, ..d.clone() },
+            ),
+            (r#"{"slots":{"nodes":4294967296}}"#, "work.slots.nodes: expected a whole number from 0 to 4294967295, found 4294967296", d.clone()),
+            (r#"{"rollout":{"answered":1}}"#, "work.rollout.answered: expected true or false, found a number", d.clone()),
+            (
+                r#"{"restart":{"ops":["restart","reboot","sighup"]}}"#,
+                r#"work.restart.ops[1]: expected one of `write-dropin`, `sighup`, `restart`, `wait`, `run-check`, found string "reboot""#,
+                Work { restart: RestartInput { ops: vec![DaemonOp::Restart, DaemonOp::Sighup], ..d.restart.clone() }, ..d.clone() },
+            ),
+            (r#"{"restart":{"supervisor":null}}"#, "work.restart.supervisor: expected one of `systemd`, `by-hand`, found null", d.clone()),
+            (r#"{"kube":{"patches":{}}}"#, "work.kube.patches: expected an array, found an object", d.clone()),
+            (
+                r#"{"kube":{"patches":[{"node":"n","extra":1}]}}"#,
+                "unknown field `extra` in work.kube.patches[0], expected one of `node`, `resource`, `quantity`",
+                Work { kube: KubeInput { patches: vec![NodePatch { node: "n".into(), ..NodePatch::default() }], ..d.kube.clone() }, ..d.clone() },
+            ),
+            (r#"{"check":[]}"#, "work.check: expected an object, found an array", d.clone()),
+            (r#"{"containerd":{"main":7}}"#, "work.containerd.main: expected a string, found a number", d.clone()),
+        ];
+        for (text, problem, lenient) in cases {
+            let v = json::parse(text).unwrap();
+            assert_eq!(read(&v, "work", Mode::Strict), Err(problem.to_string()), "{text}");
+            assert_eq!(read(&v, "work", Mode::Lenient), Ok(lenient), "{text}");
+        }
+    }
+
+    /// Saved work: readable when it is a JSON object, whatever a newer lab added.
+    #[test]
+    fn saved_work() {
+        let ours = to_string(&edited());
+        let newer = ours.replacen('{', r#"{"notes":{"step1":"…"},"#, 1);
+        let cases: [(&str, Option<Work>); 5] =
+            [(&ours, Some(edited())), (&newer, Some(edited())), ("{", None), ("[1,2]", None), ("\"text\"", None)];
+        for (text, expected) in cases {
+            assert_eq!(read_saved(text), expected, "{text}");
+        }
+    }
+}
