@@ -1,8 +1,8 @@
-//! The on-demand chunk (`crates/web-k8s`): a second wasm module with the Kubernetes
-//! and DaemonSet model and the slot calculator (everything YAML: k8s-openapi,
-//! serde_norway, the MIG catalogue), imported the first time a learner opens step 5,
-//! 6, 7 or 8 (and prefetched once the lab is idle), so the first load carries none
-//! of it. Its files sit next to this module's (`gpu-node-lab-k8s-<version>.js` /
+//! The on-demand chunk (`crates/web-k8s`): a second wasm module with check-runtime's
+//! rules, the Kubernetes and DaemonSet model, the slot calculator (everything YAML:
+//! k8s-openapi, serde_norway, the MIG catalogue) and the scenario parser, imported the
+//! first time a learner opens step 3 to 8 or a page passes a scenario (and prefetched
+//! once the lab is idle), so the first load carries none of it. Its files sit next to this module's (`gpu-node-lab-k8s-<version>.js` /
 //! `_bg.wasm`), found from the snippet's own URL, so `dist/` works from any sub-path.
 //! Steps render what it returns ([`gpulab_view`]): a loading state while it comes,
 //! and a clear error with a retry button if it does not.

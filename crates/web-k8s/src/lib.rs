@@ -1,9 +1,10 @@
-//! The lab's on-demand chunk: the Kubernetes and DaemonSet model (k8s-openapi, YAML)
-//! and the slot calculator (YAML device-plugin config, MIG catalogue) behind a
-//! JSON-in / JSON-out wasm-bindgen API, so the app's first load does not carry them.
-//! The app imports this module when the learner first opens step 5, 6, 7 or 8 (or
-//! once the lab is idle) and renders the views it returns ([`gpulab_view`]); every
-//! text is model output.
+//! The lab's on-demand chunk: check-runtime.sh's rules, the Kubernetes and DaemonSet
+//! model (k8s-openapi, YAML), the slot calculator (YAML device-plugin config, MIG
+//! catalogue) and the scenario parser behind a JSON-in / JSON-out wasm-bindgen API,
+//! so the app's first load does not carry them. The app imports this module when the
+//! learner first opens step 3 to 8, when a page passes an author scenario, or once
+//! the lab is idle, and renders the views it returns ([`gpulab_view`]); every text is
+//! model output.
 //!
 //! # Layout
 //!
