@@ -92,17 +92,33 @@ fn span(o: &Origin) -> Span {
     Span::new(o.file.clone(), o.line, o.column)
 }
 
-fn key_part(k: &str) -> String {
-    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        k.to_string()
+fn push_key_part(out: &mut String, k: &str) {
+    if !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
+        out.push_str(k);
     } else {
-        format!("\"{k}\"")
+        out.push('"');
+        out.push_str(k);
+        out.push('"');
     }
 }
 
-/// A dotted TOML key for a path.
+fn key_part(k: &str) -> String {
+    let mut out = String::new();
+    push_key_part(&mut out, k);
+    out
+}
+
+/// A dotted TOML key for a path (one allocation: it is built for every blamed key of
+/// every keystroke on a large config).
 pub fn dotted(path: &[String]) -> String {
-    path.iter().map(|k| key_part(k)).collect::<Vec<_>>().join(".")
+    let mut out = String::with_capacity(path.iter().map(|k| k.len() + 3).sum());
+    for (i, k) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        push_key_part(&mut out, k);
+    }
+    out
 }
 
 /// A value as inline TOML.
