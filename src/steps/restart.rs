@@ -8,7 +8,7 @@
 
 use gpulab_model::check_runtime::simulated::{self, NodeOp};
 use gpulab_model::containerd::{Daemon, DaemonState, Supervisor};
-use gpulab_view::CheckRun;
+use gpulab_view::{api, CheckRun};
 use yew::prelude::*;
 
 use crate::components::upstream::Upstream;
@@ -17,7 +17,6 @@ use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartActi
 use crate::steps::check::{check_request, check_view};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::containerd::{files, version, version_select, DROPIN};
-use gpulab_view::api;
 use crate::steps::Step;
 
 /// The model's operation for a step-4 button.
