@@ -14,9 +14,10 @@ use yew::prelude::*;
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartAction, RestartInput, SupervisorChoice};
-use crate::steps::check::{check_request, check_view};
+use crate::steps::check::check_request;
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::containerd::{files, version, version_select, DROPIN};
+use crate::steps::view_js::check_view;
 use crate::steps::Step;
 
 /// The model's operation for a step-4 button.
