@@ -51,13 +51,32 @@ export function launch() {
   });
 }
 
-/** A page that records console errors, page errors and failed requests. */
+/**
+ * A page that records console errors, page errors and failed requests.
+ *
+ * A reload or `goto` cancels whatever the old document was still fetching
+ * (the lab prefetches its chunk when idle), and Chromium reports those as
+ * `net::ERR_ABORTED`. Only those, and only while the test itself navigates,
+ * are not errors; every other failed request is.
+ */
 export async function newCheckedPage(browser) {
   const page = await browser.newPage();
   const errors = [];
+  let navigating = 0;
+  for (const method of ["reload", "goto"]) {
+    const original = page[method].bind(page);
+    page[method] = async (...args) => {
+      navigating += 1;
+      try { return await original(...args); } finally { navigating -= 1; }
+    };
+  }
   page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
   page.on("pageerror", (e) => errors.push(`pageerror: ${e}`));
-  page.on("requestfailed", (r) => errors.push(`requestfailed: ${r.url()}`));
+  page.on("requestfailed", (r) => {
+    const reason = r.failure()?.errorText ?? "";
+    if (navigating > 0 && reason === "net::ERR_ABORTED") return;
+    errors.push(`requestfailed: ${r.url()} (${reason})`);
+  });
   page.on("response", (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   return { page, errors };
 }

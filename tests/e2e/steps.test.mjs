@@ -113,6 +113,35 @@ test("the editor by keyboard: Tab indents, Esc then Tab leaves; work survives a 
   await page.close();
 });
 
+test("a reload while the chunk is still loading is no error; a request that fails on its own is one", async () => {
+  // Hold the chunk's wasm so the reload always lands while it is in flight.
+  const { page, errors } = await newCheckedPage(browser);
+  let held = 0;
+  await page.route("**/gpu-node-lab-k8s-*_bg.wasm", async (route) => {
+    held += 1;
+    if (held === 1) return; // never answered: the reload cancels it
+    await route.continue();
+  });
+  const asked = page.waitForRequest("**/gpu-node-lab-k8s-*_bg.wasm", { timeout: 20000 });
+  await page.goto(`${server.url}embed.html?lang=en&step=3`);
+  await asked;
+  await page.locator(".chunk-loading").waitFor({ timeout: 20000 });
+  assert.equal(held, 1, "step 3 asked for the chunk");
+  await page.reload();
+  await page.locator(".ck-result .check-output").waitFor({ timeout: 20000 });
+  assert.deepEqual(errors, [], "the cancelled request is not an error");
+  // The same request failing on its own, with no navigation, is reported.
+  await page.unroute("**/gpu-node-lab-k8s-*_bg.wasm");
+  await page.route("**/no-such-file.wasm", (route) => route.abort("failed"));
+  await page.evaluate(() => fetch("no-such-file.wasm").catch(() => {}));
+  // The fetch's rejection can reach the page before the event reaches the test.
+  const failed = () => errors.filter((e) => e.startsWith("requestfailed:"));
+  for (let i = 0; i < 50 && failed().length === 0; i++) await page.waitForTimeout(20);
+  assert.equal(failed().length, 1, errors.join("\n"));
+  assert.match(failed()[0], /^requestfailed: .*no-such-file\.wasm \(net::ERR_FAILED\)$/);
+  await page.close();
+});
+
 test("steps 3-4: restart, not SIGHUP — check runs before and after, by keyboard", async () => {
   const { page, errors } = await open("en", 4);
   for (const cls of ["rs-run-check", "rs-write-dropin", "rs-run-check", "rs-restart", "rs-run-check", "rs-sighup", "rs-run-check"]) {
