@@ -28,41 +28,49 @@ pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
 }
 
-/// The stable order of `0..n` under `cmp` (bottom-up merge sort; ties keep the
-/// earlier index first).
+/// The stable order of `0..n` under `cmp`: a bottom-up merge sort over two index
+/// buffers (no allocation per element or per run).
 fn sorted_indices(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
-    let mut runs: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();
-    while runs.len() > 1 {
-        let mut next = Vec::with_capacity(runs.len().div_ceil(2));
-        let mut it = runs.into_iter();
-        while let Some(a) = it.next() {
-            match it.next() {
-                Some(b) => next.push(merge(a, b, cmp)),
-                None => next.push(a),
-            }
+    let mut from: Vec<usize> = (0..n).collect();
+    let mut into: Vec<usize> = vec![0; n];
+    let mut width = 1;
+    while width < n {
+        let mut start = 0;
+        while start < n {
+            let mid = n.min(start + width);
+            let end = n.min(start + 2 * width);
+            merge(&from, &mut into, start, mid, end, cmp);
+            start = end;
         }
-        runs = next;
+        std::mem::swap(&mut from, &mut into);
+        width *= 2;
     }
-    runs.pop().unwrap_or_default()
+    from
 }
 
-/// Merges two sorted runs, `a` (earlier indices) winning ties.
-fn merge(a: Vec<usize>, b: Vec<usize>, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let mut a = a.into_iter().peekable();
-    let mut b = b.into_iter().peekable();
-    while let (Some(&x), Some(&y)) = (a.peek(), b.peek()) {
-        if cmp(y, x) == Ordering::Less {
-            out.push(y);
-            b.next();
-        } else {
-            out.push(x);
-            a.next();
-        }
+/// Merges the sorted runs `from[start..mid]` and `from[mid..end]` into
+/// `into[start..end]`, the left run first among equals.
+fn merge(from: &[usize], into: &mut [usize], start: usize, mid: usize, end: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) {
+    let (mut i, mut j) = (start, mid);
+    for slot in into.iter_mut().take(end).skip(start) {
+        let left = if i < mid { from.get(i).copied() } else { None };
+        let right = if j < end { from.get(j).copied() } else { None };
+        *slot = match (left, right) {
+            (Some(x), Some(y)) if cmp(y, x) == Ordering::Less => {
+                j += 1;
+                y
+            }
+            (Some(x), _) => {
+                i += 1;
+                x
+            }
+            (None, Some(y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => break,
+        };
     }
-    out.extend(a);
-    out.extend(b);
-    out
 }
 
 /// Rearranges `v` so that position `i` holds the element that was at `order[i]`

@@ -89,7 +89,7 @@ impl Explanation {
 }
 
 fn span(o: &Origin) -> Span {
-    Span::new(o.file.clone(), o.line, o.column)
+    Span::new(&*o.file, o.line, o.column)
 }
 
 fn push_key_part(out: &mut String, k: &str) {
@@ -110,13 +110,13 @@ fn key_part(k: &str) -> String {
 
 /// A dotted TOML key for a path (one allocation: it is built for every blamed key of
 /// every keystroke on a large config).
-pub fn dotted(path: &[String]) -> String {
-    let mut out = String::with_capacity(path.iter().map(|k| k.len() + 3).sum());
+pub fn dotted<S: AsRef<str>>(path: &[S]) -> String {
+    let mut out = String::with_capacity(path.iter().map(|k| k.as_ref().len() + 3).sum());
     for (i, k) in path.iter().enumerate() {
         if i > 0 {
             out.push('.');
         }
-        push_key_part(&mut out, k);
+        push_key_part(&mut out, k.as_ref());
     }
     out
 }
@@ -134,30 +134,32 @@ pub fn show(n: &Node) -> String {
     }
 }
 
-fn leaves(prefix: &mut Vec<String>, t: &Table, out: &mut Vec<(Vec<String>, Node)>) {
+/// Visits the leaves of `t` (values other than non-empty tables; an empty table is
+/// no setting) in order, with their path; `prefix` is the path down to `t`.
+fn for_each_leaf<'t>(prefix: &mut Vec<&'t str>, t: &'t Table, visit: &mut impl FnMut(&[&'t str], &'t Node)) {
     for (k, n) in &t.entries {
-        prefix.push(k.clone());
+        prefix.push(k);
         match &n.value {
-            Value::Table(sub) if !sub.entries.is_empty() => leaves(prefix, sub, out),
+            Value::Table(sub) if !sub.entries.is_empty() => for_each_leaf(prefix, sub, visit),
             Value::Table(_) => {}
-            _ => out.push((prefix.clone(), n.clone())),
+            _ => visit(prefix, n),
         }
         prefix.pop();
     }
 }
 
 /// Collects the leaves of `t` that carry an origin, without copying the others.
-fn blame_walk(prefix: &mut Vec<String>, t: &Table, blame: &mut Vec<Blame>, surviving: &mut HashSet<Origin>) {
+fn blame_walk<'t>(prefix: &mut Vec<&'t str>, t: &'t Table, blame: &mut Vec<Blame>, surviving: &mut HashSet<Origin>) {
     for (k, n) in &t.entries {
         match &n.value {
             Value::Table(sub) => {
-                prefix.push(k.clone());
+                prefix.push(k);
                 blame_walk(prefix, sub, blame, surviving);
                 prefix.pop();
             }
             _ => {
                 if let Some(o) = &n.origin {
-                    prefix.push(k.clone());
+                    prefix.push(k);
                     blame.push(Blame { key: dotted(prefix), value: show(n), from: Some(o.to_string()) });
                     prefix.pop();
                     surviving.insert(o.clone());
@@ -187,51 +189,54 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
     for ev in &loaded.events {
         match ev {
             MergeEvent::TableReplaced { table, by, earlier, lost } => {
-                let lost_keys: Vec<LostKey> = lost
-                    .iter()
-                    .map(|l| {
-                        let mut full = table.clone();
-                        full.extend(l.path.iter().cloned());
-                        LostKey {
-                            key: dotted(&full),
-                            value: show(&l.value),
-                            defined_at: l.value.origin.as_ref().map(ToString::to_string),
-                            lost_at: by.as_ref().map(ToString::to_string),
-                            reason: "replaced".into(),
-                        }
-                    })
-                    .collect();
+                // Each text is built once per lost key and shared by the replacement's
+                // list and the key's diagnostic (a drop-in that replaces a big table
+                // loses hundreds of keys on every keystroke).
+                let table_key = dotted(table);
+                let by_text = by.as_ref().map(ToString::to_string);
+                let by_span = by.as_ref().map(span);
                 let mut d = Diagnostic::new("containerd-table-replaced", Severity::Warning)
-                    .arg("table", dotted(table))
+                    .arg("table", table_key.as_str())
                     .arg("lost", lost.len());
-                if let Some(b) = by {
-                    d = d.at(span(b));
+                if let Some(b) = &by_span {
+                    d = d.at(b.clone());
                 }
                 if let Some(e) = earlier {
                     d = d.related("defined-here", span(e));
                 }
                 diagnostics.push(d);
+                let mut lost_keys = Vec::with_capacity(lost.len());
+                let mut full: Vec<&str> = table.iter().map(String::as_str).collect();
                 for l in lost {
+                    full.truncate(table.len());
+                    full.extend(l.path.iter().map(String::as_str));
+                    let key = dotted(&full);
+                    let value = show(&l.value);
                     if let Some(o) = &l.value.origin {
-                        replaced_at.insert(o.clone(), by.as_ref().map(ToString::to_string));
+                        replaced_at.insert(o.clone(), by_text.clone());
                     }
-                    let mut full = table.clone();
-                    full.extend(l.path.iter().cloned());
                     let mut d = Diagnostic::new("containerd-key-lost", Severity::Warning)
-                        .arg("key", dotted(&full))
-                        .arg("value", show(&l.value))
-                        .arg("table", dotted(table));
-                    if let Some(b) = by {
-                        d = d.at(span(b));
+                        .arg("key", key.as_str())
+                        .arg("value", value.as_str())
+                        .arg("table", table_key.as_str());
+                    if let Some(b) = &by_span {
+                        d = d.at(b.clone());
                     }
                     if let Some(o) = &l.value.origin {
                         d = d.related("defined-here", span(o));
                     }
                     diagnostics.push(d);
+                    lost_keys.push(LostKey {
+                        key,
+                        value,
+                        defined_at: l.value.origin.as_ref().map(ToString::to_string),
+                        lost_at: by_text.clone(),
+                        reason: "replaced".into(),
+                    });
                 }
                 replaced.push(Replacement {
-                    table: dotted(table),
-                    by: by.as_ref().map(ToString::to_string),
+                    table: table_key,
+                    by: by_text,
                     earlier: earlier.as_ref().map(ToString::to_string),
                     lost: lost_keys,
                 });
@@ -307,25 +312,23 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
     let mut lost = Vec::new();
     if effective.is_some() {
         for f in &loaded.files {
-            let mut out = Vec::new();
-            leaves(&mut Vec::new(), &f.raw, &mut out);
-            for (path, node) in out {
-                if matches!(path.first().map(String::as_str), Some("version" | "imports")) {
-                    continue;
+            for_each_leaf(&mut Vec::new(), &f.raw, &mut |path, node| {
+                if matches!(path.first(), Some(&("version" | "imports"))) {
+                    return;
                 }
-                let Some(o) = &node.origin else { continue };
+                let Some(o) = &node.origin else { return };
                 if surviving.contains(o) || overridden.contains(o) {
-                    continue;
+                    return;
                 }
                 let replaced_by = replaced_at.get(o);
                 lost.push(LostKey {
-                    key: dotted(&path),
-                    value: show(&node),
+                    key: dotted(path),
+                    value: show(node),
                     defined_at: Some(o.to_string()),
                     lost_at: replaced_by.cloned().flatten(),
                     reason: if replaced_by.is_some() { "replaced".into() } else { "ignored".into() },
                 });
-            }
+            });
         }
     }
 

@@ -240,7 +240,7 @@ fn to_u32(n: usize) -> u32 {
 }
 
 fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
-    let at = Some(Origin { file: path.to_string(), line: e.line, column: e.column });
+    let at = Some(Origin { file: path.into(), line: e.line, column: e.column });
     let code = LoadErrorCode::Syntax;
     if version.is_1x() {
         let (line, col, text) = match &e.kind {
@@ -816,39 +816,38 @@ fn migrate_file(version: &Version, path: &str, file: &mut Table, declared: i64, 
 
 // ---- mergeConfig ----------------------------------------------------------------------
 
-fn leaves(prefix: &[String], n: &Node, out: &mut Vec<(Vec<String>, Node)>) {
+/// Visits the leaves of `n` (values other than non-empty tables) with their path.
+fn for_each_leaf<'n>(prefix: &mut Vec<&'n str>, n: &'n Node, visit: &mut impl FnMut(&[&'n str], &'n Node)) {
     match &n.value {
         Value::Table(t) if !t.entries.is_empty() => {
             for (k, v) in &t.entries {
-                let mut p = prefix.to_vec();
-                p.push(k.clone());
-                leaves(&p, v, out);
+                prefix.push(k);
+                for_each_leaf(prefix, v, visit);
+                prefix.pop();
             }
         }
-        _ => out.push((prefix.to_vec(), n.clone())),
+        _ => visit(prefix, n),
     }
 }
 
 /// Leaves of `old` that `new` drops: absent from it, or there only as an unwritten
-/// zero value.
+/// zero value. Only the lost ones are copied (a replaced table can hold thousands).
 pub fn lost_leaves(old: &Node, new: &Node) -> Vec<Lost> {
-    let mut old_leaves = Vec::new();
-    leaves(&[], old, &mut old_leaves);
     let new_table = new.as_table();
-    old_leaves
-        .into_iter()
-        .filter(|(path, value)| {
-            if value.origin.is_none() && value.is_zero() {
-                return false;
-            }
-            let refs: Vec<&str> = path.iter().map(String::as_str).collect();
-            match new_table.and_then(|t| t.get_path(&refs)) {
-                None => value.origin.is_some() || !value.is_zero(),
-                Some(n) => n.origin.is_none() && n != value,
-            }
-        })
-        .map(|(path, value)| Lost { path, value })
-        .collect()
+    let mut lost = Vec::new();
+    for_each_leaf(&mut Vec::new(), old, &mut |path, value| {
+        if value.origin.is_none() && value.is_zero() {
+            return;
+        }
+        let dropped = match new_table.and_then(|t| t.get_path(path)) {
+            None => value.origin.is_some() || !value.is_zero(),
+            Some(n) => n.origin.is_none() && n != value,
+        };
+        if dropped {
+            lost.push(Lost { path: path.iter().map(|k| (*k).to_string()).collect(), value: value.clone() });
+        }
+    });
+    lost
 }
 
 fn merge(version: &Version, st: &mut Loaded, file: Table) {
@@ -860,18 +859,16 @@ fn merge(version: &Version, st: &mut Loaded, file: Table) {
                     if version.is_1x() {
                         let by = table.origin.clone();
                         if let Some(old) = st.plugins.get(&id) {
-                            let mut old_leaves = Vec::new();
-                            leaves(&[], old, &mut old_leaves);
-                            for (p, ov) in old_leaves {
-                                let refs: Vec<&str> = p.iter().map(String::as_str).collect();
-                                if let Some(nv) = table.as_table().and_then(|t| t.get_path(&refs)) {
-                                    if nv != &ov && !nv.is_table() {
+                            let events = &mut st.events;
+                            for_each_leaf(&mut Vec::new(), old, &mut |p, ov| {
+                                if let Some(nv) = table.as_table().and_then(|t| t.get_path(p)) {
+                                    if nv != ov && !nv.is_table() {
                                         let mut full = vec!["plugins".to_string(), id.clone()];
-                                        full.extend(p);
-                                        st.events.push(MergeEvent::ValueChanged { path: full, old: ov, new: nv.clone() });
+                                        full.extend(p.iter().map(|k| (*k).to_string()));
+                                        events.push(MergeEvent::ValueChanged { path: full, old: ov.clone(), new: nv.clone() });
                                     }
                                 }
-                            }
+                            });
                             st.events.push(MergeEvent::TableReplaced {
                                 table: vec!["plugins".into(), id.clone()],
                                 by,

@@ -8,7 +8,8 @@
 //!
 //! - [`version`]: release lines and the patch-level rule changes.
 //! - [`files`]: the node's files as a value, with Go's path and glob semantics.
-//! - [`parse`]: TOML with line/column spans; syntax errors as values.
+//! - [`parse`]: TOML with line/column spans; syntax errors as values (a fast path
+//!   builds straight from the TOML parser's events, `parse_events`).
 //! - [`value`]: the value tree every stage shares; each node knows its file:line.
 //! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
 //! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.
@@ -36,6 +37,7 @@ pub mod files;
 pub mod load;
 pub mod log;
 pub mod parse;
+mod parse_events;
 pub mod schema;
 pub mod value;
 pub mod version;
@@ -226,7 +228,7 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
 fn load_error_diagnostic(err: &load::LoadError) -> Diagnostic {
     let mut d = Diagnostic::new(err.code.as_str(), Severity::Fatal).arg("message", &err.message);
     if let Some(at) = &err.at {
-        d = d.at(Span::new(at.file.clone(), at.line, at.column));
+        d = d.at(Span::new(&*at.file, at.line, at.column));
     }
     d
 }

@@ -34,19 +34,19 @@ pub enum ParseErrorKind {
 }
 
 /// Maps byte offsets to 1-based (line, column) with columns in characters.
-struct LineIndex<'a> {
+pub(super) struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(super) fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { text, starts }
     }
 
-    fn position(&self, offset: usize) -> (u32, u32) {
+    pub(super) fn position(&self, offset: usize) -> (u32, u32) {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         let start = self.starts.get(line - 1).copied().unwrap_or(0);
         let column = self.text.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
@@ -78,8 +78,17 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Table, ParseError> {
         }
     };
     let index = LineIndex::new(text);
-    let doc = toml_edit::Document::parse(text).map_err(|e| classify(&index, &e))?;
-    let conv = Converter { file, index: &index };
+    let file: std::sync::Arc<str> = file.into();
+    if let Some(table) = super::parse_events::parse(&file, text, &index) {
+        return Ok(table);
+    }
+    toml_document(file, text, &index)
+}
+
+/// The `toml_edit` path: every error, and what the event builder leaves to it.
+pub(super) fn toml_document(file: std::sync::Arc<str>, text: &str, index: &LineIndex<'_>) -> Result<Table, ParseError> {
+    let doc = toml_edit::Document::parse(text).map_err(|e| classify(index, &e))?;
+    let conv = Converter { file, index };
     Ok(conv.table(doc.as_table()))
 }
 
@@ -110,7 +119,7 @@ fn classify(index: &LineIndex<'_>, err: &toml_edit::TomlError) -> ParseError {
 }
 
 struct Converter<'a> {
-    file: &'a str,
+    file: std::sync::Arc<str>,
     index: &'a LineIndex<'a>,
 }
 
@@ -118,7 +127,7 @@ impl Converter<'_> {
     fn origin(&self, span: Option<std::ops::Range<usize>>) -> Option<Origin> {
         let span = span?;
         let (line, column) = self.index.position(span.start);
-        Some(Origin { file: self.file.to_string(), line, column })
+        Some(Origin { file: self.file.clone(), line, column })
     }
 
     fn table(&self, t: &toml_edit::Table) -> Table {
@@ -180,7 +189,8 @@ impl Converter<'_> {
     }
 }
 
-fn first_origin(t: &Table) -> Option<Origin> {
+/// The earliest origin among `t`'s entries (where an implicit table points).
+pub(super) fn first_origin(t: &Table) -> Option<Origin> {
     t.entries.iter().filter_map(|(_, n)| n.origin.clone()).min_by_key(|o| (o.line, o.column))
 }
 

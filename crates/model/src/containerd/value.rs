@@ -6,11 +6,15 @@
 //! Equality ignores origins: two configs are equal when their values are.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Where a node was written: file, 1-based line and column. Built-in defaults have none.
+///
+/// Every node of a file shares its one `file` string (cloning an origin, as the merge
+/// and the explanation do for each key, copies no text).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Origin {
-    pub file: String,
+    pub file: Arc<str>,
     pub line: u32,
     pub column: u32,
 }

@@ -44,7 +44,7 @@ pub fn handler_span(result: &LoadResult, handler: &str) -> Option<Span> {
     let node = config.decoded.get_path(&[id, "containerd", "runtimes", handler])?;
     let table = node.as_table()?;
     let origin = table.get("runtime_type").and_then(|n| n.origin.clone()).or_else(|| node.origin.clone())?;
-    Some(Span::new(origin.file, origin.line, origin.column))
+    Some(Span::new(&*origin.file, origin.line, origin.column))
 }
 
 /// The files written since the daemon last started (from its event log), in order.
