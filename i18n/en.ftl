@@ -67,6 +67,8 @@ ctr-replaced-line = { $table }: replaced at { $by }, was defined at { $earlier }
 ctr-lost-line = lost { $key } = { $value } (set at { $at })
 ctr-builtin = a built-in default
 ctr-lost-count = { $n } setting(s) of the main config are lost.
+ctr-list-shown = The first { $shown } of { $n } are listed.
+ctr-list-show-all = Show all { $n }
 ctr-none = none
 diag-containerd-table-replaced = A later file replaces the table { $table } whole: { $lost } earlier setting(s) do not reach the effective config.
 diag-containerd-key-lost = { $key } = { $value } is lost: { $table } was replaced whole by a later file.

@@ -66,6 +66,8 @@ ctr-replaced-line = { $table }: { $by }에서 교체됨, 원래 정의 위치 { 
 ctr-lost-line = 사라짐 { $key } = { $value } (설정 위치 { $at })
 ctr-builtin = 내장 기본값
 ctr-lost-count = 기본 설정의 설정 { $n }개가 사라졌습니다.
+ctr-list-shown = { $n }개 중 처음 { $shown }개만 보여 줍니다.
+ctr-list-show-all = { $n }개 모두 보기
 ctr-none = 없음
 diag-containerd-table-replaced = 나중 파일이 테이블 { $table }을(를) 통째로 바꿉니다. 이전 설정 { $lost }개가 실제 설정에 도달하지 않습니다.
 diag-containerd-key-lost = { $key } = { $value } 이(가) 사라졌습니다. { $table }이(가) 나중 파일에 의해 통째로 바뀌었습니다.

@@ -97,10 +97,18 @@ pub fn editor(props: &EditorProps) -> Html {
     // what the learner typed (a reset, an import, an undo). Writing `.value` on every
     // keystroke makes the browser re-lay out the whole text (about 100 ms for 1,000
     // lines); typing itself edits the text in place.
+    // `typed` is the text this editor last reported: when it comes back as the prop,
+    // the textarea already shows it, and reading `.value` back (the whole text, copied
+    // into wasm) is skipped.
     let area_ref = use_node_ref();
+    let typed = use_mut_ref(|| None::<String>);
     {
         let area_ref = area_ref.clone();
+        let typed = typed.clone();
         use_effect_with(props.text.clone(), move |text| {
+            if typed.borrow_mut().take().as_ref() == Some(text) {
+                return;
+            }
             if let Some(area) = area_ref.cast::<web_sys::HtmlTextAreaElement>() {
                 if area.value() != *text {
                     area.set_value(text);
@@ -111,9 +119,12 @@ pub fn editor(props: &EditorProps) -> Html {
 
     let oninput = {
         let on_input = props.on_input.clone();
+        let typed = typed.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(area) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
-                on_input.emit(area.value());
+                let text = area.value();
+                *typed.borrow_mut() = Some(text.clone());
+                on_input.emit(text);
             }
         })
     };

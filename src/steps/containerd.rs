@@ -4,13 +4,16 @@
 //! view, tables replaced whole and keys lost, the CRI plugin's status and error — is
 //! `gpulab_model::containerd::load` output; upstream texts stay verbatim (`lang="en"`).
 
-use gpulab_model::containerd::{self, version::RECORDED, Files, LoadResult, Version};
+use gpulab_model::containerd::{self, version::RECORDED, Containerd, Files, LoadResult, Version};
 use gpulab_model::Diagnostic;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::components::diagnostics::{DiagItem, DiagnosticsPanel};
+use std::rc::Rc;
+
+use crate::components::diagnostics::{DiagItem, DiagnosticsPanel, SHOWN};
 use crate::components::editor::{unique_id, Editor};
+use crate::components::later_drop::use_memo_later_drop;
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{ContainerdAction, ContainerdInput, LabAction};
@@ -36,9 +39,15 @@ pub fn version(input: &ContainerdInput) -> Result<Version, String> {
     Version::parse(&input.version).map_err(|e| e.to_string())
 }
 
+/// The model for the version the learner picked, its built-in defaults parsed once
+/// (the step keeps it while the version stays, so a keystroke does not re-read them).
+pub fn model(input: &ContainerdInput) -> Result<Containerd, String> {
+    Ok(Containerd::new(version(input)?))
+}
+
 /// What the model computes for these files on this version.
-pub fn load(input: &ContainerdInput, with_dropin: bool) -> Result<LoadResult, String> {
-    Ok(containerd::load(&files(input, with_dropin), &version(input)?))
+pub fn load(model: &Containerd, input: &ContainerdInput, with_dropin: bool) -> LoadResult {
+    model.load(&files(input, with_dropin))
 }
 
 /// A containerd diagnostic's text in the UI language (message id `diag-<code>`; the
@@ -124,10 +133,14 @@ pub fn version_select(lang: Lang, current: &str, dispatch: &Callback<LabAction>)
 pub fn containerd_step(props: &ContainerdStepProps) -> Html {
     let lang = props.lang;
     let with_dropin = props.step != Step::MainConfig;
-    let result = use_memo((props.input.clone(), with_dropin), |(input, with)| load(input, *with));
+    let model = use_memo(props.input.version.clone(), |_| model(&props.input));
+    let result_rc = use_memo_later_drop((props.input.clone(), with_dropin), |(input, with)| match model.as_ref() {
+        Ok(m) => Ok(load(m, input, *with)),
+        Err(e) => Err(e.clone()),
+    });
     let input = &props.input;
-    let (version, result) = match (version(input).as_ref(), result.as_ref()) {
-        (Ok(v), Ok(r)) => (v.clone(), r),
+    let (version, result) = match (model.as_ref(), result_rc.as_ref()) {
+        (Ok(m), Ok(r)) => (m.version.clone(), r),
         (Err(e), _) | (_, Err(e)) => {
             return html! {
                 <div class="step-containerd">
@@ -177,7 +190,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
                 }
             </section>
             if with_dropin {
-                { explanation_view(lang, e) }
+                <ExplanationView {lang} result={Loaded(result_rc.clone())} />
             }
             <section class="ctr-dump-section">
                 <h3>{ tf(lang, MessageId::CtrDump, &[("exit", exit.as_str())]) }</h3>
@@ -193,9 +206,61 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
     }
 }
 
-fn explanation_view(lang: Lang, e: &containerd::Explanation) -> Html {
+/// The load result as a prop, compared by identity: a new result is a new load.
+#[derive(Clone)]
+pub struct Loaded(pub Rc<Result<LoadResult, String>>);
+
+impl PartialEq for Loaded {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ExplanationProps {
+    lang: Lang,
+    result: Loaded,
+}
+
+/// The first [`SHOWN`] of `n` rows, or all of them once the learner asked; with the
+/// line that says so and the button for the rest.
+fn capped(lang: Lang, n: usize, all: &UseStateHandle<bool>, class: &'static str) -> (usize, Html) {
+    if **all || n <= SHOWN {
+        return (n, Html::default());
+    }
+    let on_all = {
+        let all = all.clone();
+        Callback::from(move |_: MouseEvent| all.set(true))
+    };
+    let (shown, n) = (SHOWN.to_string(), n.to_string());
+    let more = html! {
+        <p class={classes!("list-more", class)}>
+            { tf(lang, MessageId::CtrListShown, &[("shown", shown.as_str()), ("n", n.as_str())]) }
+            { " " }
+            <button type="button" class="list-show-all" onclick={on_all}>{ tf(lang, MessageId::CtrListShowAll, &[("n", n.as_str())]) }</button>
+        </p>
+    };
+    (SHOWN, more)
+}
+
+/// Step 2's explanation: the files in load order, the tables replaced whole with the
+/// keys each lost, and the blame table. A drop-in that replaces a big table loses
+/// hundreds of keys: like the findings, the long lists show their first [`SHOWN`]
+/// rows until the learner asks for all (re-rendering every row on each keystroke
+/// would cost the page its frame).
+#[component(ExplanationView)]
+fn explanation_view(props: &ExplanationProps) -> Html {
+    let lang = props.lang;
+    let all_lost = use_state(|| false);
+    let all_blame = use_state(|| false);
+    let Ok(result) = props.result.0.as_ref() else { return Html::default() };
+    let e = &result.explanation;
     let builtin = t(lang, MessageId::CtrBuiltin);
     let lost = e.main_settings_lost().to_string();
+    let lost_rows: usize = e.replaced.iter().map(|r| r.lost.len()).sum();
+    let (mut lost_left, lost_more) = capped(lang, lost_rows, &all_lost, "ctr-lost-more");
+    let blame: Vec<_> = e.blame.iter().filter(|b| b.from.is_some()).collect();
+    let (blame_shown, blame_more) = capped(lang, blame.len(), &all_blame, "ctr-blame-more");
     html! {
         <>
             <section class="ctr-files">
@@ -208,25 +273,30 @@ fn explanation_view(lang: Lang, e: &containerd::Explanation) -> Html {
                     <p>{ t(lang, MessageId::CtrNone) }</p>
                 } else {
                     <ul>
-                        { for e.replaced.iter().map(|r| html! {
-                            <li>
-                                { tf(lang, MessageId::CtrReplacedLine, &[
-                                    ("table", r.table.as_str()),
-                                    ("by", r.by.as_deref().unwrap_or("?")),
-                                    ("earlier", r.earlier.as_deref().unwrap_or(builtin)),
-                                ]) }
-                                <ul>
-                                    { for r.lost.iter().map(|l| html! {
-                                        <li class="ctr-lost"><strong>{ tf(lang, MessageId::CtrLostLine, &[
-                                            ("key", l.key.as_str()),
-                                            ("value", l.value.as_str()),
-                                            ("at", l.defined_at.as_deref().unwrap_or(builtin)),
-                                        ]) }</strong></li>
-                                    }) }
-                                </ul>
-                            </li>
+                        { for e.replaced.iter().map(|r| {
+                            let take = r.lost.len().min(lost_left);
+                            lost_left -= take;
+                            html! {
+                                <li>
+                                    { tf(lang, MessageId::CtrReplacedLine, &[
+                                        ("table", r.table.as_str()),
+                                        ("by", r.by.as_deref().unwrap_or("?")),
+                                        ("earlier", r.earlier.as_deref().unwrap_or(builtin)),
+                                    ]) }
+                                    <ul>
+                                        { for r.lost.iter().take(take).map(|l| html! {
+                                            <li class="ctr-lost"><strong>{ tf(lang, MessageId::CtrLostLine, &[
+                                                ("key", l.key.as_str()),
+                                                ("value", l.value.as_str()),
+                                                ("at", l.defined_at.as_deref().unwrap_or(builtin)),
+                                            ]) }</strong></li>
+                                        }) }
+                                    </ul>
+                                </li>
+                            }
                         }) }
                     </ul>
+                    { lost_more }
                 }
                 if e.main_settings_lost() > 0 {
                     <p class="ctr-lost-count"><strong>{ tf(lang, MessageId::CtrLostCount, &[("n", lost.as_str())]) }</strong></p>
@@ -241,7 +311,7 @@ fn explanation_view(lang: Lang, e: &containerd::Explanation) -> Html {
                         <th scope="col">{ t(lang, MessageId::CtrBlameFrom) }</th>
                     </tr></thead>
                     <tbody lang="en">
-                        { for e.blame.iter().filter(|b| b.from.is_some()).map(|b| html! {
+                        { for blame.iter().take(blame_shown).map(|b| html! {
                             <tr>
                                 <th scope="row"><code>{ b.key.clone() }</code></th>
                                 <td><code>{ b.value.clone() }</code></td>
@@ -251,6 +321,7 @@ fn explanation_view(lang: Lang, e: &containerd::Explanation) -> Html {
                     </tbody>
                 </table>
             </div>
+            { blame_more }
         </>
     }
 }
