@@ -8,8 +8,8 @@
 //!
 //! - [`version`]: release lines and the patch-level rule changes.
 //! - [`files`]: the node's files as a value, with Go's path and glob semantics.
-//! - [`parse`]: TOML with line/column spans; syntax errors as values (a fast path
-//!   builds straight from the TOML parser's events, `parse_events`).
+//! - [`parse`]: TOML with line/column spans; syntax errors as values (`parse_events`
+//!   builds the tree from the TOML parser's events, as `toml_edit` would).
 //! - [`value`]: the value tree every stage shares; each node knows its file:line.
 //! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
 //! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.

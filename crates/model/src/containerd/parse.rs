@@ -1,15 +1,17 @@
-//! TOML text → [`Table`] with the line and column of every key, using `toml_edit`'s
-//! spans. A parse failure is a value ([`ParseError`]) that keeps what containerd's two
-//! TOML libraries need to word it their way (go-toml v1 on 1.x, v2 on 2.x).
+//! TOML text → [`Table`] with the line and column of every key (built from the TOML
+//! parser's events by `parse_events`). A parse failure is a value ([`ParseError`])
+//! that keeps what containerd's two TOML libraries need to word it their way (go-toml
+//! v1 on 1.x, v2 on 2.x).
 
-use toml_edit::{Item, Value as TValue};
-
-use super::value::{Node, Origin, Table, Value};
+use super::parse_events::SyntaxError;
+use super::value::{Origin, Table};
+#[cfg(test)]
+use super::value::{Node, Value};
 
 /// Why a file could not be parsed, with the position each go-toml version reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
-    /// 1-based line and column of the error as `toml_edit` finds it.
+    /// 1-based line and column of the error as the TOML parser finds it.
     pub line: u32,
     pub column: u32,
     pub kind: ParseErrorKind,
@@ -79,24 +81,15 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Table, ParseError> {
     };
     let index = LineIndex::new(text);
     let file: std::sync::Arc<str> = file.into();
-    if let Some(table) = super::parse_events::parse(&file, text, &index) {
-        return Ok(table);
-    }
-    toml_document(file, text, &index)
+    super::parse_events::parse(&file, text, &index).map_err(|e| classify(&index, &e))
 }
 
-/// The `toml_edit` path: every error, and what the event builder leaves to it.
-pub(super) fn toml_document(file: std::sync::Arc<str>, text: &str, index: &LineIndex<'_>) -> Result<Table, ParseError> {
-    let doc = toml_edit::Document::parse(text).map_err(|e| classify(index, &e))?;
-    let conv = Converter { file, index };
-    Ok(conv.table(doc.as_table()))
-}
-
-fn classify(index: &LineIndex<'_>, err: &toml_edit::TomlError) -> ParseError {
-    let offset = err.span().map_or(0, |s| s.start);
+/// Sorts the first TOML error into what the go-toml wordings need.
+fn classify(index: &LineIndex<'_>, err: &SyntaxError) -> ParseError {
+    let offset = err.span.as_ref().map_or(0, |s| s.start);
     let (line, column) = index.position(offset);
-    let message = err.message().to_string();
-    let span_text = err.span().and_then(|s| index.text.get(s)).unwrap_or("").to_string();
+    let message = err.message.clone();
+    let span_text = err.span.clone().and_then(|s| index.text.get(s)).unwrap_or("").to_string();
     let kind = if message.starts_with("invalid basic string") {
         // The text starts after the last `"` before the error on this line.
         let line_text = index.line_text(line);
@@ -118,74 +111,92 @@ fn classify(index: &LineIndex<'_>, err: &toml_edit::TomlError) -> ParseError {
     ParseError { line, column, kind, line_text: index.line_text(line).to_string() }
 }
 
-struct Converter<'a> {
-    file: std::sync::Arc<str>,
-    index: &'a LineIndex<'a>,
-}
+/// The model's parse as it was built on `toml_edit` (kept as the tests' oracle for
+/// the event builder: same tables, origins and first error).
+#[cfg(test)]
+pub(super) mod toml_edit_oracle {
+    use toml_edit::{Item, Value as TValue};
 
-impl Converter<'_> {
-    fn origin(&self, span: Option<std::ops::Range<usize>>) -> Option<Origin> {
-        let span = span?;
-        let (line, column) = self.index.position(span.start);
-        Some(Origin { file: self.file.clone(), line, column })
+    use super::super::parse_events::SyntaxError;
+    use super::{first_origin, LineIndex, Node, Origin, Table, Value};
+
+    /// `toml_edit::Document::parse`, converted as the model converted it.
+    pub fn parse(file: std::sync::Arc<str>, text: &str, index: &LineIndex<'_>) -> Result<Table, SyntaxError> {
+        let doc = toml_edit::Document::parse(text)
+            .map_err(|e| SyntaxError { message: e.message().to_string(), span: e.span() })?;
+        let conv = Converter { file, index };
+        Ok(conv.table(doc.as_table()))
     }
 
-    fn table(&self, t: &toml_edit::Table) -> Table {
-        let mut out = Table::new();
-        for (key, item) in t.iter() {
-            let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
-            if let Some(node) = self.item(item, key_origin) {
-                out.entries.push((key.to_string(), node));
-            }
+    struct Converter<'a> {
+        file: std::sync::Arc<str>,
+        index: &'a LineIndex<'a>,
+    }
+
+    impl Converter<'_> {
+        fn origin(&self, span: Option<std::ops::Range<usize>>) -> Option<Origin> {
+            let span = span?;
+            let (line, column) = self.index.position(span.start);
+            Some(Origin { file: self.file.clone(), line, column })
         }
-        out
-    }
 
-    fn item(&self, item: &Item, key_origin: Option<Origin>) -> Option<Node> {
-        match item {
-            Item::None => None,
-            Item::Value(v) => Some(self.value(v, key_origin)),
-            Item::Table(t) => {
-                let table = self.table(t);
-                // A header's own line; an implicit table (`[a.b.c]` makes `a`, `a.b`)
-                // points at its first child instead.
-                let origin = if t.is_implicit() || t.is_dotted() {
-                    first_origin(&table).or(key_origin)
-                } else {
-                    self.origin(t.span()).or(key_origin)
-                };
-                Some(Node::new(Value::Table(table), origin))
-            }
-            Item::ArrayOfTables(a) => {
-                let items: Vec<Node> = a
-                    .iter()
-                    .map(|t| Node::new(Value::Table(self.table(t)), self.origin(t.span())))
-                    .collect();
-                let origin = items.first().and_then(|n| n.origin.clone()).or(key_origin);
-                Some(Node::new(Value::Array(items), origin))
-            }
-        }
-    }
-
-    fn value(&self, v: &TValue, origin: Option<Origin>) -> Node {
-        let origin = origin.or_else(|| self.origin(v.span()));
-        let value = match v {
-            TValue::String(s) => Value::String(s.value().clone()),
-            TValue::Integer(i) => Value::Integer(*i.value()),
-            TValue::Float(f) => Value::Float(*f.value()),
-            TValue::Boolean(b) => Value::Boolean(*b.value()),
-            TValue::Datetime(d) => Value::Datetime(d.value().to_string()),
-            TValue::Array(a) => Value::Array(a.iter().map(|e| self.value(e, None)).collect()),
-            TValue::InlineTable(t) => {
-                let mut out = Table::new();
-                for (key, item) in t.iter() {
-                    let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
-                    out.entries.push((key.to_string(), self.value(item, key_origin)));
+        fn table(&self, t: &toml_edit::Table) -> Table {
+            let mut out = Table::new();
+            for (key, item) in t.iter() {
+                let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
+                if let Some(node) = self.item(item, key_origin) {
+                    out.entries.push((key.to_string(), node));
                 }
-                Value::Table(out)
             }
-        };
-        Node::new(value, origin)
+            out
+        }
+
+        fn item(&self, item: &Item, key_origin: Option<Origin>) -> Option<Node> {
+            match item {
+                Item::None => None,
+                Item::Value(v) => Some(self.value(v, key_origin)),
+                Item::Table(t) => {
+                    let table = self.table(t);
+                    // A header's own line; an implicit table (`[a.b.c]` makes `a`, `a.b`)
+                    // points at its first child instead.
+                    let origin = if t.is_implicit() || t.is_dotted() {
+                        first_origin(&table).or(key_origin)
+                    } else {
+                        self.origin(t.span()).or(key_origin)
+                    };
+                    Some(Node::new(Value::Table(table), origin))
+                }
+                Item::ArrayOfTables(a) => {
+                    let items: Vec<Node> = a
+                        .iter()
+                        .map(|t| Node::new(Value::Table(self.table(t)), self.origin(t.span())))
+                        .collect();
+                    let origin = items.first().and_then(|n| n.origin.clone()).or(key_origin);
+                    Some(Node::new(Value::Array(items), origin))
+                }
+            }
+        }
+
+        fn value(&self, v: &TValue, origin: Option<Origin>) -> Node {
+            let origin = origin.or_else(|| self.origin(v.span()));
+            let value = match v {
+                TValue::String(s) => Value::String(s.value().clone()),
+                TValue::Integer(i) => Value::Integer(*i.value()),
+                TValue::Float(f) => Value::Float(*f.value()),
+                TValue::Boolean(b) => Value::Boolean(*b.value()),
+                TValue::Datetime(d) => Value::Datetime(d.value().to_string()),
+                TValue::Array(a) => Value::Array(a.iter().map(|e| self.value(e, None)).collect()),
+                TValue::InlineTable(t) => {
+                    let mut out = Table::new();
+                    for (key, item) in t.iter() {
+                        let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
+                        out.entries.push((key.to_string(), self.value(item, key_origin)));
+                    }
+                    Value::Table(out)
+                }
+            };
+            Node::new(value, origin)
+        }
     }
 }
 
