@@ -37,7 +37,7 @@ fn is_table_like(n: &Node) -> bool {
 
 // ---- go-toml v1 -------------------------------------------------------------------
 
-fn v1_table(out: &mut String, path: &mut Vec<String>, t: &Table) {
+fn v1_table<'t>(out: &mut String, path: &mut Vec<&'t str>, t: &'t Table) {
     let depth = path.len();
     let mut kvs: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| !is_table_like(n)).collect();
     let mut tables: Vec<&(String, Node)> = t.entries.iter().filter(|(_, n)| is_table_like(n)).collect();
@@ -45,19 +45,18 @@ fn v1_table(out: &mut String, path: &mut Vec<String>, t: &Table) {
     crate::sort::sort_by(&mut tables, |a, b| a.0.cmp(&b.0));
     for (k, n) in kvs {
         indent(out, depth);
-        out.push_str(&v1_key(k));
+        push_v1_key(out, k);
         out.push_str(" = ");
         v1_value(out, n);
         out.push('\n');
     }
     for (k, n) in tables {
-        path.push(k.clone());
-        let header: Vec<String> = path.iter().map(|p| v1_key(p)).collect();
+        path.push(k);
         match &n.value {
             Value::Table(sub) => {
                 out.push('\n');
                 indent(out, depth);
-                out.push_str(&format!("[{}]\n", header.join(".")));
+                v1_header(out, path, "[", "]\n");
                 v1_table(out, path, sub);
             }
             Value::Array(items) => {
@@ -65,7 +64,7 @@ fn v1_table(out: &mut String, path: &mut Vec<String>, t: &Table) {
                     if let Some(sub) = item.as_table() {
                         out.push('\n');
                         indent(out, depth);
-                        out.push_str(&format!("[[{}]]\n", header.join(".")));
+                        v1_header(out, path, "[[", "]]\n");
                         v1_table(out, path, sub);
                     }
                 }
@@ -76,20 +75,39 @@ fn v1_table(out: &mut String, path: &mut Vec<String>, t: &Table) {
     }
 }
 
+/// `[a."b.c".d]`, written straight into `out` (a dump has hundreds of headers).
+fn v1_header(out: &mut String, path: &[&str], open: &str, close: &str) {
+    out.push_str(open);
+    for (i, p) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        push_v1_key(out, p);
+    }
+    out.push_str(close);
+}
+
+fn push_v1_key(out: &mut String, k: &str) {
+    if is_bare(k) {
+        out.push_str(k);
+    } else {
+        out.push('"');
+        push_v1_escaped(out, k);
+        out.push('"');
+    }
+}
+
 fn is_bare(k: &str) -> bool {
     !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn v1_key(k: &str) -> String {
-    if is_bare(k) {
-        k.to_string()
-    } else {
-        format!("\"{}\"", v1_escape(k))
-    }
+    let mut out = String::with_capacity(k.len() + 2);
+    push_v1_key(&mut out, k);
+    out
 }
 
-fn v1_escape(s: &str) -> String {
-    let mut b = String::with_capacity(s.len());
+fn push_v1_escaped(b: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '\u{8}' => b.push_str("\\b"),
@@ -103,14 +121,13 @@ fn v1_escape(s: &str) -> String {
             c => b.push(c),
         }
     }
-    b
 }
 
 fn v1_value(out: &mut String, n: &Node) {
     match &n.value {
         Value::String(s) => {
             out.push('"');
-            out.push_str(&v1_escape(s));
+            push_v1_escaped(out, s);
             out.push('"');
         }
         Value::Integer(i) => out.push_str(&i.to_string()),
