@@ -128,7 +128,7 @@ pub fn app(props: &AppProps) -> Html {
             if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
-            storage::save(&key, work);
+            storage::save_soon(&key, work);
         });
     }
     // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.

@@ -298,6 +298,8 @@ impl LabHandle {
         if let Some(app) = self.app.take() {
             app.destroy();
             panic_hook::untrack(&self.root);
+            // Work changed just before unmounting is written now, not in a later task.
+            crate::storage::flush();
         }
     }
 }

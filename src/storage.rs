@@ -7,8 +7,24 @@
 //! the learner changes something. Work saved by a newer lab, with members this one
 //! does not know, still comes back: the unknown members are skipped
 //! ([`crate::work_json::Mode::Lenient`]).
+//!
+//! A change is written in the task right after the render that shows it
+//! ([`save_soon`]): writing a 1,000-line config as JSON is a millisecond the learner's
+//! keystroke does not wait for. Changes made before that write coalesce into it, and
+//! unmounting a lab writes at once ([`flush`]).
+
+use std::cell::RefCell;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 use crate::state::Work;
+
+thread_local! {
+    /// Work waiting to be written, per storage key (the latest wins); `Some` while a
+    /// write is scheduled.
+    static PENDING: RefCell<Option<Vec<(String, Work)>>> = const { RefCell::new(None) };
+}
 
 /// The localStorage key (the `v1` is the format's version).
 pub const KEY: &str = "gpu-lab:v1:work";
@@ -35,6 +51,47 @@ fn storage() -> Option<web_sys::Storage> {
 pub fn load(key: &str) -> Option<Work> {
     let text = storage()?.get_item(key).ok().flatten()?;
     decode(&text)
+}
+
+/// Saves `work` under `key` in a task of its own, right after this one.
+pub fn save_soon(key: &str, work: &Work) {
+    let Some(window) = web_sys::window() else { return save(key, work) };
+    let first = PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        let first = p.is_none();
+        let pending = p.get_or_insert_with(Vec::new);
+        pending.retain(|(k, _)| k != key);
+        pending.push((key.to_string(), work.clone()));
+        first
+    });
+    if first {
+        flush_on_pagehide(&window);
+        let write = Closure::once_into_js(flush);
+        if window.set_timeout_with_callback(write.unchecked_ref()).is_err() {
+            flush();
+        }
+    }
+}
+
+/// A page closed or reloaded right after a change still writes it (once per page).
+fn flush_on_pagehide(window: &web_sys::Window) {
+    thread_local! {
+        static LISTENING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if LISTENING.with(|l| l.replace(true)) {
+        return;
+    }
+    let on_hide = Closure::<dyn Fn()>::new(flush);
+    window.add_event_listener_with_callback("pagehide", on_hide.as_ref().unchecked_ref()).ok();
+    on_hide.forget();
+}
+
+/// Writes every pending save now.
+pub fn flush() {
+    let pending = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    for (key, work) in pending {
+        save(&key, &work);
+    }
 }
 
 /// Saves `work` under `key`; failures (quota, blocked storage) are ignored on purpose.

@@ -760,6 +760,8 @@ async fn labs_with_their_own_storage_key_save_apart() {
     yew::scheduler::flush().await;
     set_value(&a, ".slots-nodes input", "5");
     yew::scheduler::flush().await;
+    assert_eq!(storage.get_item(&ka).unwrap(), None, "written in the task after the render, not during it");
+    sleep(0).await;
     let saved_a = storage.get_item(&ka).unwrap().unwrap_or_default();
     assert!(saved_a.contains("\"nodes\":5"), "{saved_a}");
     assert_eq!(storage.get_item(&kb).unwrap(), None, "lab b saved nothing");

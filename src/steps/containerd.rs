@@ -110,9 +110,10 @@ pub struct ContainerdStepProps {
     pub dispatch: Callback<LabAction>,
 }
 
-/// The version switch (shared with step 4).
-pub fn version_select(lang: Lang, current: &str, dispatch: &Callback<LabAction>) -> Html {
-    let id = unique_id("ctr-version");
+/// The version switch (shared with step 4); `id` is the step's own (kept across
+/// renders, so a keystroke does not re-label the select).
+pub fn version_select(lang: Lang, id: &str, current: &str, dispatch: &Callback<LabAction>) -> Html {
+    let id = id.to_string();
     let dispatch = dispatch.clone();
     let onchange = Callback::from(move |e: Event| {
         if let Some(s) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
@@ -133,6 +134,7 @@ pub fn version_select(lang: Lang, current: &str, dispatch: &Callback<LabAction>)
 pub fn containerd_step(props: &ContainerdStepProps) -> Html {
     let lang = props.lang;
     let with_dropin = props.step != Step::MainConfig;
+    let select_id = use_state(|| unique_id("ctr-version"));
     let model = use_memo(props.input.version.clone(), |_| model(&props.input));
     let result_rc = use_memo_later_drop((props.input.clone(), with_dropin), |(input, with)| match model.as_ref() {
         Ok(m) => Ok(load(m, input, *with)),
@@ -144,7 +146,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
         (Err(e), _) | (_, Err(e)) => {
             return html! {
                 <div class="step-containerd">
-                    { version_select(lang, &input.version, &props.dispatch) }
+                    { version_select(lang, &select_id, &input.version, &props.dispatch) }
                     <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p>
                 </div>
             }
@@ -169,7 +171,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
     let status = e.cri_status.clone();
     html! {
         <div class={classes!("step-containerd", if with_dropin { "step-dropin" } else { "step-main" })}>
-            { version_select(lang, &input.version, &props.dispatch) }
+            { version_select(lang, &select_id, &input.version, &props.dispatch) }
             <p class="ctr-ids">{ tf(lang, MessageId::CtrVersionIds, &[("ids", ids.as_str())]) }</p>
             <Editor {lang} class="ctr-main" label={tf(lang, MessageId::CtrMainFile, &[("file", MAIN)])}
                 text={input.main.clone()} on_input={on_main} diagnostics={diag_items(lang, result, Some(MAIN))} />

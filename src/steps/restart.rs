@@ -97,6 +97,7 @@ pub struct RestartStepProps {
 #[component(RestartStep)]
 pub fn restart_step(props: &RestartStepProps) -> Html {
     let lang = props.lang;
+    let select_id = use_state(|| crate::components::editor::unique_id("ctr-version"));
     let replayed = use_memo((props.input.clone(), props.restart.clone()), |(i, r)| replay(i, r));
     let (chunk, retry) = use_chunk();
     let has_runs = props.restart.ops.contains(&DaemonOp::RunCheck);
@@ -134,7 +135,7 @@ pub fn restart_step(props: &RestartStepProps) -> Html {
     let handlers = if handlers.is_empty() { t(lang, MessageId::CtrNone).to_string() } else { handlers.join(", ") };
     html! {
         <div class="step-restart">
-            { version_select(lang, &props.input.version, &props.dispatch) }
+            { version_select(lang, &select_id, &props.input.version, &props.dispatch) }
             <fieldset class="rs-supervisor">
                 <legend>{ t(lang, MessageId::RsSupervisor) }</legend>
                 { supervisor(SupervisorChoice::Systemd, MessageId::RsSystemd, "systemd") }

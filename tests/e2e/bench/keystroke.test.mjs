@@ -6,8 +6,8 @@
 //
 // What one keystroke costs here: the input event → the reducer → localStorage save →
 // the containerd model (load, merge, dump, blame, diagnostics) → Yew's diff and DOM
-// patch ("re-diagnosed": the app's own work, from the input event to its last DOM
-// change), measured until the next task ("render", which adds the browser's text
+// patch ("re-diagnosed": the app's own work, from the input event until the app is
+// done with it), measured until the next task ("render", which adds the browser's text
 // editing), then also forcing style and layout ("to layout"), which is what the
 // learner waits for before the next paint. "The browser alone" is the same keystroke
 // with the app not listening: most of "to layout" on a 1,000-line textarea here.
@@ -77,10 +77,13 @@ async function measure(page, selector, count, runtime) {
     area.setSelectionRange(at, at);
     const render = [], layout = [], app = [];
     // The app's own work per keystroke: from the input event reaching the page
-    // (window, capture phase) to the last DOM change the app made for it (a
-    // MutationObserver's callback runs after each batch of changes): the reducer,
-    // the save, the containerd model and Yew's diff and patch, without the browser's
-    // text editing and layout.
+    // (window, capture phase) until the app is done with it: the reducer, the
+    // containerd model and Yew's diff and patch, without the browser's text editing
+    // and layout. Yew renders in a microtask the input handler queues; a microtask
+    // queued once execCommand returns runs after it. A keystroke whose findings do
+    // not change the page changes no DOM; when one does, or when Yew finishes its work
+    // in a later task (it yields after 16 ms), the last DOM change (a
+    // MutationObserver's callback) is later still, and counts.
     let inputAt = 0, lastChange = 0;
     const onInput = () => { inputAt = performance.now(); lastChange = inputAt; };
     window.addEventListener("input", onInput, true);
@@ -90,13 +93,15 @@ async function measure(page, selector, count, runtime) {
       const ch = i % 2 === 0 ? "x" : "y";
       const t0 = performance.now();
       document.execCommand("insertText", false, ch);
+      await Promise.resolve();
+      const settled = performance.now();
       await nextTask();
       const t1 = performance.now();
       document.querySelector(".gpu-lab").offsetHeight;
       const t2 = performance.now();
       render.push(t1 - t0);
       layout.push(t2 - t0);
-      app.push(lastChange - inputAt);
+      app.push(Math.max(settled, lastChange) - inputAt);
     }
     observer.disconnect();
     window.removeEventListener("input", onInput, true);
@@ -136,7 +141,7 @@ for (const step of [1, 2]) {
     const r = stats(m.render), l = stats(m.layout), b = stats(m.browserOnly), a = stats(m.app);
     const f = (x) => x.toFixed(2);
     console.log(`keystroke step ${step}: ${m.lines - 1} lines, ${KEYSTROKES} keystrokes, ${m.diagnostics} findings listed (of ${m.total.join(" + ") || m.diagnostics})`);
-    console.log(`keystroke step ${step}: re-diagnosed (the app's own work: input event → its last DOM change) median ${f(a.median)} ms, p95 ${f(a.p95)} ms, max ${f(a.max)} ms (goal ${GOAL_MS} ms)${a.median > GOAL_MS ? " — OVER THE GOAL" : ""}`);
+    console.log(`keystroke step ${step}: re-diagnosed (the app's own work: input event → the app done with it) median ${f(a.median)} ms, p95 ${f(a.p95)} ms, max ${f(a.max)} ms (goal ${GOAL_MS} ms)${a.median > GOAL_MS ? " — OVER THE GOAL" : ""}`);
     console.log(`keystroke step ${step}: render    median ${f(r.median)} ms, p95 ${f(r.p95)} ms, max ${f(r.max)} ms (goal ${GOAL_MS} ms)`);
     console.log(`keystroke step ${step}: to layout median ${f(l.median)} ms, p95 ${f(l.p95)} ms, max ${f(l.max)} ms (goal ${GOAL_MS} ms)${l.median > GOAL_MS ? " — OVER THE GOAL" : ""}`);
     console.log(`keystroke step ${step}: the browser alone (textarea edit + layout, app not listening) median ${f(b.median)} ms, p95 ${f(b.p95)} ms`);
