@@ -65,24 +65,16 @@ pub fn diagnostics_panel(props: &DiagnosticsProps) -> Html {
         Callback::from(move |_: MouseEvent| show_all.set(true))
     };
     let (n, shown) = (total.to_string(), listed.to_string());
+    // The listed findings are their own component: a keystroke that changes only
+    // findings past the first hundred (or none) does not diff the hundred again.
+    let visible: Vec<DiagItem> = props.items.iter().take(listed).cloned().collect();
     html! {
         <section class="diagnostics" aria-label={t(lang, MessageId::Diagnostics)}>
             <h3>{ t(lang, MessageId::Diagnostics) }</h3>
             if props.items.is_empty() {
                 <p class="diag-none">{ t(lang, MessageId::DiagnosticsNone) }</p>
             } else {
-                <ul>
-                    { for props.items.iter().take(listed).map(|d| html! {
-                        <li class={severity_class(d.severity)} data-code={d.code.clone()}>
-                            if let Some(at) = &d.location {
-                                <code class="diag-location">{ at.clone() }</code>{ ": " }
-                            }
-                            <span class="diag-severity">{ severity_word(lang, d.severity) }</span>
-                            { ": " }<span class="diag-message">{ d.message.clone() }</span>
-                            { " " }<code class="diag-code">{ format!("[{}]", d.code) }</code>
-                        </li>
-                    }) }
-                </ul>
+                <DiagList {lang} items={visible} />
                 if listed < total {
                     <p class="diag-more">
                         { tf(lang, MessageId::DiagnosticsShown, &[("shown", shown.as_str()), ("n", n.as_str())]) }
@@ -94,5 +86,30 @@ pub fn diagnostics_panel(props: &DiagnosticsProps) -> Html {
                 }
             }
         </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct DiagListProps {
+    lang: Lang,
+    items: Vec<DiagItem>,
+}
+
+#[component(DiagList)]
+fn diag_list(props: &DiagListProps) -> Html {
+    let lang = props.lang;
+    html! {
+        <ul>
+            { for props.items.iter().map(|d| html! {
+                <li class={severity_class(d.severity)} data-code={d.code.clone()}>
+                    if let Some(at) = &d.location {
+                        <code class="diag-location">{ at.clone() }</code>{ ": " }
+                    }
+                    <span class="diag-severity">{ severity_word(lang, d.severity) }</span>
+                    { ": " }<span class="diag-message">{ d.message.clone() }</span>
+                    { " " }<code class="diag-code">{ format!("[{}]", d.code) }</code>
+                </li>
+            }) }
+        </ul>
     }
 }

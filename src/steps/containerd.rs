@@ -72,6 +72,22 @@ pub fn diag_message(lang: Lang, d: &Diagnostic) -> String {
     tf(lang, id, &args)
 }
 
+/// The items of `all` (= `diag_items(lang, result, None)`) that concern `file`, with
+/// the line the file's editor marks: the same as `diag_items(lang, result,
+/// Some(file))`, without wording every message again (step 2 has three lists of
+/// hundreds of findings on every keystroke).
+pub fn diag_items_in(all: &[DiagItem], result: &LoadResult, file: &str) -> Vec<DiagItem> {
+    result
+        .diagnostics
+        .iter()
+        .zip(all)
+        .filter_map(|(d, item)| {
+            let line = d.primary.iter().chain(d.related.iter().map(|r| &r.span)).find(|s| s.file == file)?.line;
+            Some(DiagItem { line: Some(line), ..item.clone() })
+        })
+        .collect()
+}
+
 /// The diagnostics as panel items; `file` limits them to one file (for an editor).
 pub fn diag_items(lang: Lang, result: &LoadResult, file: Option<&str>) -> Vec<DiagItem> {
     result
@@ -166,6 +182,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
         Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
     };
     let e = &result.explanation;
+    let all_items = diag_items(lang, result, None);
     let ids = version.cri_plugin_ids().join(", ");
     let exit = result.dump.exit.to_string();
     let status = e.cri_status.clone();
@@ -174,10 +191,10 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
             { version_select(lang, &select_id, &input.version, &props.dispatch) }
             <p class="ctr-ids">{ tf(lang, MessageId::CtrVersionIds, &[("ids", ids.as_str())]) }</p>
             <Editor {lang} class="ctr-main" label={tf(lang, MessageId::CtrMainFile, &[("file", MAIN)])}
-                text={input.main.clone()} on_input={on_main} diagnostics={diag_items(lang, result, Some(MAIN))} />
+                text={input.main.clone()} on_input={on_main} diagnostics={diag_items_in(&all_items, result, MAIN)} />
             if with_dropin {
                 <Editor {lang} class="ctr-dropin" label={tf(lang, MessageId::CtrDropinFile, &[("file", DROPIN)])}
-                    text={input.dropin.clone()} on_input={on_dropin} diagnostics={diag_items(lang, result, Some(DROPIN))} />
+                    text={input.dropin.clone()} on_input={on_dropin} diagnostics={diag_items_in(&all_items, result, DROPIN)} />
             }
             <section class="ctr-cri" aria-label={t(lang, MessageId::CtrCri)}>
                 <h3>{ t(lang, MessageId::CtrCri) }</h3>
@@ -202,7 +219,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
                     <Upstream {lang} class="ctr-stderr" text={result.dump.stderr.clone()} />
                 }
             </section>
-            <DiagnosticsPanel {lang} items={diag_items(lang, result, None)} />
+            <DiagnosticsPanel {lang} items={all_items} />
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
     }
@@ -285,15 +302,11 @@ fn explanation_view(props: &ExplanationProps) -> Html {
                                         ("by", r.by.as_deref().unwrap_or("?")),
                                         ("earlier", r.earlier.as_deref().unwrap_or(builtin)),
                                     ]) }
-                                    <ul>
-                                        { for r.lost.iter().take(take).map(|l| html! {
-                                            <li class="ctr-lost"><strong>{ tf(lang, MessageId::CtrLostLine, &[
-                                                ("key", l.key.as_str()),
-                                                ("value", l.value.as_str()),
-                                                ("at", l.defined_at.as_deref().unwrap_or(builtin)),
-                                            ]) }</strong></li>
-                                        }) }
-                                    </ul>
+                                    <LostKeys lines={r.lost.iter().take(take).map(|l| tf(lang, MessageId::CtrLostLine, &[
+                                        ("key", l.key.as_str()),
+                                        ("value", l.value.as_str()),
+                                        ("at", l.defined_at.as_deref().unwrap_or(builtin)),
+                                    ])).collect::<Vec<_>>()} />
                                 </li>
                             }
                         }) }
@@ -312,18 +325,75 @@ fn explanation_view(props: &ExplanationProps) -> Html {
                         <th scope="col">{ t(lang, MessageId::CtrBlameValue) }</th>
                         <th scope="col">{ t(lang, MessageId::CtrBlameFrom) }</th>
                     </tr></thead>
-                    <tbody lang="en">
-                        { for blame.iter().take(blame_shown).map(|b| html! {
-                            <tr>
-                                <th scope="row"><code>{ b.key.clone() }</code></th>
-                                <td><code>{ b.value.clone() }</code></td>
-                                <td><code>{ b.from.clone().unwrap_or_default() }</code></td>
-                            </tr>
-                        }) }
-                    </tbody>
+                    <BlameRows rows={blame.iter().take(blame_shown).map(|b| (*b).clone()).collect::<Vec<_>>()} />
                 </table>
             </div>
             { blame_more }
         </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LostKeysProps {
+    lines: Vec<String>,
+}
+
+/// The listed lost keys of one replaced table: a component of their own, so a
+/// keystroke that leaves them as they were does not diff them again.
+#[component(LostKeys)]
+fn lost_keys(props: &LostKeysProps) -> Html {
+    html! {
+        <ul>
+            { for props.lines.iter().map(|l| html! { <li class="ctr-lost"><strong>{ l.clone() }</strong></li> }) }
+        </ul>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct BlameRowsProps {
+    rows: Vec<containerd::explain::Blame>,
+}
+
+/// The listed blame rows (like [`LostKeys`], re-diffed only when they change).
+#[component(BlameRows)]
+fn blame_rows(props: &BlameRowsProps) -> Html {
+    html! {
+        <tbody lang="en">
+            { for props.rows.iter().map(|b| html! {
+                <tr>
+                    <th scope="row"><code>{ b.key.clone() }</code></th>
+                    <td><code>{ b.value.clone() }</code></td>
+                    <td><code>{ b.from.clone().unwrap_or_default() }</code></td>
+                </tr>
+            }) }
+        </tbody>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An editor's findings taken from the step's list equal those worded for the file
+    /// alone, on every recorded version, for the incident and a main config with a
+    /// syntax error.
+    #[test]
+    fn diag_items_in_equals_diag_items_for_the_file() {
+        let mut seen = [0, 0];
+        for main in [ContainerdInput::default().main, "version = 2\n[plugins\n".to_string()] {
+            for v in RECORDED {
+                let input = ContainerdInput { version: (*v).to_string(), main: main.clone(), ..ContainerdInput::default() };
+                let result = load(&model(&input).unwrap_or_else(|e| panic!("{e}")), &input, true);
+                for lang in Lang::ALL {
+                    let all = diag_items(lang, &result, None);
+                    for (i, file) in [MAIN, DROPIN].into_iter().enumerate() {
+                        let items = diag_items_in(&all, &result, file);
+                        assert_eq!(items, diag_items(lang, &result, Some(file)), "{v} {file}");
+                        seen[i] += items.len();
+                    }
+                }
+            }
+        }
+        assert!(seen[0] > 0 && seen[1] > 0, "findings in the main config and the drop-in: {seen:?}");
     }
 }
