@@ -3,6 +3,9 @@
 //! on a 1,000-line main config with a drop-in, for a 1.x and a 2.x version. The
 //! design target is one frame (16 ms) per keystroke for a 1,000-line config.
 //!
+//! The first case is the browser keystroke bench's own config (step 2 of
+//! `tests/e2e/bench/keystroke.test.mjs`).
+//!
 //! Run: `cargo bench -p gpulab-model --bench containerd_explain`
 
 // Tests and benches may unwrap (the crate denies it in the model itself).
@@ -47,7 +50,47 @@ fn thousand_lines() -> String {
     s
 }
 
+/// The browser bench's config (`tests/e2e/bench/keystroke.test.mjs`, `bigConfig`):
+/// exactly `lines` lines of CRI runtimes, each with a comment and an options table.
+fn browser_bench_config(lines: usize) -> String {
+    let mut out: Vec<String> = [
+        "version = 2",
+        "imports = [\"/etc/containerd/conf.d/*.toml\"]",
+        "",
+        "[plugins]",
+        "  [plugins.\"io.containerd.grpc.v1.cri\"]",
+        "    sandbox_image = \"registry.k8s.io/pause:3.9\"",
+        "    [plugins.\"io.containerd.grpc.v1.cri\".containerd]",
+        "      default_runtime_name = \"runc\"",
+        "      [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes]",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut i = 0;
+    while out.len() < lines {
+        let name = if i == 0 { "runc".to_string() } else { format!("runc-{i}") };
+        let block = [
+            format!("        # runtime {i}: a runc variant for tenant {}", i % 17),
+            format!("        [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.{name}]"),
+            "          runtime_type = \"io.containerd.runc.v2\"".to_string(),
+            format!("          [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.{name}.options]"),
+            "            SystemdCgroup = true".to_string(),
+            format!("            BinaryName = \"/usr/local/bin/runc-{i}\""),
+        ];
+        let room = lines - out.len();
+        out.extend(block.into_iter().take(room));
+        i += 1;
+    }
+    out.join("\n") + "\n"
+}
+
 fn bench(c: &mut Criterion) {
+    // What one keystroke in the browser bench's step 2 asks of the model.
+    let browser = Files::new().with("/etc/containerd/config.toml", browser_bench_config(1000)).with("/etc/containerd/conf.d/99-nvidia.toml", DROPIN);
+    let kept = containerd::Containerd::new(Version::parse("1.7.34").unwrap());
+    c.bench_function("browser bench's 1000-line config + drop-in, kept defaults @ 1.7.34", |b| b.iter(|| kept.load(black_box(&browser))));
+
     let incident = Files::new().with("/etc/containerd/config.toml", MAIN).with("/etc/containerd/conf.d/99-nvidia.toml", DROPIN);
     let big_text = thousand_lines();
     let big = Files::new().with("/etc/containerd/config.toml", big_text).with("/etc/containerd/conf.d/99-nvidia.toml", DROPIN);
