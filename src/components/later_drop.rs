@@ -28,11 +28,17 @@ pub fn drop_later(value: Box<dyn Any>) {
         first
     });
     if first {
-        let empty = Closure::once_into_js(|| LATER.with(|later| drop(later.borrow_mut().take())));
+        let empty = Closure::once_into_js(drop_now);
         if window.set_timeout_with_callback(empty.unchecked_ref()).is_err() {
-            LATER.with(|later| drop(later.borrow_mut().take()));
+            drop_now();
         }
     }
+}
+
+/// Drops what is queued, outside the queue's borrow (a value's drop may queue again).
+fn drop_now() {
+    let queued = LATER.with(|later| later.borrow_mut().take());
+    drop(queued);
 }
 
 /// Like `use_memo(deps, f)`; the value it replaces is dropped after this render.
