@@ -7,6 +7,7 @@
 //! - [`app`]: the shell component; [`state`]: its pure reducer; [`storage`]: saving
 //!   the learner's work (localStorage), at the edge.
 //! - [`steps`]: one module per lab step; [`components`]: shared pieces.
+//! - [`later`]: work a keystroke need not wait for, done right after the render.
 //! - [`i18n`]: Korean (default) and English, ids checked at compile time.
 //! - [`json`]: a small JSON reader and writer; [`work_json`]: the saved work in it
 //!   (no serde in the first load).
@@ -16,6 +17,7 @@ pub mod app;
 pub mod components;
 pub mod i18n;
 pub mod json;
+pub mod later;
 pub mod mount;
 pub mod panic_hook;
 pub mod share;

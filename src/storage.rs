@@ -9,7 +9,7 @@
 //! ([`crate::work_json::Mode::Lenient`]).
 //!
 //! A change is written in the task right after the render that shows it
-//! ([`save_soon`]): writing a 1,000-line config as JSON is a millisecond the learner's
+//! ([`save_soon`], through [`crate::later`]): writing a 1,000-line config as JSON is a millisecond the learner's
 //! keystroke does not wait for. Changes made before that write coalesce into it, and
 //! unmounting a lab writes at once ([`flush`]).
 
@@ -22,7 +22,7 @@ use crate::state::Work;
 
 thread_local! {
     /// Work waiting to be written, per storage key (the latest wins); `Some` while a
-    /// write is scheduled.
+    /// write is queued.
     static PENDING: RefCell<Option<Vec<(String, Work)>>> = const { RefCell::new(None) };
 }
 
@@ -55,7 +55,6 @@ pub fn load(key: &str) -> Option<Work> {
 
 /// Saves `work` under `key` in a task of its own, right after this one.
 pub fn save_soon(key: &str, work: &Work) {
-    let Some(window) = web_sys::window() else { return save(key, work) };
     let first = PENDING.with(|p| {
         let mut p = p.borrow_mut();
         let first = p.is_none();
@@ -65,19 +64,17 @@ pub fn save_soon(key: &str, work: &Work) {
         first
     });
     if first {
-        flush_on_pagehide(&window);
-        let write = Closure::once_into_js(flush);
-        if window.set_timeout_with_callback(write.unchecked_ref()).is_err() {
-            flush();
-        }
+        flush_on_pagehide();
+        crate::later::after_this_task(flush);
     }
 }
 
 /// A page closed or reloaded right after a change still writes it (once per page).
-fn flush_on_pagehide(window: &web_sys::Window) {
+fn flush_on_pagehide() {
     thread_local! {
         static LISTENING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
+    let Some(window) = web_sys::window() else { return };
     if LISTENING.with(|l| l.replace(true)) {
         return;
     }

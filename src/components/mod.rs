@@ -4,7 +4,6 @@ pub mod diagnostics;
 pub mod editor;
 pub mod hint;
 pub mod lang_switch;
-pub mod later_drop;
 pub mod notice;
 pub mod step_nav;
 pub mod upstream;

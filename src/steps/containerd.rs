@@ -13,9 +13,9 @@ use std::rc::Rc;
 
 use crate::components::diagnostics::{DiagItem, DiagnosticsPanel, SHOWN};
 use crate::components::editor::{unique_id, Editor};
-use crate::components::later_drop::use_memo_later_drop;
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
+use crate::later::use_memo_later_drop;
 use crate::state::{ContainerdAction, ContainerdInput, LabAction};
 use crate::steps::Step;
 
@@ -227,7 +227,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
 
 /// The load result as a prop, compared by identity: a new result is a new load.
 #[derive(Clone)]
-pub struct Loaded(pub Rc<Result<LoadResult, String>>);
+struct Loaded(Rc<Result<LoadResult, String>>);
 
 impl PartialEq for Loaded {
     fn eq(&self, other: &Self) -> bool {
