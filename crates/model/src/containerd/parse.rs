@@ -4,9 +4,7 @@
 //! v1 on 1.x, v2 on 2.x).
 
 use super::parse_events::SyntaxError;
-use super::value::{Origin, Table};
-#[cfg(test)]
-use super::value::{Node, Value};
+use super::value::Table;
 
 /// Why a file could not be parsed, with the position each go-toml version reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,100 +107,6 @@ fn classify(index: &LineIndex<'_>, err: &SyntaxError) -> ParseError {
         ParseErrorKind::Other { message }
     };
     ParseError { line, column, kind, line_text: index.line_text(line).to_string() }
-}
-
-/// The model's parse as it was built on `toml_edit` (kept as the tests' oracle for
-/// the event builder: same tables, origins and first error).
-#[cfg(test)]
-pub(super) mod toml_edit_oracle {
-    use toml_edit::{Item, Value as TValue};
-
-    use super::super::parse_events::SyntaxError;
-    use super::{first_origin, LineIndex, Node, Origin, Table, Value};
-
-    /// `toml_edit::Document::parse`, converted as the model converted it.
-    pub fn parse(file: std::sync::Arc<str>, text: &str, index: &LineIndex<'_>) -> Result<Table, SyntaxError> {
-        let doc = toml_edit::Document::parse(text)
-            .map_err(|e| SyntaxError { message: e.message().to_string(), span: e.span() })?;
-        let conv = Converter { file, index };
-        Ok(conv.table(doc.as_table()))
-    }
-
-    struct Converter<'a> {
-        file: std::sync::Arc<str>,
-        index: &'a LineIndex<'a>,
-    }
-
-    impl Converter<'_> {
-        fn origin(&self, span: Option<std::ops::Range<usize>>) -> Option<Origin> {
-            let span = span?;
-            let (line, column) = self.index.position(span.start);
-            Some(Origin { file: self.file.clone(), line, column })
-        }
-
-        fn table(&self, t: &toml_edit::Table) -> Table {
-            let mut out = Table::new();
-            for (key, item) in t.iter() {
-                let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
-                if let Some(node) = self.item(item, key_origin) {
-                    out.entries.push((key.to_string(), node));
-                }
-            }
-            out
-        }
-
-        fn item(&self, item: &Item, key_origin: Option<Origin>) -> Option<Node> {
-            match item {
-                Item::None => None,
-                Item::Value(v) => Some(self.value(v, key_origin)),
-                Item::Table(t) => {
-                    let table = self.table(t);
-                    // A header's own line; an implicit table (`[a.b.c]` makes `a`, `a.b`)
-                    // points at its first child instead.
-                    let origin = if t.is_implicit() || t.is_dotted() {
-                        first_origin(&table).or(key_origin)
-                    } else {
-                        self.origin(t.span()).or(key_origin)
-                    };
-                    Some(Node::new(Value::Table(table), origin))
-                }
-                Item::ArrayOfTables(a) => {
-                    let items: Vec<Node> = a
-                        .iter()
-                        .map(|t| Node::new(Value::Table(self.table(t)), self.origin(t.span())))
-                        .collect();
-                    let origin = items.first().and_then(|n| n.origin.clone()).or(key_origin);
-                    Some(Node::new(Value::Array(items), origin))
-                }
-            }
-        }
-
-        fn value(&self, v: &TValue, origin: Option<Origin>) -> Node {
-            let origin = origin.or_else(|| self.origin(v.span()));
-            let value = match v {
-                TValue::String(s) => Value::String(s.value().clone()),
-                TValue::Integer(i) => Value::Integer(*i.value()),
-                TValue::Float(f) => Value::Float(*f.value()),
-                TValue::Boolean(b) => Value::Boolean(*b.value()),
-                TValue::Datetime(d) => Value::Datetime(d.value().to_string()),
-                TValue::Array(a) => Value::Array(a.iter().map(|e| self.value(e, None)).collect()),
-                TValue::InlineTable(t) => {
-                    let mut out = Table::new();
-                    for (key, item) in t.iter() {
-                        let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
-                        out.entries.push((key.to_string(), self.value(item, key_origin)));
-                    }
-                    Value::Table(out)
-                }
-            };
-            Node::new(value, origin)
-        }
-    }
-}
-
-/// The earliest origin among `t`'s entries (where an implicit table points).
-pub(super) fn first_origin(t: &Table) -> Option<Origin> {
-    t.entries.iter().filter_map(|(_, n)| n.origin.clone()).min_by_key(|o| (o.line, o.column))
 }
 
 #[cfg(test)]

@@ -117,6 +117,9 @@ struct Building {
     dotted: bool,
 }
 
+/// A decoded key and where it is written.
+type Key = (String, Span);
+
 /// A key (decoded), its span, and its value.
 struct Entry {
     key: String,
@@ -166,7 +169,7 @@ impl Building {
     /// `toml_edit`'s `descend_path`: the table `path` names under `self`, creating
     /// implicit tables (dotted ones for a dotted key); through an array of tables,
     /// its last table.
-    fn descend(&mut self, path: &[(String, Span)], dotted: bool) -> Result<&mut Building, SyntaxError> {
+    fn descend(&mut self, path: &[Key], dotted: bool) -> Result<&mut Building, SyntaxError> {
         let mut table = self;
         for (key, span) in path {
             let i = match table.position(key) {
@@ -204,8 +207,8 @@ impl Building {
 
 /// A `[header]` or `[[header]]` being filled.
 struct Header {
-    parents: Vec<(String, Span)>,
-    key: (String, Span),
+    parents: Vec<Key>,
+    key: Key,
     span: Span,
     is_array: bool,
 }
@@ -219,7 +222,7 @@ struct State {
 
 impl State {
     /// `toml_edit`'s `capture_key_value`.
-    fn key_value(&mut self, path: Vec<(String, Span)>, key: (String, Span), value: Item) -> Result<(), SyntaxError> {
+    fn key_value(&mut self, path: Vec<Key>, key: Key, value: Item) -> Result<(), SyntaxError> {
         let dotted = !path.is_empty();
         let parent = self.current.descend(&path, dotted)?;
         if dotted && !parent.implicit {
@@ -329,14 +332,7 @@ impl<'s> Builder<'_, 's> {
                     self.state.start_table(header)?;
                 }
                 EventKind::SimpleKey => {
-                    let (path, key) = self.key_path(event)?;
-                    self.skip(false);
-                    let sep = self.next();
-                    if sep.map(|e| e.kind()) != Some(EventKind::KeyValSep) {
-                        return Err(unexpected(sep));
-                    }
-                    self.skip(false);
-                    let value = self.value()?;
+                    let (path, key, value) = self.key_value(event, false)?;
                     self.state.key_value(path, key, value)?;
                 }
                 _ => return Err(unexpected(Some(event))),
@@ -365,9 +361,21 @@ impl<'s> Builder<'_, 's> {
         }
     }
 
+    /// keyval = key keyval-sep val, from its first key; `lines`: comments and newlines
+    /// may sit between (inside an inline table).
+    fn key_value(&mut self, first: Event, lines: bool) -> Result<(Vec<Key>, Key, Item), SyntaxError> {
+        let (path, key) = self.key_path(first)?;
+        self.skip(lines);
+        let sep = self.next();
+        if sep.map(|e| e.kind()) != Some(EventKind::KeyValSep) {
+            return Err(unexpected(sep));
+        }
+        self.skip(lines);
+        Ok((path, key, self.value()?))
+    }
+
     /// simple-key *( ws key-sep ws simple-key ): the parents and the last key.
-    #[allow(clippy::type_complexity)]
-    fn key_path(&mut self, first: Event) -> Result<(Vec<(String, Span)>, (String, Span)), SyntaxError> {
+    fn key_path(&mut self, first: Event) -> Result<(Vec<Key>, Key), SyntaxError> {
         let mut path = vec![self.key(first)?];
         loop {
             let save = self.at;
@@ -388,7 +396,7 @@ impl<'s> Builder<'_, 's> {
         Ok((path, last))
     }
 
-    fn key(&self, event: Event) -> Result<(String, Span), SyntaxError> {
+    fn key(&self, event: Event) -> Result<Key, SyntaxError> {
         let raw = self.source.get(event).ok_or_else(|| unexpected(Some(event)))?;
         let mut errors = FirstError::default();
         let mut out = String::new();
@@ -434,14 +442,7 @@ impl<'s> Builder<'_, 's> {
                 EventKind::InlineTableClose => return Ok(Item::Inline(table, open.span().append(next.span()))),
                 EventKind::ValueSep => {}
                 EventKind::SimpleKey => {
-                    let (path, key) = self.key_path(next)?;
-                    self.skip(true);
-                    let sep = self.next();
-                    if sep.map(|e| e.kind()) != Some(EventKind::KeyValSep) {
-                        return Err(unexpected(sep));
-                    }
-                    self.skip(true);
-                    let value = self.value()?;
+                    let (path, key, value) = self.key_value(next, true)?;
                     inline_insert(&mut table, &path, key, value)?;
                 }
                 _ => return Err(unexpected(Some(next))),
@@ -484,7 +485,7 @@ impl<'s> Builder<'_, 's> {
 }
 
 /// `toml_edit`'s inline `descend_path` and `finish_value`.
-fn inline_insert(table: &mut Inline, path: &[(String, Span)], key: (String, Span), value: Item) -> Result<(), SyntaxError> {
+fn inline_insert(table: &mut Inline, path: &[Key], key: Key, value: Item) -> Result<(), SyntaxError> {
     let mut t = table;
     for (k, span) in path {
         let i = match t.entries.iter().position(|(e, _, _)| e == k) {
@@ -561,7 +562,7 @@ impl Origins<'_> {
                 let table = self.table(t);
                 let origin = match header {
                     Some(open) => Some(self.at(open)),
-                    None => super::parse::first_origin(&table).or(key_origin),
+                    None => first_origin(&table).or(key_origin),
                 };
                 Node::new(Value::Table(table), origin)
             }
@@ -580,6 +581,11 @@ impl Origins<'_> {
     }
 }
 
+/// The earliest origin among `t`'s entries (where an implicit table points).
+fn first_origin(t: &Table) -> Option<Origin> {
+    t.entries.iter().filter_map(|(_, n)| n.origin.clone()).min_by_key(|o| (o.line, o.column))
+}
+
 #[cfg(test)]
 mod tests {
     //! The builder against `toml_edit` (the oracle): on every TOML file of the goldens,
@@ -592,7 +598,6 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::containerd::parse::toml_edit_oracle;
 
     fn same(path: &str, a: &Table, b: &Table) -> Result<(), String> {
         if a.entries.len() != b.entries.len() {
@@ -786,5 +791,92 @@ mod tests {
         }
         eprintln!("mutations: {tables} read as tables, {errors} refused, all as toml_edit does");
         assert!(tables > 1000 && errors > 500, "{tables} tables, {errors} errors");
+    }
+
+    /// The model's parse as it was built on `toml_edit` (kept as the tests' oracle for
+    /// the event builder: same tables, origins and first error).
+    mod toml_edit_oracle {
+        use toml_edit::{Item, Value as TValue};
+
+        use super::super::{first_origin, LineIndex, Node, Origin, SyntaxError, Table, Value};
+
+        /// `toml_edit::Document::parse`, converted as the model converted it.
+        pub fn parse(file: std::sync::Arc<str>, text: &str, index: &LineIndex<'_>) -> Result<Table, SyntaxError> {
+            let doc = toml_edit::Document::parse(text)
+                .map_err(|e| SyntaxError { message: e.message().to_string(), span: e.span() })?;
+            let conv = Converter { file, index };
+            Ok(conv.table(doc.as_table()))
+        }
+
+        struct Converter<'a> {
+            file: std::sync::Arc<str>,
+            index: &'a LineIndex<'a>,
+        }
+
+        impl Converter<'_> {
+            fn origin(&self, span: Option<std::ops::Range<usize>>) -> Option<Origin> {
+                let span = span?;
+                let (line, column) = self.index.position(span.start);
+                Some(Origin { file: self.file.clone(), line, column })
+            }
+
+            fn table(&self, t: &toml_edit::Table) -> Table {
+                let mut out = Table::new();
+                for (key, item) in t.iter() {
+                    let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
+                    if let Some(node) = self.item(item, key_origin) {
+                        out.entries.push((key.to_string(), node));
+                    }
+                }
+                out
+            }
+
+            fn item(&self, item: &Item, key_origin: Option<Origin>) -> Option<Node> {
+                match item {
+                    Item::None => None,
+                    Item::Value(v) => Some(self.value(v, key_origin)),
+                    Item::Table(t) => {
+                        let table = self.table(t);
+                        // A header's own line; an implicit table (`[a.b.c]` makes `a`, `a.b`)
+                        // points at its first child instead.
+                        let origin = if t.is_implicit() || t.is_dotted() {
+                            first_origin(&table).or(key_origin)
+                        } else {
+                            self.origin(t.span()).or(key_origin)
+                        };
+                        Some(Node::new(Value::Table(table), origin))
+                    }
+                    Item::ArrayOfTables(a) => {
+                        let items: Vec<Node> = a
+                            .iter()
+                            .map(|t| Node::new(Value::Table(self.table(t)), self.origin(t.span())))
+                            .collect();
+                        let origin = items.first().and_then(|n| n.origin.clone()).or(key_origin);
+                        Some(Node::new(Value::Array(items), origin))
+                    }
+                }
+            }
+
+            fn value(&self, v: &TValue, origin: Option<Origin>) -> Node {
+                let origin = origin.or_else(|| self.origin(v.span()));
+                let value = match v {
+                    TValue::String(s) => Value::String(s.value().clone()),
+                    TValue::Integer(i) => Value::Integer(*i.value()),
+                    TValue::Float(f) => Value::Float(*f.value()),
+                    TValue::Boolean(b) => Value::Boolean(*b.value()),
+                    TValue::Datetime(d) => Value::Datetime(d.value().to_string()),
+                    TValue::Array(a) => Value::Array(a.iter().map(|e| self.value(e, None)).collect()),
+                    TValue::InlineTable(t) => {
+                        let mut out = Table::new();
+                        for (key, item) in t.iter() {
+                            let key_origin = t.key(key).and_then(|k| self.origin(k.span()));
+                            out.entries.push((key.to_string(), self.value(item, key_origin)));
+                        }
+                        Value::Table(out)
+                    }
+                };
+                Node::new(value, origin)
+            }
+        }
     }
 }
