@@ -106,6 +106,58 @@ fn a_component_never_ready_is_stopped() {
     assert!(!opts.dir.exists());
 }
 
+/// A port already taken: the message names it and who wanted it; nothing is started
+/// or created.
+#[test]
+fn a_taken_port_is_named() {
+    let tmp = TempDir::new("cluster-port");
+    let cache = fake_cache(&tmp.0, "exec sleep 300");
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut opts = Options::new("v1.37.2").unwrap();
+    opts.binary = cache.join("kube/v1.37.2/kube-oracle");
+    opts.dir = tmp.0.join("c");
+    let mut ports = gpulab::cluster::ports::Ports::pick().unwrap();
+    ports.apiserver = held.local_addr().unwrap().port();
+    opts.ports = Some(ports);
+    let e = Cluster::start(opts.clone()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::External);
+    assert!(e.message.starts_with(&format!("port 127.0.0.1:{} (kube-apiserver's secure port) is taken: ", ports.apiserver)), "{}", e.message);
+    assert!(!opts.dir.exists());
+}
+
+/// Ctrl-C while `cluster up` waits: exit 130, the started process stopped by PID, the
+/// dir removed.
+#[test]
+fn ctrl_c_during_up_stops_everything() {
+    let tmp = TempDir::new("cluster-int");
+    let cache = fake_cache(&tmp.0, "exec sleep 300");
+    let dir = tmp.0.join("c");
+    let child = Command::new(env!("CARGO_BIN_EXE_gpulab"))
+        .args(["cluster", "up", "--dir", dir.to_str().unwrap()])
+        .env("GPULAB_CACHE", &cache)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pidfile = Layout::new(&dir).pidfile(Component::Etcd);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let etcd = loop {
+        if let Ok(Some(p)) = gpulab::cluster::process::read_pidfile(&pidfile) {
+            break p.pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "etcd's stand-in never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(running(etcd));
+    Command::new("kill").args(["-s", "INT", &child.id().to_string()]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("gpulab: interrupted: stopping what has started") && err.contains(&format!("etcd (pid {etcd}) stopped (SIGTERM)")), "{err}");
+    assert!(!running(etcd), "etcd's stand-in {etcd} still runs");
+    assert!(!dir.exists());
+}
+
 /// A dir whose recorded processes are gone is removed with a message; one whose
 /// process runs is refused (exit 2) and left as it is.
 #[test]
