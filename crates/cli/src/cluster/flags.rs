@@ -7,7 +7,7 @@
 
 use super::component::Component;
 use super::dir::Layout;
-use super::pki::SERVICE_CIDR;
+use super::pki::{FRONT_PROXY_CLIENT, SERVICE_CIDR};
 use super::ports::Ports;
 
 /// The service-account token issuer (what kubeadm uses).
@@ -52,8 +52,20 @@ pub fn args(c: Component, l: &Layout, p: &Ports) -> Vec<String> {
             flag("service-account-signing-key-file", l.pki("sa.key")),
             flag("service-cluster-ip-range", SERVICE_CIDR),
             flag("authorization-mode", "Node,RBAC"),
+            // Request-header authentication, as kubeadm configures it: the scheduler and
+            // the controller manager read its CA from `extension-apiserver-authentication`.
+            flag("requestheader-client-ca-file", l.pki("front-proxy-ca.crt")),
+            flag("requestheader-allowed-names", FRONT_PROXY_CLIENT),
+            flag("requestheader-username-headers", "X-Remote-User"),
+            flag("requestheader-group-headers", "X-Remote-Group"),
+            flag("requestheader-extra-headers-prefix", "X-Remote-Extra-"),
+            flag("proxy-client-cert-file", l.pki("front-proxy-client.crt")),
+            flag("proxy-client-key-file", l.pki("front-proxy-client.key")),
             // As kubeadm (and so kind) sets it: privileged pods are admitted.
             flag("allow-privileged", "true"),
+            // The `kubernetes` service's Endpoints would hold 127.0.0.1, which API
+            // validation refuses (loopback): no reconciler (no pod here dials it).
+            flag("endpoint-reconciler-type", "none"),
         ]),
         Component::KubeScheduler | Component::KubeControllerManager => {
             let (port, name) = match c {
@@ -124,6 +136,7 @@ mod tests {
             ("service-account-issuer", SERVICE_ACCOUNT_ISSUER),
             ("authorization-mode", "Node,RBAC"),
             ("service-cluster-ip-range", "10.96.0.0/12"),
+            ("endpoint-reconciler-type", "none"),
         ] {
             assert_eq!(value(&a, k), Some(v), "--{k}");
         }
@@ -157,7 +170,7 @@ mod tests {
         let written: Vec<String> = pki.files().into_iter().map(|(n, _)| format!("/d/pki/{n}")).collect();
         let all: Vec<String> = Component::ALL.iter().flat_map(|c| args(*c, &l, &ports())).collect();
         let named: Vec<&str> = all.iter().filter_map(|a| a.split_once('=').map(|(_, v)| v)).filter(|v| v.starts_with("/d/pki/")).collect();
-        assert_eq!(named.len(), 11, "{named:?}");
+        assert_eq!(named.len(), 14, "{named:?}");
         for n in named {
             assert!(written.iter().any(|w| w == n), "{n} is not written by the PKI: {written:?}");
         }

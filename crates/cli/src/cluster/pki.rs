@@ -3,7 +3,9 @@
 //! service's names and first cluster IP); the admin's client certificate (group
 //! `system:masters`); the scheduler's and controller manager's client certificates (the
 //! users the bootstrap RBAC policy knows) and their serving certificates; the
-//! service-account signing key pair. PEM in memory; [`Pki::files`] says where each goes.
+//! front-proxy CA and its client (the API server's request-header authentication, which
+//! the scheduler and controller manager read from `extension-apiserver-authentication`);
+//! the service-account signing key pair. PEM in memory; [`Pki::files`] says where each goes.
 //!
 //! Validity is rcgen's default (1975 to 4096): the certificates live as long as the
 //! private dir of one local cluster.
@@ -17,6 +19,8 @@ pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 /// The admin user (the group gives it cluster-admin).
 pub const ADMIN_USER: &str = "gpulab-admin";
 pub const ADMIN_GROUP: &str = "system:masters";
+/// The front proxy's client name (`--requestheader-allowed-names`).
+pub const FRONT_PROXY_CLIENT: &str = "front-proxy-client";
 
 /// A certificate and its private key, PEM.
 #[derive(Debug, Clone)]
@@ -35,6 +39,9 @@ pub struct Pki {
     pub controller_manager: CertPem,
     pub scheduler_serving: CertPem,
     pub controller_manager_serving: CertPem,
+    /// The front proxy's own CA and the API server's client certificate under it.
+    pub front_proxy_ca: CertPem,
+    pub front_proxy_client: CertPem,
     /// The service-account token signing key (PKCS#8) and its public key.
     pub service_account_key: String,
     pub service_account_pub: String,
@@ -74,19 +81,24 @@ fn leaf(issuer: &Issuer<'_, KeyPair>, l: &Leaf) -> Result<CertPem, String> {
     Ok(CertPem { cert: cert.pem(), key: key.serialize_pem() })
 }
 
+/// A self-signed CA named `cn`: its PEM and the issuer that signs with it.
+fn ca(cn: &str) -> Result<(CertPem, Issuer<'static, KeyPair>), String> {
+    let e = err(cn);
+    let mut ca = CertificateParams::new(Vec::<String>::new()).map_err(&e)?;
+    ca.distinguished_name = rcgen::DistinguishedName::new();
+    ca.distinguished_name.push(DnType::CommonName, cn);
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+    let key = KeyPair::generate().map_err(&e)?;
+    let cert = ca.self_signed(&key).map_err(&e)?;
+    Ok((CertPem { cert: cert.pem(), key: key.serialize_pem() }, Issuer::new(ca, key)))
+}
+
 impl Pki {
     /// Fresh keys and certificates.
     pub fn generate() -> Result<Pki, String> {
-        let e = err("cluster CA");
-        let mut ca = CertificateParams::new(Vec::<String>::new()).map_err(&e)?;
-        ca.distinguished_name = rcgen::DistinguishedName::new();
-        ca.distinguished_name.push(DnType::CommonName, "gpulab-ca");
-        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
-        let ca_key = KeyPair::generate().map_err(&e)?;
-        let ca_cert = ca.self_signed(&ca_key).map_err(&e)?;
-        let ca_pem = CertPem { cert: ca_cert.pem(), key: ca_key.serialize_pem() };
-        let issuer = Issuer::new(ca, ca_key);
+        let (ca_pem, issuer) = ca("gpulab-ca")?;
+        let (front_proxy_ca, front_proxy) = ca("gpulab-front-proxy-ca")?;
         let loopback = ["127.0.0.1", "localhost"];
         let apiserver_sans = ["127.0.0.1", "localhost", KUBERNETES_SERVICE_IP, "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
         let client = |cn, orgs| Leaf { cn, orgs, sans: &[], server: false, client: true };
@@ -99,6 +111,8 @@ impl Pki {
             controller_manager: leaf(&issuer, &client("system:kube-controller-manager", &[]))?,
             scheduler_serving: leaf(&issuer, &serving("kube-scheduler"))?,
             controller_manager_serving: leaf(&issuer, &serving("kube-controller-manager"))?,
+            front_proxy_client: leaf(&front_proxy, &client(FRONT_PROXY_CLIENT, &[]))?,
+            front_proxy_ca,
             service_account_key: sa.serialize_pem(),
             service_account_pub: sa.public_key_pem(),
             ca: ca_pem,
@@ -116,6 +130,8 @@ impl Pki {
             ("kube-controller-manager-client", &self.controller_manager),
             ("kube-scheduler-serving", &self.scheduler_serving),
             ("kube-controller-manager-serving", &self.controller_manager_serving),
+            ("front-proxy-ca", &self.front_proxy_ca),
+            ("front-proxy-client", &self.front_proxy_client),
         ] {
             out.push((format!("{name}.crt"), c.cert.as_str()));
             out.push((format!("{name}.key"), c.key.as_str()));
@@ -225,6 +241,10 @@ mod tests {
         }
         let (ca_subject, _) = subject_and_spki(&p.ca.cert);
         assert_eq!(ca_subject, [(CN.to_vec(), "gpulab-ca".to_string())]);
+        // The front proxy's client is under its own CA only.
+        verifies(&p.front_proxy_ca.cert, &p.front_proxy_client.cert, false).unwrap();
+        assert!(verifies(&p.ca.cert, &p.front_proxy_client.cert, false).is_err());
+        assert_eq!(subject_and_spki(&p.front_proxy_client.cert).0, [(CN.to_vec(), "front-proxy-client".to_string())]);
     }
 
     /// Each key file holds the key of its certificate; the service-account public key
@@ -232,7 +252,7 @@ mod tests {
     #[test]
     fn keys_match_their_certificates() {
         let p = Pki::generate().unwrap();
-        for c in [&p.ca, &p.apiserver, &p.admin, &p.scheduler, &p.controller_manager, &p.scheduler_serving, &p.controller_manager_serving] {
+        for c in [&p.ca, &p.apiserver, &p.admin, &p.scheduler, &p.controller_manager, &p.scheduler_serving, &p.controller_manager_serving, &p.front_proxy_ca, &p.front_proxy_client] {
             let (_, spki) = subject_and_spki(&c.cert);
             assert!(c.key.starts_with("-----BEGIN PRIVATE KEY-----"), "PKCS#8");
             assert_eq!(KeyPair::from_pem(&c.key).unwrap().subject_public_key_info(), spki);
@@ -251,7 +271,7 @@ mod tests {
         assert!(matches!(err, webpki::Error::InvalidSignatureForPublicKey | webpki::Error::UnknownIssuer), "{err:?}");
         assert_ne!(a.service_account_key, b.service_account_key);
         let names: Vec<String> = a.files().into_iter().map(|(n, _)| n).collect();
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 20);
         assert!(names.contains(&"ca.crt".to_string()) && names.contains(&"sa.pub".to_string()));
     }
 }
