@@ -16,8 +16,10 @@
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
 //! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
+//! - [`cluster_cmd`]: `gpulab cluster up|down` over the library's `gpulab::cluster`.
 
 mod cli;
+mod cluster_cmd;
 mod cri;
 mod containerd;
 mod exit;
@@ -50,6 +52,8 @@ fn main() {
         cli::Command::Rollout(args) => rollout::run(&args, cli.output),
         cli::Command::Report(args) => report::run(&args, cli.output),
         cli::Command::Schedule(args) => schedule::run(&args, cli.output),
+        cli::Command::Cluster(cli::ClusterCommand::Up(args)) => cluster_cmd::up(&args, cli.output),
+        cli::Command::Cluster(cli::ClusterCommand::Down(args)) => cluster_cmd::down(&args),
     };
     std::process::exit(code.into());
 }
