@@ -139,8 +139,10 @@ impl Cluster {
             Found::Cluster(recorded) => {
                 let running: Vec<String> = recorded.iter().filter(|r| r.running).map(|r| format!("{} pid {}", r.component, r.pidfile.pid)).collect();
                 if !running.is_empty() {
+                    let exited: Vec<String> = recorded.iter().filter(|r| !r.running).map(|r| format!("{} pid {}", r.component, r.pidfile.pid)).collect();
+                    let partly = if exited.is_empty() { String::new() } else { format!("; exited: {}", exited.join(", ")) };
                     return Err(Error::usage(format!(
-                        "a cluster is already running in {} ({}): `{}` stops it",
+                        "a cluster is already running in {} ({}{partly}): `{}` stops it",
                         layout.root.display(),
                         running.join(", "),
                         down_command(&layout.root)
