@@ -51,6 +51,7 @@ setup() {
     step "cargo install wasm-bindgen-cli $wbv"
     cargo install wasm-bindgen-cli --version "$wbv" --force
   fi
+  scripts/oracle-containerd.sh   # real containerd + ctr of each recorded line, built once into the cache
   if [ ! -x tests/e2e/node_modules/.bin/wasm-opt ] || [ ! -d tests/e2e/node_modules/playwright-core ]; then
     step "npm ci (playwright-core; binaryen = the only wasm-opt that reads this wasm)"
     (cd tests/e2e && npm ci --no-audit --no-fund)

@@ -63,6 +63,50 @@ pub enum Command {
     /// Replay scenarios on a real backend and diff every expectation against the model:
     /// model value, real value, agree/differ. Exit 0 only when all compared values agree.
     Parity(ParityArgs),
+    /// A real Kubernetes control plane on this machine — etcd, kube-apiserver,
+    /// kube-scheduler and kube-controller-manager of one release, built from upstream
+    /// source — on free 127.0.0.1 ports with its own certificates, in a private
+    /// directory. No kubelet: `gpulab parity --backend kube` plays it.
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Start the control plane and leave it running; print its kubeconfig.
+    ///
+    /// Prints the admin kubeconfig's path (context `gpulab-<release>`) and an `export
+    /// KUBECONFIG=…` line (`--output json`: dir, kubeconfig, context, pids, ports). Ready
+    /// within 60 s, or an error naming the component with the end of its log, and
+    /// everything already started is stopped (also on Ctrl-C). A directory whose processes
+    /// have exited is removed first. Exit 2: a cluster already runs in the directory, the
+    /// directory is not a gpulab cluster's, or the binary is missing (the message says how
+    /// to build it); 3: a port is taken or a component failed.
+    Up(ClusterUpArgs),
+    /// Stop every process of the cluster by its PID and remove its directory.
+    ///
+    /// SIGTERM, then SIGKILL after 10 s; a PID that now runs another command than the one
+    /// recorded is left alone. Exit 2 when the directory holds no gpulab cluster.
+    Down(ClusterDirArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ClusterUpArgs {
+    /// The Kubernetes release; its binary is
+    /// ${GPULAB_CACHE:-~/.cache/gpulab}/kube/<release>/kube-oracle (`scripts/oracle-kube.sh
+    /// <release>` builds it).
+    #[arg(long, value_name = "V", default_value = gpulab::cluster::DEFAULT_RELEASE)]
+    pub k8s_version: String,
+    #[command(flatten)]
+    pub dir: ClusterDirArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ClusterDirArgs {
+    /// The cluster's private directory (0700) [default: $XDG_RUNTIME_DIR/gpulab-cluster-<uid>,
+    /// else /tmp/gpulab-cluster-<uid>].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -112,7 +156,7 @@ pub enum BackendKind {
     /// The real `containerd` binary and daemons on private roots and sockets.
     Containerd,
     /// A Kubernetes cluster through a kubeconfig context (`GPULAB_KUBECONFIG`, else the
-    /// usual kubeconfig); kind- or kwok- contexts only unless allowed.
+    /// usual kubeconfig); kind-, kwok- or gpulab- contexts only unless allowed.
     Kube,
 }
 
@@ -126,7 +170,7 @@ pub struct ParityArgs {
     /// kubeconfig context (kube backend).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
-    /// Allow a context whose name does not start with `kind-` or `kwok-`.
+    /// Allow a context whose name does not start with `kind-`, `kwok-` or `gpulab-`.
     #[arg(long)]
     pub allow_non_lab_cluster: bool,
     /// Place a scenario node on a cluster node (kube backend), e.g.
@@ -362,6 +406,18 @@ mod tests {
         let Command::Schedule(args) = cli.command else { panic!("not schedule") };
         assert_eq!((args.nodes, args.k8s_version), (PathBuf::from("n.yaml"), "1.33".to_string()));
         assert!(args.runtimeclasses.is_none());
+    }
+
+    /// `cluster up` defaults to the newest release; `--dir` is optional on both.
+    #[test]
+    fn cluster_arguments() {
+        let cli = Cli::try_parse_from(["gpulab", "cluster", "up"]).unwrap();
+        let Command::Cluster(ClusterCommand::Up(a)) = cli.command else { panic!("not cluster up") };
+        assert_eq!((a.k8s_version.as_str(), a.dir.dir), ("v1.37.2", None));
+        let cli = Cli::try_parse_from(["gpulab", "cluster", "down", "--dir", "/tmp/c"]).unwrap();
+        let Command::Cluster(ClusterCommand::Down(a)) = cli.command else { panic!("not cluster down") };
+        assert_eq!(a.dir, Some(PathBuf::from("/tmp/c")));
+        assert!(Cli::try_parse_from(["gpulab", "cluster", "down", "--k8s-version", "v1.34.0"]).is_err());
     }
 
     /// clap's own consistency checks on the whole definition.

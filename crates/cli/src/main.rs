@@ -11,16 +11,20 @@
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 //! - [`scenario`]: `gpulab scenario run|replay` and `gpulab parity`; the real containerd backend.
+//! - [`oracle`]: the real containerd binaries, one per version (installed or built into the cache).
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
 //! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
+//! - [`cluster_cmd`]: `gpulab cluster up|down` over the library's `gpulab::cluster`.
 
 mod cli;
+mod cluster_cmd;
 mod cri;
 mod containerd;
 mod exit;
 mod goldens;
+mod oracle;
 mod output;
 mod scenario;
 mod slots;
@@ -48,6 +52,8 @@ fn main() {
         cli::Command::Rollout(args) => rollout::run(&args, cli.output),
         cli::Command::Report(args) => report::run(&args, cli.output),
         cli::Command::Schedule(args) => schedule::run(&args, cli.output),
+        cli::Command::Cluster(cli::ClusterCommand::Up(args)) => cluster_cmd::up(&args, cli.output),
+        cli::Command::Cluster(cli::ClusterCommand::Down(args)) => cluster_cmd::down(&args),
     };
     std::process::exit(code.into());
 }

@@ -261,7 +261,7 @@ fn other_node() -> (&'static str, Value) {
     ("/api/v1/nodes/kind-control-plane", json!({"kind": "Node", "metadata": {"name": "kind-control-plane", "labels": {"kubernetes.io/hostname": "kind-control-plane"}}}))
 }
 
-/// A context that is not `kind-…`/`kwok-…` is refused with a clear message, and nothing
+/// A context that is not `kind-…`/`kwok-…`/`gpulab-…` is refused with a clear message, and nothing
 /// at all is sent to the API server.
 #[test]
 fn non_lab_context_is_refused() {

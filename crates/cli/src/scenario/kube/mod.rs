@@ -1,7 +1,7 @@
 //! The kube backend: a scenario replayed against a real cluster through kube-rs
 //! (`gpulab scenario replay DIR --backend kube`, `gpulab parity DIR --backend kube`).
 //!
-//! Safety: the kubeconfig context must start with `kind-` or `kwok-` unless
+//! Safety: the kubeconfig context must start with `kind-`, `kwok-` or `gpulab-` unless
 //! `--allow-non-lab-cluster` is given (checked before anything is sent); every run has
 //! its own namespace; cluster-scoped objects are written only when the run created them
 //! (labelled `gpulab.dev/run=<run>`); everything the run created is removed on success,

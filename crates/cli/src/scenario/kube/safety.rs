@@ -1,18 +1,22 @@
 //! The kube backend's safety rules, sans I/O: which kubeconfig context it may use (a lab
-//! cluster — `kind-…` or `kwok-…` — unless the user says otherwise), the run's own
+//! cluster — `kind-…`, `kwok-…`, or `gpulab-…` from `gpulab cluster up` — unless the user
+//! says otherwise), the run's own
 //! namespace, and which cluster-scoped objects it may write (only its own, labelled).
 
 use serde_json::Value;
 
 use super::requests::RUN_LABEL;
 
+/// The context prefixes of lab clusters: kind's, kwok's, and `gpulab cluster up`'s.
+pub const LAB_PREFIXES: [&str; 3] = ["kind-", "kwok-", gpulab::cluster::kubeconfig::CONTEXT_PREFIX];
+
 /// Refuses a context that is not a lab cluster unless explicitly allowed.
 pub fn check_context(context: &str, allow_non_lab_cluster: bool) -> Result<(), String> {
-    if context.starts_with("kind-") || context.starts_with("kwok-") || allow_non_lab_cluster {
+    if LAB_PREFIXES.iter().any(|p| context.starts_with(p)) || allow_non_lab_cluster {
         Ok(())
     } else {
         Err(format!(
-            "refusing kubeconfig context {context:?}: it does not start with `kind-` or `kwok-`, so it may not be a lab cluster; \
+            "refusing kubeconfig context {context:?}: it does not start with `kind-`, `kwok-` or `gpulab-`, so it may not be a lab cluster; \
              pass --context {context} --allow-non-lab-cluster to use it anyway"
         ))
     }
@@ -42,10 +46,21 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// Only kind-/kwok- contexts are used unless explicitly allowed.
+    /// Only kind-/kwok-/gpulab- contexts are used unless explicitly allowed — among them
+    /// the context `gpulab cluster up` writes.
     #[test]
     fn context_safety() {
-        let cases = [("kind-lab", false, true), ("kwok-x", false, true), ("prod-eu", false, false), ("prod-eu", true, true), ("kindly", false, false), ("", false, false)];
+        let cluster_up = gpulab::cluster::kubeconfig::context_name(gpulab::cluster::DEFAULT_RELEASE);
+        let cases = [
+            ("kind-lab", false, true),
+            ("kwok-x", false, true),
+            (cluster_up.as_str(), false, true),
+            ("gpulab", false, false),
+            ("prod-eu", false, false),
+            ("prod-eu", true, true),
+            ("kindly", false, false),
+            ("", false, false),
+        ];
         for (ctx, allow, ok) in cases {
             assert_eq!(check_context(ctx, allow).is_ok(), ok, "{ctx}");
         }
