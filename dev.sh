@@ -56,6 +56,7 @@ setup() {
     step "npm ci (playwright-core; binaryen = the only wasm-opt that reads this wasm)"
     (cd tests/e2e && npm ci --no-audit --no-fund)
   fi
+  "$ROOT/scripts/oracle-kube.sh" >/dev/null  # etcd + control plane from upstream source, cached per version (~40 min cold)
 }
 
 case "${1:-}" in

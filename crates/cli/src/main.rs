@@ -11,6 +11,7 @@
 //! - [`goldens`]: the golden-case runner — walks goldens directories and dispatches
 //!   each case to its area's runner.
 //! - [`scenario`]: `gpulab scenario run|replay` and `gpulab parity`; the real containerd backend.
+//! - [`oracle`]: the real containerd binaries, one per version (installed or built into the cache).
 //! - [`slots`]: `gpulab slots` and `gpulab mig` over the model's slot calculator.
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
@@ -23,6 +24,7 @@ mod cri;
 mod containerd;
 mod exit;
 mod goldens;
+mod oracle;
 mod output;
 mod scenario;
 mod slots;

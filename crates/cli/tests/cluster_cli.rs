@@ -80,7 +80,7 @@ fn a_component_that_exits_is_named_with_its_log() {
     let out = gpulab(&cache, &["cluster", "up", "--dir", dir.to_str().unwrap()]);
     let (stdout, err) = text(&out);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("gpulab: etcd exited during start-up (exit status: 1); the end of its log:\n  Error: unknown flag: --bogus (etcd)\n"), "{err}");
+    assert!(err.contains("gpulab: etcd exited during start-up (exit status: 1): unknown flag: --bogus (etcd); the end of its log:\n  Error: unknown flag: --bogus (etcd)\n"), "{err}");
     assert!(err.contains(&format!("stopped what had started and removed {}", dir.display())), "{err}");
     assert!(stdout.is_empty(), "{stdout}");
     assert!(!dir.exists());

@@ -206,8 +206,7 @@ fn a_failing_component_leaves_nothing_behind() {
     let e = Cluster::start(o).unwrap_err();
     eprintln!("the error, as `gpulab cluster up` prints it:\n{}", e.message);
     assert_eq!(e.kind, ErrorKind::External);
-    assert!(e.message.starts_with("kube-scheduler exited during start-up (exit status: 1); the end of its log:\n"), "{}", e.message);
-    assert!(e.message.contains("unknown flag: --no-such-flag"), "{}", e.message);
+    assert!(e.message.starts_with("kube-scheduler exited during start-up (exit status: 1): unknown flag: --no-such-flag; the end of its log:\n"), "{}", e.message);
     let pid_of = |c: &str| -> u32 {
         let rest = e.message.split(&format!("\n  {c} (pid ")).nth(1).unwrap_or_else(|| panic!("{c} not stopped: {}", e.message));
         rest.split(')').next().unwrap().parse().unwrap()
@@ -217,4 +216,13 @@ fn a_failing_component_leaves_nothing_behind() {
         assert!(e.message.contains(&format!("\n  {c} (pid {}) stopped (SIGTERM)", pid_of(c))), "{}", e.message);
     }
     assert_nothing_left(&pids, &ports, &dir);
+
+    // The first component failing: etcd's own words (Go's flag package) in the headline.
+    let mut o = options(&tmp.0.join("c"));
+    o.ports = Some(ports);
+    o.extra_args = vec![(Component::Etcd, "--no-such-flag".to_string())];
+    let e = Cluster::start(o).unwrap_err();
+    assert!(e.message.starts_with("etcd exited during start-up (exit status: "), "{}", e.message);
+    assert!(e.message.contains("): flag provided but not defined: -no-such-flag; the end of its log:\n"), "{}", e.message);
+    assert_nothing_left(&[], &ports, &dir);
 }

@@ -74,11 +74,12 @@ proptest! {
             .with("/etc/containerd/conf.d/20-b.toml", b);
         let version = Version::parse(RECORDED[v]).unwrap();
         let r = containerd::load(&files, &version);
+        // containerd's own refusal, or the lab's nesting limit (dotted keys of 400 segments).
         if r.dump.exit != 0 {
-            prop_assert!(r.dump.stderr.contains("containerd: "), "no error text: {:?}", r.dump.stderr);
+            prop_assert!(r.dump.stderr.contains("containerd: ") || r.dump.stderr.contains("gpulab: "), "no error text: {:?}", r.dump.stderr);
         }
         if let Start::Exited { last_line, .. } = &r.start {
-            prop_assert!(last_line.starts_with("containerd: "));
+            prop_assert!(last_line.starts_with("containerd: ") || last_line.starts_with("gpulab: "));
         }
         for d in r.diagnostics.iter().filter(|d| d.code == "containerd-toml-syntax" || d.code == "containerd-wrong-type") {
             let span = d.primary.as_ref();

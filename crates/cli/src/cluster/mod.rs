@@ -15,6 +15,7 @@
 //! - [`flags`]: each component's command line, sans I/O.
 //! - [`process`]: spawn with a log and a pidfile; stop by PID after checking
 //!   `/proc/PID/cmdline`.
+//! - [`log`]: a failed component's log: its end and the line saying why.
 //! - [`ready`]: etcd's `/health`, the API server's `/readyz`, the others' `/healthz`.
 //! - [`up`]: [`Cluster::start`], its [`Drop`], [`Cluster::detach`].
 //! - [`down`]: stopping a detached cluster from its pidfiles.
@@ -24,6 +25,7 @@ pub mod dir;
 pub mod down;
 pub mod flags;
 pub mod kubeconfig;
+pub mod log;
 pub mod pki;
 pub mod ports;
 pub mod process;

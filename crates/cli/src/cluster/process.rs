@@ -3,7 +3,6 @@
 //! wait, then SIGKILL — and never before `/proc/PID/cmdline` shows the very command line
 //! the pidfile recorded, so a PID the kernel gave to another process since is left alone.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -74,18 +73,6 @@ pub fn live_cmdline(pid: u32) -> Option<Vec<String>> {
 /// Is `pid` running the command line a pidfile recorded?
 pub fn is_ours(p: &Pidfile) -> bool {
     live_cmdline(p.pid).is_some_and(|c| c == p.cmdline)
-}
-
-/// The last `lines` lines of a log file (empty when it cannot be read).
-pub fn log_tail(path: &Path, lines: usize) -> String {
-    let Ok(mut f) = std::fs::File::open(path) else { return String::new() };
-    let len = f.metadata().map_or(0, |m| m.len());
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024)));
-    let mut buf = Vec::new();
-    let _ = f.read_to_end(&mut buf);
-    let text = String::from_utf8_lossy(&buf);
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 /// Sends `signal` (`TERM`, `KILL`) to `pid` with the system's `kill` — this crate has

@@ -21,7 +21,7 @@ use super::pki::{Pki, ADMIN_USER};
 use super::ports::Ports;
 use super::process::{self, Proc, Spawn};
 use super::ready::Probes;
-use super::{flags, Error};
+use super::{flags, log, Error};
 
 /// How long a component has to stop after SIGTERM before it is killed.
 pub const STOP_GRACE: Duration = Duration::from_secs(10);
@@ -247,7 +247,9 @@ impl Cluster {
             interrupted(opts)?;
             let Some(p) = self.procs.iter_mut().find(|p| p.component == c) else { return Err(Error::external(format!("{c} was not started"))) };
             if let Some(how) = p.exited() {
-                return Err(Error::external(format!("{c} exited during start-up ({how}); the end of its log:\n{}", indent(&process::log_tail(&p.log, 20)))));
+                let log = log::read_end(&p.log);
+                let why = log::failure(&log).map(|w| format!(": {w}")).unwrap_or_default();
+                return Err(Error::external(format!("{c} exited during start-up ({how}){why}; the end of its log:\n{}", indent(&log::tail(&log, 20)))));
             }
             let last = match probes.check(c, &self.ports) {
                 Ok(()) => {
@@ -259,7 +261,7 @@ impl Cluster {
                 Err(answer) => answer,
             };
             if Instant::now() >= deadline {
-                let log = process::log_tail(&p.log, 20);
+                let log = log::tail(&log::read_end(&p.log), 20);
                 return Err(Error::external(format!(
                     "{c} was not ready within {} s of the start (its last answer: {last}); the end of its log:\n{}",
                     opts.ready_timeout.as_secs(),

@@ -151,10 +151,7 @@ fn coverage(s: &Scenario, file: &str, text: &str, dir: &Path, out: &mut Vec<Diag
         seen.push(&f.source);
         let shown = dir.join(&f.source).display().to_string();
         if let Err(e) = gpulab_model::containerd::parse::parse(&shown, f.content.as_bytes()) {
-            let message = match &e.kind {
-                gpulab_model::containerd::parse::ParseErrorKind::Other { message } => message.clone(),
-                other => format!("{other:?}"),
-            };
+            let message = e.kind.message();
             out.push(diag("scenario-file-syntax", Severity::Error, &shown, e.line, e.column, format!("not valid TOML: {message}")));
             malformed = true;
         }

@@ -14,8 +14,10 @@
 //! daemon runs with SIGHUP at its default disposition (`env --default-signal=HUP`), or
 //! ignored (`env --ignore-signal=HUP`) for `supervisor = "sighup-ignored"`.
 //!
-//! Nodes whose containerd version is not the installed binary's are not started; their
-//! fields are reported as not observable, with the two versions.
+//! Each node runs the real binary of its own version ([`crate::oracle::resolve`]: the
+//! installed one, or the build `scripts/oracle-containerd.sh` cached). A node whose
+//! version has no real binary is not started; its fields are reported as not
+//! observable, with the reason.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -23,11 +25,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gpulab_model::check_runtime::Status;
-use gpulab_model::containerd::{CommandOutput, Supervisor, Version};
+use gpulab_model::containerd::{CommandOutput, Supervisor};
 use gpulab_model::scenario::engine::{Backend, Unobservable};
 use gpulab_model::scenario::expect::{Domain, Field, Observed};
 use gpulab_model::scenario::format::{Action, NodeSpec, Scenario};
 use gpulab_model::scenario::model::{check_field, dump_field};
+
+use crate::oracle::{self, Oracle};
 
 /// The real script, shipped inside the companion.
 const CHECK_SCRIPT: &str = include_str!("../../../../scripts/check-runtime.sh");
@@ -43,7 +47,11 @@ struct RealNode {
     dir: PathBuf,
     child: Option<Child>,
     restart_at: Option<u64>,
-    /// Why this node is not replayed (version mismatch).
+    /// The real binaries of the node's version.
+    oracle: Option<Oracle>,
+    /// `PATH` for the check script: the stub runtime, then this version's binaries.
+    path_env: String,
+    /// Why this node is not replayed (no real binary of its version).
     skipped: Option<String>,
 }
 
@@ -89,21 +97,22 @@ impl RealNode {
     }
 
     fn ctr(&self, args: &[&str]) -> Option<std::process::Output> {
-        Command::new("ctr").arg("--address").arg(self.socket()).args(["--connect-timeout", "3s"]).args(args).output().ok()
+        Command::new(&self.oracle.as_ref()?.ctr).arg("--address").arg(self.socket()).args(["--connect-timeout", "3s"]).args(args).output().ok()
     }
 
     /// Starts the daemon; waits until `ctr plugins ls` answers or the daemon exits.
-    fn start(&mut self, bin: &Path) -> Result<bool, String> {
+    fn start(&mut self) -> Result<bool, String> {
         if self.is_running() {
             return Ok(true);
         }
+        let bin = self.oracle.as_ref().map(|o| o.containerd.clone()).ok_or_else(|| format!("{}: no real containerd", self.spec.name))?;
         let run = self.dir.join("r");
         std::fs::create_dir_all(&run).map_err(|e| e.to_string())?;
         let log = std::fs::OpenOptions::new().create(true).append(true).open(run.join("daemon.log")).map_err(|e| e.to_string())?;
         let disposition = if self.spec.supervisor == Supervisor::SighupIgnored { "--ignore-signal=HUP" } else { "--default-signal=HUP" };
         let child = Command::new("env")
             .arg(disposition)
-            .arg(bin)
+            .arg(&bin)
             .arg("--config")
             .arg(self.main_config())
             .arg("--root")
@@ -159,38 +168,16 @@ impl RealNode {
 
 /// The backend.
 pub struct RealContainerd {
-    bin: PathBuf,
-    version: Version,
     base: PathBuf,
     nodes: Vec<RealNode>,
     now: u64,
     script: PathBuf,
     gpulab: PathBuf,
-    path_env: String,
     notes: Vec<String>,
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    let out = Command::new("sh").args(["-c", &format!("command -v {name}")]).output().ok()?;
-    let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !p.is_empty()).then(|| PathBuf::from(p))
-}
-
-/// The installed binary and its version (`1.6.20~ds1` → 1.6.20), if any.
-pub fn installed() -> Result<(PathBuf, Version), String> {
-    let bin = which("containerd").ok_or("no `containerd` binary on PATH")?;
-    which("ctr").ok_or("no `ctr` binary on PATH")?;
-    let out = Command::new(&bin).arg("--version").output().map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let word = text.split_whitespace().nth(2).ok_or_else(|| format!("cannot read the version of: {text}"))?;
-    let v = word.split(['~', '+', '-']).next().unwrap_or(word).trim_start_matches('v');
-    let version = Version::parse(v).map_err(|e| format!("containerd {word}: {e:?}"))?;
-    Ok((bin, version))
 }
 
 impl RealContainerd {
     pub fn new() -> Result<RealContainerd, String> {
-        let (bin, version) = installed()?;
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         // Short: the socket path must stay under 108 bytes.
         let base = std::env::temp_dir().join(format!("gl-{}-{nanos}", std::process::id()));
@@ -200,8 +187,24 @@ impl RealContainerd {
         let stub = base.join("bin/nvidia-container-runtime");
         write_exec(&stub)?;
         let gpulab = std::env::current_exe().map_err(|e| e.to_string())?;
-        let path_env = format!("{}:{}", base.join("bin").display(), std::env::var("PATH").unwrap_or_default());
-        Ok(RealContainerd { bin, version, base, nodes: Vec::new(), now: 0, script, gpulab, path_env, notes: Vec::new() })
+        Ok(RealContainerd { base, nodes: Vec::new(), now: 0, script, gpulab, notes: Vec::new() })
+    }
+
+    /// The node's real binaries and the `PATH` the check script sees them on (a
+    /// directory of links, so `containerd` and `ctr` are that version's, whatever else
+    /// is installed).
+    fn binaries(&self, spec: &NodeSpec) -> Result<(Oracle, String), String> {
+        let version = spec.version.as_ref().ok_or_else(|| format!("containerd {} is not a version the model knows", spec.containerd))?;
+        let o = oracle::resolve(version)?;
+        let dir = self.base.join(format!("containerd-{version}"));
+        if !dir.is_dir() {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for (name, target) in [("containerd", &o.containerd), ("ctr", &o.ctr)] {
+                std::os::unix::fs::symlink(target, dir.join(name)).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+        }
+        let path_env = format!("{}:{}:{}", self.base.join("bin").display(), dir.display(), std::env::var("PATH").unwrap_or_default());
+        Ok((o, path_env))
     }
 
     fn node(&mut self, name: &str) -> Result<&mut RealNode, String> {
@@ -210,13 +213,13 @@ impl RealContainerd {
 
     /// Starts `name`'s daemon; a start that fails is followed by systemd's restart timer.
     fn start_node(&mut self, i: usize) -> Result<(), String> {
-        let (bin, now) = (self.bin.clone(), self.now);
+        let now = self.now;
         let Some(n) = self.nodes.get_mut(i) else { return Ok(()) };
         if n.skipped.is_some() {
             return Ok(());
         }
         n.restart_at = None;
-        if !n.start(&bin)? {
+        if !n.start()? {
             if let Supervisor::Systemd { restart_sec } = n.spec.supervisor {
                 n.restart_at = Some(now + restart_sec);
             }
@@ -225,7 +228,7 @@ impl RealContainerd {
     }
 
     fn check(&mut self, name: &str) -> Result<(String, Vec<(Status, String)>), String> {
-        let (script, gpulab, path_env) = (self.script.clone(), self.gpulab.clone(), self.path_env.clone());
+        let (script, gpulab) = (self.script.clone(), self.gpulab.clone());
         let n = self.node(name)?;
         let out = Command::new("sh")
             .arg(&script)
@@ -235,7 +238,7 @@ impl RealContainerd {
             .arg("--config")
             .arg(n.main_config())
             .env("GPULAB", &gpulab)
-            .env("PATH", &path_env)
+            .env("PATH", &n.path_env)
             .env("LANG", "C.UTF-8")
             .env_remove("LC_ALL")
             .env_remove("LC_MESSAGES")
@@ -285,21 +288,24 @@ impl Drop for RealContainerd {
 
 impl Backend for RealContainerd {
     fn name(&self) -> String {
-        format!("containerd {}", self.version.recorded())
+        "containerd".to_string()
     }
 
     fn setup(&mut self, scenario: &Scenario) -> Result<(), String> {
         self.notes.push("systemd is simulated: a dead daemon under supervisor = systemd is started again by the companion once the scenario clock passes RestartSec".into());
         for (i, spec) in scenario.nodes.iter().enumerate() {
             let dir = self.base.join(format!("n{i}"));
-            let skipped = match &spec.version {
-                Some(v) if *v == self.version => None,
-                _ => Some(format!("node runs containerd {}; the installed binary is {}", spec.containerd, self.version.recorded())),
+            let (oracle, path_env, skipped) = match self.binaries(spec) {
+                Ok((o, path_env)) => {
+                    self.notes.push(format!("{}: containerd {} ({})", spec.name, o.reported, o.containerd.display()));
+                    (Some(o), path_env, None)
+                }
+                Err(why) => {
+                    self.notes.push(format!("{}: not replayed ({why})", spec.name));
+                    (None, String::new(), Some(why))
+                }
             };
-            if let Some(why) = &skipped {
-                self.notes.push(format!("{}: not replayed ({why})", spec.name));
-            }
-            let node = RealNode { spec: spec.clone(), dir, child: None, restart_at: None, skipped };
+            let node = RealNode { spec: spec.clone(), dir, child: None, restart_at: None, oracle, path_env, skipped };
             for (path, f) in &spec.files {
                 node.write(path, &f.content)?;
             }
@@ -361,11 +367,11 @@ impl Backend for RealContainerd {
         if field.domain() != Domain::Containerd {
             return Err("a Kubernetes field: the containerd backend does not observe it".into());
         }
-        let bin = self.bin.clone();
         let n = self.node(subject)?;
         if let Some(why) = &n.skipped {
             return Err(why.clone());
         }
+        let bin = n.oracle.as_ref().map(|o| o.containerd.clone()).ok_or("no real containerd")?;
         let text = |s: &str| Ok(Observed::Text(s.to_string()));
         let running = n.is_running();
         match field {

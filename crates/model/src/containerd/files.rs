@@ -104,19 +104,32 @@ impl Files {
                 _ => vec![pattern.to_string()],
             });
         }
-        let (dir, file) = split(pattern);
-        let dir = clean_glob_path(dir);
-        if !has_meta(&dir) {
-            return self.glob_dir(&dir, file);
+        // Go's `Glob` recurses once per directory level that holds a meta character
+        // (`/a*/b*/c*`); the same walk as a loop, so a pattern of a thousand levels
+        // cannot exhaust the stack. Every pattern is split before any directory is read.
+        let mut levels = Vec::new();
+        let mut rest = pattern;
+        let base = loop {
+            let (dir, file) = split(rest);
+            let dir = clean_glob_path(dir);
+            levels.push(file);
+            if !has_meta(dir) {
+                break dir;
+            }
+            if dir == rest {
+                return Err(GlobError);
+            }
+            rest = dir;
+        };
+        let mut found = vec![base.to_string()];
+        for file in levels.iter().rev() {
+            let mut next = Vec::new();
+            for d in &found {
+                next.extend(self.glob_dir(d, file)?);
+            }
+            found = next;
         }
-        if dir == pattern {
-            return Err(GlobError);
-        }
-        let mut out = Vec::new();
-        for d in self.glob(&dir)? {
-            out.extend(self.glob_dir(&d, file)?);
-        }
-        Ok(out)
+        Ok(found)
     }
 
     fn glob_dir(&self, dir: &str, pattern: &str) -> Result<Vec<String>, GlobError> {
@@ -156,11 +169,12 @@ fn split(p: &str) -> (&str, &str) {
     }
 }
 
-fn clean_glob_path(p: &str) -> String {
+/// `cleanGlobPath`: the directory part without its trailing `/` (a prefix of `p`).
+fn clean_glob_path(p: &str) -> &str {
     match p {
-        "" => ".".to_string(),
-        "/" => "/".to_string(),
-        _ => p.get(..p.len() - 1).unwrap_or("").to_string(),
+        "" => ".",
+        "/" => "/",
+        _ => p.get(..p.len() - 1).unwrap_or(""),
     }
 }
 
@@ -283,35 +297,91 @@ fn class_char(p: &[char], i: usize) -> Result<(char, usize), GlobError> {
     }
 }
 
-fn match_from(p: &[char], n: &[char]) -> bool {
-    match p.first() {
-        None => n.is_empty(),
-        Some('*') => {
-            let rest = p.get(1..).unwrap_or(&[]);
-            (0..=n.len())
-                .take_while(|&k| n.get(..k).is_some_and(|s| !s.contains(&'/')))
-                .any(|k| match_from(rest, n.get(k..).unwrap_or(&[])))
+/// Go's `Match` loop (a valid pattern): the pattern in chunks, each a run of `*`
+/// then characters up to the next `*`; a chunk is matched at the leftmost place it
+/// fits (chunks have a fixed length, so leftmost is never worse), the last one where
+/// it ends the name. Iterative and O(pattern × name): a pattern of a thousand `*`
+/// neither recurses nor backtracks exponentially.
+fn match_from(mut p: &[char], mut n: &[char]) -> bool {
+    'pattern: while !p.is_empty() {
+        let (star, chunk, rest) = scan_chunk(p);
+        p = rest;
+        if star && chunk.is_empty() {
+            // A trailing `*` matches the rest unless it holds a `/`.
+            return !n.contains(&'/');
         }
-        Some('?') => match n.first() {
-            Some(c) if *c != '/' => match_from(p.get(1..).unwrap_or(&[]), n.get(1..).unwrap_or(&[])),
-            _ => false,
-        },
-        Some('[') => match n.first() {
-            Some(c) if *c != '/' => match parse_class(p, 1, Some(*c)) {
-                Ok((true, end)) => match_from(p.get(end..).unwrap_or(&[]), n.get(1..).unwrap_or(&[])),
-                _ => false,
-            },
-            _ => false,
-        },
-        Some('\\') => match (p.get(1), n.first()) {
-            (Some(a), Some(b)) if a == b => match_from(p.get(2..).unwrap_or(&[]), n.get(1..).unwrap_or(&[])),
-            _ => false,
-        },
-        Some(c) => match n.first() {
-            Some(d) if d == c => match_from(p.get(1..).unwrap_or(&[]), n.get(1..).unwrap_or(&[])),
-            _ => false,
-        },
+        if let Some(t) = match_chunk(chunk, n) {
+            if t.is_empty() || !p.is_empty() {
+                n = t;
+                continue;
+            }
+        }
+        if star {
+            // Skip i + 1 characters, never a `/`.
+            for i in 0..n.len() {
+                if n.get(i) == Some(&'/') {
+                    break;
+                }
+                let Some(t) = match_chunk(chunk, n.get(i + 1..).unwrap_or(&[])) else { continue };
+                if p.is_empty() && !t.is_empty() {
+                    continue;
+                }
+                n = t;
+                continue 'pattern;
+            }
+        }
+        return false;
     }
+    n.is_empty()
+}
+
+/// `scanChunk`: leading stars, then the chunk up to the next `*` outside a class.
+fn scan_chunk(p: &[char]) -> (bool, &[char], &[char]) {
+    let stars = p.iter().take_while(|c| **c == '*').count();
+    let p = p.get(stars..).unwrap_or(&[]);
+    let mut in_range = false;
+    let mut i = 0;
+    while let Some(c) = p.get(i) {
+        match c {
+            '\\' if i + 1 < p.len() => i += 1,
+            '[' => in_range = true,
+            ']' => in_range = false,
+            '*' if !in_range => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    let (chunk, rest) = p.split_at(i.min(p.len()));
+    (stars > 0, chunk, rest)
+}
+
+/// `matchChunk`: the rest of `n` after `chunk` matched at its start, if it does.
+fn match_chunk<'n>(chunk: &[char], mut n: &'n [char]) -> Option<&'n [char]> {
+    let mut i = 0;
+    while let Some(pc) = chunk.get(i) {
+        let (&c, after) = n.split_first()?;
+        match pc {
+            '[' => {
+                let (true, end) = parse_class(chunk, i + 1, Some(c)).ok()? else { return None };
+                if c == '/' {
+                    return None;
+                }
+                i = end;
+            }
+            '?' if c != '/' => i += 1,
+            '?' => return None,
+            '\\' => {
+                if chunk.get(i + 1) != Some(&c) {
+                    return None;
+                }
+                i += 2;
+            }
+            lit if *lit == c => i += 1,
+            _ => return None,
+        }
+        n = after;
+    }
+    Some(n)
 }
 
 #[cfg(test)]

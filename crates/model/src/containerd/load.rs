@@ -41,6 +41,9 @@ pub enum LoadErrorCode {
     VersionTooHigh,
     DropinVersionAboveRoot,
     BadPluginUri,
+    /// The lab's own limit, not containerd's: a file nested deeper than
+    /// [`DEPTH_LIMIT`](super::parse::DEPTH_LIMIT).
+    NestingLimit,
 }
 
 impl LoadErrorCode {
@@ -54,6 +57,7 @@ impl LoadErrorCode {
             LoadErrorCode::VersionTooHigh => "containerd-version-unsupported",
             LoadErrorCode::DropinVersionAboveRoot => "containerd-dropin-version-above-root",
             LoadErrorCode::BadPluginUri => "containerd-plugin-uri-invalid",
+            LoadErrorCode::NestingLimit => "containerd-nesting-limit",
         }
     }
 }
@@ -241,6 +245,15 @@ fn to_u32(n: usize) -> u32 {
 
 fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
     let at = Some(Origin { file: path.into(), line: e.line, column: e.column });
+    if e.kind == ParseErrorKind::TooDeep {
+        let message = format!(
+            "{path}:{}:{}: {}: the lab does not model a file nested this deep (containerd itself reads it)",
+            e.line,
+            e.column,
+            e.kind.message()
+        );
+        return LoadError { message, code: LoadErrorCode::NestingLimit, at, dump_ignores: false, log: None };
+    }
     let code = LoadErrorCode::Syntax;
     if version.is_1x() {
         let (line, col, text) = match &e.kind {
@@ -249,18 +262,14 @@ fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
             }
             ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
             ParseErrorKind::DuplicateKey { name } => (e.line, 1, format!("The following key was defined twice: {name}")),
-            ParseErrorKind::InvalidUtf8 => (e.line, e.column, "invalid UTF-8".to_string()),
             ParseErrorKind::Other { message } => go_toml_v1_syntax(e, message),
+            ParseErrorKind::InvalidUtf8 | ParseErrorKind::TooDeep => (e.line, e.column, e.kind.message()),
         };
         return LoadError { message: format!("failed to load TOML: {path}: ({line}, {col}): {text}"), code, at, dump_ignores: false, log: None };
     }
-    let (text, positioned) = match &e.kind {
-        ParseErrorKind::UnterminatedBasicString { .. } => ("basic strings cannot have new lines".to_string(), true),
-        ParseErrorKind::DuplicateTable { name, .. } => (format!("table {name} already exists"), false),
-        ParseErrorKind::DuplicateKey { name } => (format!("key {name} is already defined"), false),
-        ParseErrorKind::InvalidUtf8 => ("invalid UTF-8".to_string(), true),
-        ParseErrorKind::Other { message } => (message.clone(), true),
-    };
+    // go-toml v2 words them as `ParseErrorKind::message` does; a duplicate has no position.
+    let text = e.kind.message();
+    let positioned = !matches!(e.kind, ParseErrorKind::DuplicateTable { .. } | ParseErrorKind::DuplicateKey { .. });
     if positioned {
         let log = LogLine::new("error", "Failure unmarshaling TOML")
             .field("column", e.column.to_string())

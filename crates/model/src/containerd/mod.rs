@@ -177,7 +177,9 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
                 stderr.push('\n');
             }
             diagnostics.push(load_error_diagnostic(err));
-            let last_line = format!("containerd: {}", err.message);
+            // The lab's own limit is not containerd's line.
+            let who = if err.code == load::LoadErrorCode::NestingLimit { "gpulab" } else { "containerd" };
+            let last_line = format!("{who}: {}", err.message);
             let start = Start::Exited { code: 1, last_line: last_line.clone(), cri_error_line: None };
             if err.dump_ignores {
                 // 2.x `config dump` swallows os.IsNotExist and prints what merged so far.
@@ -227,6 +229,9 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
 
 fn load_error_diagnostic(err: &load::LoadError) -> Diagnostic {
     let mut d = Diagnostic::new(err.code.as_str(), Severity::Fatal).arg("message", &err.message);
+    if err.code == load::LoadErrorCode::NestingLimit {
+        d = d.arg("limit", parse::DEPTH_LIMIT.to_string());
+    }
     if let Some(at) = &err.at {
         d = d.at(Span::new(&*at.file, at.line, at.column));
     }

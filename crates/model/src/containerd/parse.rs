@@ -6,6 +6,8 @@
 use super::parse_events::SyntaxError;
 use super::value::Table;
 
+pub use super::parse_events::DEPTH_LIMIT;
+
 /// Why a file could not be parsed, with the position each go-toml version reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -31,6 +33,23 @@ pub enum ParseErrorKind {
     DuplicateKey { name: String },
     /// Any other syntax error, with `toml_edit`'s description.
     Other { message: String },
+    /// Keys, tables or arrays nested deeper than [`DEPTH_LIMIT`]: the lab's own limit
+    /// (containerd reads any depth), at the first key or value past it.
+    TooDeep,
+}
+
+impl ParseErrorKind {
+    /// The error in words, for readers that do not word it as go-toml does.
+    pub fn message(&self) -> String {
+        match self {
+            ParseErrorKind::InvalidUtf8 => "invalid UTF-8".into(),
+            ParseErrorKind::UnterminatedBasicString { .. } => "basic strings cannot have new lines".into(),
+            ParseErrorKind::DuplicateTable { name, .. } => format!("table {name} already exists"),
+            ParseErrorKind::DuplicateKey { name } => format!("key {name} is already defined"),
+            ParseErrorKind::Other { message } => message.clone(),
+            ParseErrorKind::TooDeep => format!("nested more than {DEPTH_LIMIT} levels deep"),
+        }
+    }
 }
 
 /// Maps byte offsets to 1-based (line, column) with columns in characters.
@@ -86,6 +105,9 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Table, ParseError> {
 fn classify(index: &LineIndex<'_>, err: &SyntaxError) -> ParseError {
     let offset = err.span.as_ref().map_or(0, |s| s.start);
     let (line, column) = index.position(offset);
+    if err.too_deep {
+        return ParseError { line, column, kind: ParseErrorKind::TooDeep, line_text: index.line_text(line).to_string() };
+    }
     let message = err.message.clone();
     let span_text = err.span.clone().and_then(|s| index.text.get(s)).unwrap_or("").to_string();
     let kind = if message.starts_with("invalid basic string") {

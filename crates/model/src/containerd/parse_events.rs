@@ -32,11 +32,22 @@ use super::value::{Node, Origin, Table, Value};
 /// `toml_edit`'s nesting limit (arrays and inline tables).
 const NESTING_LIMIT: u32 = 80;
 
+/// How deep the tree may nest, all containers counted: header keys, dotted keys,
+/// inline tables and arrays (a root key is at depth 1, `[a.b]`'s keys at 3). Every
+/// stage after the parse (merge, decode, dump, explanation, even dropping the tree)
+/// walks it recursively, and `x.y.y.…` written 5,000 times overflowed the browser's
+/// stack. containerd itself (Go, growable stacks) reads any depth; a file deeper than
+/// this is refused by the lab with its own error ([`SyntaxError::too_deep`]), never
+/// read half-way. Real configs nest about 8 deep.
+pub const DEPTH_LIMIT: usize = 128;
+
 /// The first error, as `toml_edit::TomlError` words and places it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct SyntaxError {
     pub message: String,
     pub span: Option<Range<usize>>,
+    /// The lab's own limit ([`DEPTH_LIMIT`]), not a TOML error.
+    pub too_deep: bool,
 }
 
 impl SyntaxError {
@@ -60,11 +71,16 @@ impl SyntaxError {
                 }
             }
         }
-        SyntaxError { message, span: e.unexpected().map(|s| s.start()..s.end()) }
+        SyntaxError { message, span: e.unexpected().map(|s| s.start()..s.end()), too_deep: false }
     }
 
     fn at(message: impl Into<String>, span: Span) -> Self {
-        SyntaxError { message: message.into(), span: Some(span.start()..span.end()) }
+        SyntaxError { message: message.into(), span: Some(span.start()..span.end()), too_deep: false }
+    }
+
+    /// A key or value at `span` nested deeper than [`DEPTH_LIMIT`].
+    fn too_deep(span: Span) -> Self {
+        SyntaxError { too_deep: true, ..SyntaxError::at(format!("nested more than {DEPTH_LIMIT} levels deep"), span) }
     }
 }
 
@@ -103,7 +119,7 @@ pub(super) fn parse(file: &Arc<str>, text: &str, index: &LineIndex<'_>) -> Resul
     if let Some(e) = errors.0 {
         return Err(e);
     }
-    let root = Builder { events: &events, at: 0, source, state: State::default() }.document()?;
+    let root = Builder { events: &events, at: 0, source, state: State::default(), base: 0 }.document()?;
     Ok(Origins { file, index }.table(root))
 }
 
@@ -290,12 +306,14 @@ struct Builder<'e, 's> {
     at: usize,
     source: Source<'s>,
     state: State,
+    /// The depth of the table being filled (its header's keys; 0 for the root).
+    base: usize,
 }
 
 /// The parser already refused malformed input; an event stream that still does not
 /// fit is reported rather than trusted.
 fn unexpected(event: Option<Event>) -> SyntaxError {
-    SyntaxError { message: "unexpected content".into(), span: event.map(|e| e.span().start()..e.span().end()) }
+    SyntaxError { message: "unexpected content".into(), span: event.map(|e| e.span().start()..e.span().end()), too_deep: false }
 }
 
 impl<'s> Builder<'_, 's> {
@@ -329,10 +347,15 @@ impl<'s> Builder<'_, 's> {
                 EventKind::StdTableOpen | EventKind::ArrayTableOpen => {
                     self.state.finish_table()?;
                     let header = self.header(event)?;
+                    self.base = header.parents.len() + 1;
+                    if self.base > DEPTH_LIMIT {
+                        let first = header.parents.get(DEPTH_LIMIT).map_or(header.key.1, |k| k.1);
+                        return Err(SyntaxError::too_deep(first));
+                    }
                     self.state.start_table(header)?;
                 }
                 EventKind::SimpleKey => {
-                    let (path, key, value) = self.key_value(event, false)?;
+                    let (path, key, value) = self.key_value(event, false, self.base)?;
                     self.state.key_value(path, key, value)?;
                 }
                 _ => return Err(unexpected(Some(event))),
@@ -361,17 +384,23 @@ impl<'s> Builder<'_, 's> {
         }
     }
 
-    /// keyval = key keyval-sep val, from its first key; `lines`: comments and newlines
-    /// may sit between (inside an inline table).
-    fn key_value(&mut self, first: Event, lines: bool) -> Result<(Vec<Key>, Key, Item), SyntaxError> {
+    /// keyval = key keyval-sep val, from its first key, in a table at depth `depth`;
+    /// `lines`: comments and newlines may sit between (inside an inline table).
+    fn key_value(&mut self, first: Event, lines: bool, depth: usize) -> Result<(Vec<Key>, Key, Item), SyntaxError> {
         let (path, key) = self.key_path(first)?;
+        if depth + path.len() + 1 > DEPTH_LIMIT {
+            // The first key past the limit.
+            let first = path.get(DEPTH_LIMIT.saturating_sub(depth)).map_or(key.1, |k| k.1);
+            return Err(SyntaxError::too_deep(first));
+        }
+        let depth = depth + path.len() + 1;
         self.skip(lines);
         let sep = self.next();
         if sep.map(|e| e.kind()) != Some(EventKind::KeyValSep) {
             return Err(unexpected(sep));
         }
         self.skip(lines);
-        Ok((path, key, self.value()?))
+        Ok((path, key, self.value(depth)?))
     }
 
     /// simple-key *( ws key-sep ws simple-key ): the parents and the last key.
@@ -407,8 +436,12 @@ impl<'s> Builder<'_, 's> {
         }
     }
 
-    fn value(&mut self) -> Result<Item, SyntaxError> {
+    /// A value at `depth` (its key's; an array's elements are one deeper).
+    fn value(&mut self, depth: usize) -> Result<Item, SyntaxError> {
         let event = self.next().ok_or_else(|| unexpected(None))?;
+        if depth > DEPTH_LIMIT {
+            return Err(SyntaxError::too_deep(event.span()));
+        }
         match event.kind() {
             EventKind::Scalar => self.scalar(event).map(|v| Item::Scalar(v, event.span())),
             EventKind::ArrayOpen => {
@@ -421,18 +454,19 @@ impl<'s> Builder<'_, 's> {
                             return Ok(Item::Array(items, event.span().append(close)));
                         }
                         Some(EventKind::ValueSep) => self.at += 1,
-                        Some(_) => items.push(self.value()?),
+                        Some(_) => items.push(self.value(depth + 1)?),
                         None => return Err(unexpected(None)),
                     }
                 }
             }
-            EventKind::InlineTableOpen => self.inline_table(event),
+            EventKind::InlineTableOpen => self.inline_table(event, depth),
             _ => Err(unexpected(Some(event))),
         }
     }
 
-    /// `toml_edit`'s `on_inline_table`: each key-value is added once its value ends.
-    fn inline_table(&mut self, open: Event) -> Result<Item, SyntaxError> {
+    /// `toml_edit`'s `on_inline_table` (the table at `depth`): each key-value is added
+    /// once its value ends.
+    fn inline_table(&mut self, open: Event, depth: usize) -> Result<Item, SyntaxError> {
         let mut table = Inline::default();
         loop {
             self.skip(true);
@@ -442,7 +476,7 @@ impl<'s> Builder<'_, 's> {
                 EventKind::InlineTableClose => return Ok(Item::Inline(table, open.span().append(next.span()))),
                 EventKind::ValueSep => {}
                 EventKind::SimpleKey => {
-                    let (path, key, value) = self.key_value(next, true)?;
+                    let (path, key, value) = self.key_value(next, true, depth)?;
                     inline_insert(&mut table, &path, key, value)?;
                 }
                 _ => return Err(unexpected(Some(next))),
@@ -659,8 +693,11 @@ mod tests {
 
     fn corpus() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The shared tree beside the repo, or where GPULAB_SHARED says (a worktree).
+        let shared = std::env::var_os("GPULAB_SHARED").map_or_else(|| root.join("../../../shared"), PathBuf::from);
         let mut files = Vec::new();
-        for dir in ["../../../shared/goldens", "../../scenarios", "../../src/steps/data", "data/containerd"] {
+        toml_files(&shared.join("goldens"), &mut files);
+        for dir in ["../../scenarios", "../../src/steps/data", "data/containerd"] {
             toml_files(&root.join(dir), &mut files);
         }
         let mut out: Vec<(String, String)> =
@@ -803,7 +840,7 @@ mod tests {
         /// `toml_edit::Document::parse`, converted as the model converted it.
         pub fn parse(file: std::sync::Arc<str>, text: &str, index: &LineIndex<'_>) -> Result<Table, SyntaxError> {
             let doc = toml_edit::Document::parse(text)
-                .map_err(|e| SyntaxError { message: e.message().to_string(), span: e.span() })?;
+                .map_err(|e| SyntaxError { message: e.message().to_string(), span: e.span(), too_deep: false })?;
             let conv = Converter { file, index };
             Ok(conv.table(doc.as_table()))
         }

@@ -250,10 +250,7 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
     let top = match crate::containerd::parse::parse(file, text.as_bytes()) {
         Ok(t) => t,
         Err(e) => {
-            let msg = match &e.kind {
-                crate::containerd::parse::ParseErrorKind::Other { message } => message.clone(),
-                other => format!("{other:?}"),
-            };
+            let msg = e.kind.message();
             let d = Diagnostic::new("scenario-syntax", Severity::Error).arg("message", msg).at(Span::new(file, e.line, e.column));
             return Err(vec![d]);
         }
