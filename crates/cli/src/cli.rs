@@ -327,7 +327,7 @@ pub struct ScheduleArgs {
     /// RuntimeClasses that exist in the cluster.
     #[arg(long, value_name = "FILE.yaml")]
     pub runtimeclasses: Option<PathBuf>,
-    /// Kubernetes version whose behaviour to model: 1.33, 1.34, 1.35 or 1.36.
+    /// Kubernetes version whose behaviour to model: 1.33, 1.34, 1.35, 1.36 or 1.37.
     #[arg(long, value_name = "VERSION", default_value = "1.35")]
     pub k8s_version: String,
 }
