@@ -29,18 +29,6 @@ else
   echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
 fi
 
-tier "kube: every scenario's Kubernetes expectations against the real control plane (gpulab cluster up; the companion plays the kubelet; fails on any differ)"
-if [ -x "$kube_oracle" ]; then
-  kp_dir=$(mktemp -d)/cluster
-  trap 'cargo run --locked -q -p gpulab -- cluster down --dir "$kp_dir" >/dev/null 2>&1 || true' EXIT
-  cargo run --locked -q -p gpulab -- cluster up --dir "$kp_dir" >/dev/null
-  GPULAB_KUBECONFIG=$kp_dir/kubeconfig cargo run --locked -q -p gpulab -- parity scenarios --backend kube 2>/dev/null | tail -n 1
-  cargo run --locked -q -p gpulab -- cluster down --dir "$kp_dir"
-  trap - EXIT
-else
-  echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
-fi
-
 tier "kube: every scenario against a real cluster (gated on GPULAB_KUBECONFIG; needs Docker and a kind cluster)"
 if [ -n "${GPULAB_KUBECONFIG:-}" ]; then
   cargo run --locked -q -p gpulab -- parity scenarios --backend kube ${GPULAB_KUBE_CONTEXT:+--context "$GPULAB_KUBE_CONTEXT"} | tail -n 1
