@@ -54,6 +54,7 @@ if [ -x "$bin" ] && [ "$(cat "$bin.stamp" 2>/dev/null)" = "$want" ]; then echo "
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kube-oracle-$version.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM   # so the EXIT trap also runs when stopped
 log=$work/log
 cp "$SRC/main.go" "$work/"
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0

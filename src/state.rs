@@ -37,7 +37,7 @@ pub struct Work {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 pub struct KubeInput {
-    /// A Kubernetes minor version (`1.33` … `1.36`).
+    /// A Kubernetes minor version (`1.33` … `1.37`).
     pub version: String,
     pub cluster: String,
     pub runtimeclass: String,

@@ -74,7 +74,7 @@ pub struct SlotsView {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct KubeRequest {
-    /// A Kubernetes minor version (`1.33` … `1.36`).
+    /// A Kubernetes minor version (`1.33` … `1.37`).
     pub version: String,
     pub cluster: String,
     pub runtimeclass: String,

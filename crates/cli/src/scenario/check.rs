@@ -5,7 +5,7 @@
 //!    the schema (unknown keys, wrong types, unknown `do = "…"` actions and fields),
 //!    references to files that do not exist, containerd versions that do not parse;
 //! 2. what the parser accepts but the model does not cover: a Kubernetes version
-//!    outside 1.33–1.36 (error), a containerd version that is not a recorded binary
+//!    outside 1.33–1.37 (error), a containerd version that is not a recorded binary
 //!    (warning: it runs on the nearest recorded defaults), an unknown GPU model
 //!    (warning), a containerd TOML node file that does not parse (error at its own
 //!    file:line:col);

@@ -205,10 +205,39 @@ pub fn replay(args: &ParityArgs, output: OutputFormat) -> ExitCode {
     if all_ok { ExitCode::Success } else { ExitCode::CheckFailed }
 }
 
+/// The scenario as compared against a live cluster: at the cluster's release, which the
+/// model must cover (a scenario's own `kubernetes` version is what `scenario run` checks
+/// its expectations at; parity compares the model and the cluster at the same release).
+/// Returns it with the note saying so.
+fn at_cluster_release(s: &Scenario, args: &ParityArgs, session: &mut KubeSession) -> Result<(Scenario, String), (ExitCode, String)> {
+    if session.is_none() {
+        *session = Some(kube_connect(args)?);
+    }
+    let backend = session.as_ref().ok_or((ExitCode::External, "no kube session".to_string()))?;
+    let release = backend.server_version().map_err(|e| (ExitCode::External, e))?;
+    let minor = release.parse::<gpulab_model::kubernetes::version::KubeVersion>().map_err(|e| (ExitCode::External, format!("the cluster runs Kubernetes {release}: {e}; the model has nothing to compare at that release")))?;
+    let mut at = s.clone();
+    at.kubernetes = minor.to_string();
+    let note = if s.kubernetes == at.kubernetes {
+        format!("the model and the cluster at Kubernetes {release}")
+    } else {
+        format!("the scenario says Kubernetes {}; the cluster runs {release}, so the model ran at {} for this comparison (`gpulab scenario run` checks the expectations at {})", s.kubernetes, at.kubernetes, s.kubernetes)
+    };
+    Ok((at, note))
+}
+
 /// Runs one scenario on the model and on the real backend, and diffs them.
 pub fn parity_of(s: &Scenario, args: &ParityArgs, quiet_progress: bool, session: &mut KubeSession) -> Result<Parity, (ExitCode, String)> {
-    let model = scenario::run_on_model(s);
-    let real = real_record(s, args, quiet_progress, session)?;
+    let (s, note) = match args.backend {
+        BackendKind::Kube => {
+            let (at, note) = at_cluster_release(s, args, session)?;
+            (at, Some(note))
+        }
+        BackendKind::Containerd => (s.clone(), None),
+    };
+    let model = scenario::run_on_model(&s);
+    let mut real = real_record(&s, args, quiet_progress, session)?;
+    real.notes.splice(0..0, note);
     Ok(scenario::diff(&model, &real))
 }
 
@@ -216,6 +245,11 @@ fn print_parity(p: &Parity) {
     println!("{} {} vs model: {} agree, {} differ, {} not compared", if p.ok() { "AGREE" } else { "DIFFER" }, p.scenario, p.agree, p.differ, p.not_compared);
     for e in &p.errors {
         println!("  error: {e}");
+    }
+    // The kube backend's notes say which values its companion wrote (the kubelet, node
+    // lifecycle, device plugin) and at which release the model ran.
+    for n in p.notes.iter().filter(|_| p.backend.starts_with("kube")) {
+        println!("  note: {n}");
     }
     let show = |o: &Option<gpulab_model::scenario::Observed>| o.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);
     // The containerd backend never observes Kubernetes fields: they are counted, not listed.

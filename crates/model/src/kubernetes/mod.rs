@@ -6,7 +6,7 @@
 //!
 //! # Layout
 //!
-//! - [`version`]: the 1.33–1.36 knob and what each version changes.
+//! - [`version`]: the 1.33–1.37 knob and what each version changes.
 //! - [`quantity`]: `resource.Quantity` parsing, rounding and printing.
 //! - [`yaml`]: multi-document manifests into k8s-openapi types, errors with file:line.
 //! - [`resources`]: resource-name classes and a pod's effective request.

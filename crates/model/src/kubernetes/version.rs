@@ -1,4 +1,4 @@
-//! The Kubernetes version knob (1.33–1.36) and what each version changes in the
+//! The Kubernetes version knob (1.33–1.37) and what each version changes in the
 //! behaviour the lab shows (spec §0, the version matrix).
 
 use std::fmt;
@@ -12,11 +12,12 @@ pub enum KubeVersion {
     #[default]
     V1_35,
     V1_36,
+    V1_37,
 }
 
 impl KubeVersion {
     /// Every supported version, oldest first.
-    pub const ALL: [KubeVersion; 4] = [KubeVersion::V1_33, KubeVersion::V1_34, KubeVersion::V1_35, KubeVersion::V1_36];
+    pub const ALL: [KubeVersion; 5] = [KubeVersion::V1_33, KubeVersion::V1_34, KubeVersion::V1_35, KubeVersion::V1_36, KubeVersion::V1_37];
 
     /// TaintToleration names the first untolerated taint (`{KEY: VALUE}`) on 1.33 and
     /// early 1.34; from 1.35 (and late 1.34 patches, PR #134740) it does not. The model
@@ -36,6 +37,14 @@ impl KubeVersion {
     pub fn dynamic_resources_enabled(self) -> bool {
         self >= KubeVersion::V1_34
     }
+
+    /// The DynamicResources PostFilter of a claimless pod says `no new claims to
+    /// deallocate` on 1.34–1.36; from 1.37 it returns Unschedulable with no message
+    /// (`pkg/scheduler/framework/plugins/dynamicresources`, v1.37.2; checked against the
+    /// real v1.37.2 scheduler by `gpulab parity --backend kube`).
+    pub fn dra_no_claims_message(self) -> bool {
+        self.dynamic_resources_enabled() && self <= KubeVersion::V1_36
+    }
 }
 
 impl fmt::Display for KubeVersion {
@@ -45,6 +54,7 @@ impl fmt::Display for KubeVersion {
             KubeVersion::V1_34 => "1.34",
             KubeVersion::V1_35 => "1.35",
             KubeVersion::V1_36 => "1.36",
+            KubeVersion::V1_37 => "1.37",
         })
     }
 }
@@ -55,7 +65,7 @@ pub struct UnknownVersion(pub String);
 
 impl fmt::Display for UnknownVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unsupported Kubernetes version {:?} (supported: 1.33, 1.34, 1.35, 1.36)", self.0)
+        write!(f, "unsupported Kubernetes version {:?} (supported: 1.33, 1.34, 1.35, 1.36, 1.37)", self.0)
     }
 }
 
@@ -70,6 +80,7 @@ impl FromStr for KubeVersion {
             "1.34" => Ok(KubeVersion::V1_34),
             "1.35" => Ok(KubeVersion::V1_35),
             "1.36" => Ok(KubeVersion::V1_36),
+            "1.37" => Ok(KubeVersion::V1_37),
             _ => Err(UnknownVersion(s.to_string())),
         }
     }
@@ -84,6 +95,8 @@ mod tests {
     fn parses_versions() {
         assert_eq!("1.35".parse(), Ok(KubeVersion::V1_35));
         assert_eq!("v1.33.4".parse(), Ok(KubeVersion::V1_33));
+        assert_eq!("v1.37.2".parse(), Ok(KubeVersion::V1_37));
         assert!("1.32".parse::<KubeVersion>().is_err());
+        assert!("1.38".parse::<KubeVersion>().is_err());
     }
 }

@@ -80,7 +80,7 @@ fn handlers(rcs: &[k8s_openapi::api::node::v1::RuntimeClass]) -> Vec<String> {
 
 impl Cluster {
     pub fn new(scenario: &Scenario, nodes: &[ModelNode]) -> Result<Cluster, String> {
-        let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|_| format!("kubernetes {}: not a modelled version (1.33-1.36)", scenario.kubernetes))?;
+        let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|_| format!("kubernetes {}: not a modelled version (1.33-1.37)", scenario.kubernetes))?;
         let mut manifests = Manifests::default();
         let mut pods = Vec::new();
         for m in &scenario.manifests {
@@ -175,6 +175,16 @@ impl Cluster {
             }
             if taints.is_empty() {
                 spec.taints = None;
+            }
+        }
+        // The DaemonSet controller reads the same Nodes (their taints decide where a
+        // daemon pod should run): a NotReady node's not-ready taint takes it out.
+        if let Some(r) = self.rollout.as_mut() {
+            for n in &mut r.controller.nodes {
+                if let Some(m) = self.manifests.nodes.iter().find(|m| m.metadata.name == n.metadata.name) {
+                    n.spec.clone_from(&m.spec);
+                    n.status.clone_from(&m.status);
+                }
             }
         }
     }

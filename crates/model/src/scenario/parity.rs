@@ -35,6 +35,9 @@ pub struct Parity {
     pub not_compared: usize,
     /// Setup or step errors of the real backend.
     pub errors: Vec<String>,
+    /// The real backend's notes: what it simulated, at which release it compared.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl Parity {
@@ -81,5 +84,5 @@ pub fn diff(model: &Record, real: &Record) -> Parity {
     }
     let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
     let (agree, differ, not_compared) = (count("agree"), count("differ"), count("not-compared"));
-    Parity { scenario: real.scenario.clone(), backend: real.backend.clone(), rows, agree, differ, not_compared, errors }
+    Parity { scenario: real.scenario.clone(), backend: real.backend.clone(), rows, agree, differ, not_compared, errors, notes: real.notes.clone() }
 }

@@ -38,6 +38,7 @@ use serde_json::{json, Value};
 
 use super::cleanup::{on_ctrl_c, undo_shared, Plan, SharedPlan};
 use super::exec::{self, commands, ContainerExec, NodeExec};
+use super::node_lifecycle;
 use super::requests::{self, PodReport, RUN_LABEL};
 use super::safety::{check_context, may_write_cluster_object, namespace, run_id};
 
@@ -189,6 +190,11 @@ impl KubeBackend {
         }
     }
 
+    /// The API server's `/version` (`v1.37.2`).
+    pub fn server_version(&self) -> Result<String, String> {
+        self.rt.block_on(self.client.apiserver_version()).map(|i| i.git_version).map_err(|e| format!("GET /version: {}", api_error(&e)))
+    }
+
     /// Removes everything the current run created; one line per thing undone.
     pub fn cleanup(&mut self) -> Vec<String> {
         let exec = self.exec.clone();
@@ -249,7 +255,7 @@ impl KubeBackend {
             if matches!(self.places.get(&name), Some(Place::Real { .. })) {
                 return Ok(());
             }
-            self.places.entry(name).or_insert_with(|| Place::Simulated { cluster: cluster.clone(), created: true });
+            self.places.insert(name, Place::Simulated { cluster: cluster.clone(), created: true });
         }
         let (kind, name, obj) = requests::prepare(&doc, &self.ns, &self.run)?;
         if !kind.namespaced {
@@ -298,7 +304,13 @@ impl KubeBackend {
             if let Place::Simulated { cluster, created: true } = &place {
                 let m = self.node_manifests.get(cluster).cloned().unwrap_or_default();
                 let layers_ready = layers.as_ref().is_none_or(|l| l.kubelet_running || ready);
-                self.send_ok(requests::node_status(cluster, &m["status"]["capacity"], &m["status"]["allocatable"], ready && layers_ready, &now))?;
+                let node_ready = ready && layers_ready;
+                self.send_ok(requests::node_status(cluster, &m["status"]["capacity"], &m["status"]["allocatable"], node_ready, &now))?;
+                self.lifecycle(cluster, node_ready, &now)?;
+            }
+            if matches!(place, Place::Simulated { created: false, .. }) {
+                // No Node of that name (the scenario has no manifest for it): nothing to write.
+                continue;
             }
             if let Some(mut l) = layers {
                 l.node_ready = ready;
@@ -320,6 +332,19 @@ impl KubeBackend {
         Ok(())
     }
 
+    /// The simulated node lifecycle controller for one node the run created: its taints
+    /// follow its Ready condition and `spec.unschedulable` (see [`node_lifecycle`]).
+    fn lifecycle(&mut self, cluster: &str, ready: bool, now: &str) -> Result<(), String> {
+        let Some(n) = self.get(requests::get(&requests::kind("Node")?, cluster, ""))? else { return Ok(()) };
+        let current = n["spec"]["taints"].as_array().cloned().unwrap_or_default();
+        let manifest = self.node_manifests.get(cluster).and_then(|m| m["spec"]["taints"].as_array().cloned()).unwrap_or_default();
+        let unschedulable = n["spec"]["unschedulable"].as_bool().unwrap_or(false);
+        if let Some(t) = node_lifecycle::taints(&manifest, &current, ready, unschedulable, now) {
+            self.send_ok(requests::node_taints(cluster, &t))?;
+        }
+        Ok(())
+    }
+
     /// The simulated kubelet for one pod bound to a simulated node.
     fn simulate_kubelet(&mut self, pod_json: &Value, scenario_node: &str) -> Result<(), String> {
         let Ok(pod) = serde_json::from_value::<Pod>(pod_json.clone()) else { return Ok(()) };
@@ -330,7 +355,10 @@ impl KubeBackend {
             return Ok(());
         }
         let Some(node) = self.sim.nodes.iter().find(|n| n.spec.name == scenario_node) else { return Ok(()) };
-        let attempts = prev.as_ref().map_or(0, |p| p.2) + 1;
+        // The sandbox id is random per attempt in containerd; the companion's kubelet
+        // takes the model's deterministic one for the model's attempt at this step.
+        let modelled = self.sim.cluster.as_ref().and_then(|c| c.pods.iter().find(|p| p.name == name)).map(|p| p.attempts).filter(|a| *a > 0);
+        let attempts = modelled.unwrap_or_else(|| prev.as_ref().map_or(0, |p| p.2) + 1);
         let containers: Vec<String> = pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
         let cluster = self.cluster_name(scenario_node);
         let (report, reason, message, warning) = match create_pod_sandbox(&pod, &self.runtime_classes, &loaded_cri(node), &sandbox_id(&name, attempts)) {
@@ -373,6 +401,17 @@ impl KubeBackend {
                 let node = p["spec"]["nodeName"].as_str().unwrap_or_default().to_string();
                 if let Some(sn) = self.scenario_node_of(&node) {
                     if matches!(self.places.get(&sn), Some(Place::Simulated { .. })) {
+                        if !p["metadata"]["deletionTimestamp"].is_null() {
+                            // Terminating: the simulated kubelet finalises it.
+                            let uid = p["metadata"]["uid"].as_str().unwrap_or_default();
+                            match self.send(requests::finalize_pod(&self.ns, &name, uid)?) {
+                                Ok(_) => {}
+                                Err(kube::Error::Api(s)) if matches!(s.code, 404 | 409) => {}
+                                Err(e) => return Err(format!("finalising pod {name}: {}", api_error(&e))),
+                            }
+                            waiting = true;
+                            continue;
+                        }
                         self.simulate_kubelet(p, &sn)?;
                     }
                 }

@@ -13,6 +13,7 @@
 //! - [`requests`]: every HTTP request, built sans I/O and unit-tested.
 //! - [`exec`]: commands inside a kind node's container (`docker`/`podman exec`), behind
 //!   the [`exec::NodeExec`] trait.
+//! - [`node_lifecycle`]: the taints the node lifecycle controller would write.
 //! - [`cleanup`]: the undo plan and the Ctrl-C handler.
 //! - [`backend`]: the transport — the [`Backend`](gpulab_model::scenario::Backend) that
 //!   sends them, the simulated kubelet for nodes without one.
@@ -20,6 +21,7 @@
 pub mod backend;
 pub mod cleanup;
 pub mod exec;
+pub mod node_lifecycle;
 pub mod requests;
 pub mod safety;
 

@@ -171,9 +171,21 @@ pub fn node_status(node: &str, capacity: &Value, allocatable: &Value, ready: boo
     let body = json!({"status": {
         "capacity": capacity,
         "allocatable": allocatable,
-        "conditions": [{"type": "Ready", "status": status, "reason": reason, "message": message, "lastHeartbeatTime": now, "lastTransitionTime": now}],
+        "conditions": [
+            {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory", "message": "kubelet has sufficient memory available", "lastHeartbeatTime": now, "lastTransitionTime": now},
+            {"type": "DiskPressure", "status": "False", "reason": "KubeletHasNoDiskPressure", "message": "kubelet has no disk pressure", "lastHeartbeatTime": now, "lastTransitionTime": now},
+            {"type": "PIDPressure", "status": "False", "reason": "KubeletHasSufficientPID", "message": "kubelet has sufficient PID available", "lastHeartbeatTime": now, "lastTransitionTime": now},
+            {"type": "Ready", "status": status, "reason": reason, "message": message, "lastHeartbeatTime": now, "lastTransitionTime": now},
+        ],
     }});
     request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
+}
+
+/// Replaces a node's taints (a JSON merge patch of `spec.taints`): the simulated node
+/// lifecycle controller's write (see [`super::node_lifecycle`]).
+pub fn node_taints(node: &str, taints: &[Value]) -> Result<Request<Vec<u8>>, String> {
+    let body = json!({"spec": {"taints": taints}});
+    request(Method::PATCH, &format!("/api/v1/nodes/{node}"), Some("application/merge-patch+json"), Some(&body))
 }
 
 /// What the simulated kubelet reports for a pod.
@@ -210,6 +222,14 @@ pub fn pod_status(ns: &str, pod: &str, report: &PodReport, now: &str) -> Result<
         "containerStatuses": statuses,
     }});
     request(Method::PATCH, &format!("/api/v1/namespaces/{ns}/pods/{pod}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
+}
+
+/// The simulated kubelet finalises a terminating pod: its containers are gone, so it
+/// deletes the pod with no grace period, on the condition that it is still the same pod
+/// (`preconditions.uid`), as the kubelet's status manager does.
+pub fn finalize_pod(ns: &str, pod: &str, uid: &str) -> Result<Request<Vec<u8>>, String> {
+    let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "preconditions": {"uid": uid}});
+    request(Method::DELETE, &format!("/api/v1/namespaces/{ns}/pods/{pod}"), Some("application/json"), Some(&body))
 }
 
 /// An Event the simulated kubelet records for a pod.
@@ -252,12 +272,15 @@ pub fn pod_event(e: &PodEvent<'_>) -> Result<Request<Vec<u8>>, String> {
 
 /// What a run deletes when it ends (success, failure, Ctrl-C), in order: the
 /// cluster-scoped objects carrying its label (RuntimeClasses, the Nodes it created),
-/// then its namespace and with it every namespaced object.
+/// its pods with no grace period (no kubelet would finalise the pods of a simulated node:
+/// they would stay Terminating and keep their node's GPUs), then its namespace and with
+/// it every namespaced object.
 pub fn cleanup(ns: &str, run: &str) -> Result<Vec<Request<Vec<u8>>>, String> {
     let selector = query_escape(&format!("{RUN_LABEL}={run}"));
     Ok(vec![
         request(Method::DELETE, &format!("/apis/node.k8s.io/v1/runtimeclasses?labelSelector={selector}"), None, None)?,
         request(Method::DELETE, &format!("/api/v1/nodes?labelSelector={selector}"), None, None)?,
+        request(Method::DELETE, &format!("/api/v1/namespaces/{ns}/pods"), Some("application/json"), Some(&json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})))?,
         request(Method::DELETE, &format!("/api/v1/namespaces/{ns}"), None, None)?,
     ])
 }
@@ -360,7 +383,7 @@ mod tests {
         assert_eq!(body(&r)[1], json!({"op": "remove", "path": "/status/allocatable/nvidia.com~1gpu"}));
         let r = node_status("n", &json!({"cpu": "4"}), &json!({"cpu": "4"}), false, "2026-11-29T21:00:00Z").unwrap();
         assert_eq!(head(&r).3.as_deref(), Some("application/strategic-merge-patch+json"));
-        let c = &body(&r)["status"]["conditions"][0];
+        let c = &body(&r)["status"]["conditions"][3];
         assert_eq!((c["type"].as_str(), c["status"].as_str(), c["reason"].as_str()), (Some("Ready"), Some("False"), Some("KubeletNotReady")));
     }
 
@@ -384,7 +407,19 @@ mod tests {
         assert_eq!(b["involvedObject"]["uid"], "uid-1");
     }
 
-    /// Cleanup deletes the labelled RuntimeClasses and Nodes, then the namespace, nothing else.
+    /// A terminating pod is finalised with no grace period and the uid as precondition.
+    #[test]
+    fn finalize_request() {
+        let r = finalize_pod("ns", "p", "uid-7").unwrap();
+        assert_eq!(head(&r), ("DELETE".into(), "/api/v1/namespaces/ns/pods/p".into(), None, Some("application/json".into())));
+        assert_eq!(body(&r)["gracePeriodSeconds"], 0);
+        assert_eq!(body(&r)["preconditions"]["uid"], "uid-7");
+        let r = node_taints("n", &[json!({"key": "k", "effect": "NoSchedule"})]).unwrap();
+        assert_eq!(head(&r), ("PATCH".into(), "/api/v1/nodes/n".into(), None, Some("application/merge-patch+json".into())));
+        assert_eq!(body(&r)["spec"]["taints"][0]["key"], "k");
+    }
+
+    /// Cleanup deletes the labelled RuntimeClasses and Nodes, the run's pods, then the namespace, nothing else.
     #[test]
     fn cleanup_is_scoped() {
         let reqs = cleanup("gpulab-incident-r1", "r1").unwrap();
@@ -395,6 +430,7 @@ mod tests {
             [
                 "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev/run%3Dr1",
                 "/api/v1/nodes?labelSelector=gpulab.dev/run%3Dr1",
+                "/api/v1/namespaces/gpulab-incident-r1/pods",
                 "/api/v1/namespaces/gpulab-incident-r1"
             ]
         );

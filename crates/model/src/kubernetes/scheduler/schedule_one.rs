@@ -197,7 +197,8 @@ fn post_filter(
 ) -> (String, Option<String>, Vec<(String, String)>) {
     let mut results: Vec<(String, Status)> = Vec::new();
     if opts.version.dynamic_resources_enabled() {
-        results.push(("DynamicResources".into(), Status::new(Code::Unschedulable, [NO_NEW_CLAIMS])));
+        let reasons: &[&str] = if opts.version.dra_no_claims_message() { &[NO_NEW_CLAIMS] } else { &[] };
+        results.push(("DynamicResources".into(), Status::new(Code::Unschedulable, reasons.iter().copied())));
     }
     let pre = preemption::post_filter(snapshot, pod, codes, state, opts);
     results.push(("DefaultPreemption".into(), pre.status.clone()));
