@@ -2,11 +2,14 @@
 //! binaries + restart-vs-SIGHUP) through `gpulab goldens`, exactly as a developer
 //! runs them: every case must pass, and the summary must count them all.
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 fn goldens_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/containerd")
+    shared_dir::goldens("containerd")
 }
 
 /// Every recorded case × version passes: dump bytes, exit, stderr, CRI rows, CRI

@@ -1,11 +1,14 @@
 //! The DaemonSet goldens (`../shared/goldens/k8s/`) through `gpulab goldens`, as a
 //! cargo test: every case of the three DaemonSet / rollout areas must pass (issue 6).
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 fn golden(file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/k8s").join(file)
+    shared_dir::goldens("k8s").join(file)
 }
 
 /// Runs `gpulab goldens FILE` and returns (exit code, stdout).

@@ -2,11 +2,14 @@
 //! pass every case (the slot calculator's acceptance bar, issue 7). `../shared` sits beside the
 //! repository for developers and CI alike; without it this test fails rather than passing empty.
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 fn goldens_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/nvidia")
+    shared_dir::goldens("nvidia")
 }
 
 /// Every case of sharing-cases.json and mig-profiles.json passes, and there are some.

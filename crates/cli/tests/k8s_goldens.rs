@@ -1,12 +1,15 @@
 //! Issue 5: every case of the seven Kubernetes golden files this model owns passes
 //! through `gpulab goldens`, exactly as the README's test command runs them.
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 /// `../shared/goldens/k8s` from the project root.
 fn goldens_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/k8s")
+    shared_dir::goldens("k8s")
 }
 
 /// Each owned area's file runs green, case by case (a failing case prints its diff).

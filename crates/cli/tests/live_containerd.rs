@@ -13,6 +13,9 @@
 //! `/etc/containerd` in the configs is rewritten to that directory's
 //! `etc/containerd`, so model and binary read the same paths. Commands run in `/`.
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -150,7 +153,7 @@ fn first_difference(expected: &str, actual: &str) -> String {
 }
 
 fn goldens_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/containerd")
+    shared_dir::goldens("containerd")
 }
 
 fn read_golden_input(dir: &Path) -> Node {

@@ -3,13 +3,16 @@
 //! containerd — good config, drop-in written without restart, restart, full-table
 //! drop-in, SIGHUP — run on the containerd model, with the same verdicts.
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::PathBuf;
 
 use gpulab_model::check_runtime::{evaluate, simulated, Verdict};
 use gpulab_model::containerd::{Daemon, Files, Signal, Supervisor, Version};
 
 fn golden_input(case: &str, file: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/containerd").join(case).join("input").join(file);
+    let path = shared_dir::goldens("containerd").join(case).join("input").join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -65,7 +68,7 @@ fn seed_sequence_on_the_simulated_node() {
 #[test]
 fn runtimes_only_dropin_passes_on_2x_after_restart() {
     let main = golden_input("v3-main-v3-dropin", "main.toml");
-    let dropin = std::fs::read_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/containerd/v3-main-v3-dropin/input/conf.d"))
+    let dropin = std::fs::read_dir(shared_dir::goldens("containerd").join("v3-main-v3-dropin/input/conf.d"))
         .unwrap()
         .flatten()
         .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read_to_string(e.path()).unwrap()))

@@ -2,6 +2,9 @@
 //! DaemonSet rollout's view (`NodeRuntime`) are read off the containerd model's daemon,
 //! so a drop-in written without a restart gives the sandbox error until the restart.
 
+#[path = "../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::PathBuf;
 
 use gpulab_model::containerd::{Daemon, Files, Supervisor, Version};
@@ -11,7 +14,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 
 fn golden_input(case: &str, file: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/goldens/containerd").join(case).join("input").join(file);
+    let path = shared_dir::goldens("containerd").join(case).join("input").join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

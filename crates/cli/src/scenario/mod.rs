@@ -246,7 +246,9 @@ fn print_parity(p: &Parity) {
     for e in &p.errors {
         println!("  error: {e}");
     }
-    for n in &p.notes {
+    // The kube backend's notes say which values its companion wrote (the kubelet, node
+    // lifecycle, device plugin) and at which release the model ran.
+    for n in p.notes.iter().filter(|_| p.backend.starts_with("kube")) {
         println!("  note: {n}");
     }
     let show = |o: &Option<gpulab_model::scenario::Observed>| o.as_ref().map_or_else(|| "-".to_string(), ToString::to_string);

@@ -3,6 +3,9 @@
 //! `gpulab_model::check_runtime::evaluate` to agree finding by finding, text by text.
 #![allow(dead_code)]
 
+#[path = "../../../../tests/shared_dir.rs"]
+mod shared_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,7 +21,7 @@ pub fn script() -> PathBuf {
 }
 
 pub fn goldens() -> PathBuf {
-    repo_root().join("../shared/goldens/containerd")
+    shared_dir::goldens("containerd")
 }
 
 /// A fresh private directory under the system temp dir, removed on drop.

@@ -177,6 +177,16 @@ impl Cluster {
                 spec.taints = None;
             }
         }
+        // The DaemonSet controller reads the same Nodes (their taints decide where a
+        // daemon pod should run): a NotReady node's not-ready taint takes it out.
+        if let Some(r) = self.rollout.as_mut() {
+            for n in &mut r.controller.nodes {
+                if let Some(m) = self.manifests.nodes.iter().find(|m| m.metadata.name == n.metadata.name) {
+                    n.spec.clone_from(&m.spec);
+                    n.status.clone_from(&m.status);
+                }
+            }
+        }
     }
 
     /// The device plugin restarts on every GPU node with `text`: each node's
