@@ -35,7 +35,8 @@ fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>) -> M
 
 fn print_diagnostic(d: &Diagnostic) {
     let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    eprintln!("{at}error[{}]: {}", d.code, gpulab_model::kubernetes::yaml::message(d));
+    let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    eprintln!("{at}error[{}]: {}", d.code, args.join("; "));
 }
 
 /// Runs the command.

@@ -12,7 +12,6 @@
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
 //! - [`sort`]: one shared stable sort (driftsort per call site costs wasm size).
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
-//! - [`korean`]: Korean particles chosen by the value before them.
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
@@ -32,7 +31,6 @@ pub mod containerd;
 pub mod daemonset;
 pub mod diagnostic;
 pub mod go;
-pub mod korean;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;
