@@ -53,60 +53,28 @@ fn data_url(mime: &str, text: &str) -> String {
     format!("data:{mime};charset=utf-8,{}", String::from(js_sys::encode_uri_component(text)))
 }
 
-/// The whole number a count field holds, or why not (the bounds of saved work and
-/// `gpulab slots`: 0 to 4294967295), in `lang`, naming the field and the value kept.
-pub fn parse_count(lang: Lang, field: MessageId, text: &str, kept: u32) -> Result<u32, String> {
-    text.trim().parse::<u32>().map_err(|_| {
-        let kept = kept.to_string();
-        tf(lang, MessageId::SlotsNumberInvalid, &[("field", t(lang, field)), ("found", text.trim()), ("kept", kept.as_str())])
-    })
-}
-
-/// A count field's change as step 7's action.
-fn count(dispatch: &Callback<LabAction>, make: fn(u32) -> SlotsAction) -> Callback<u32> {
-    let dispatch = dispatch.clone();
-    Callback::from(move |n| dispatch.emit(LabAction::Slots(make(n))))
-}
-
-#[derive(Properties, PartialEq)]
-struct CountFieldProps {
+fn number_input(
     lang: Lang,
     label: MessageId,
     class: &'static str,
     value: u32,
-    on_change: Callback<u32>,
-}
-
-/// A count input: a whole number is the table's; anything else (`-3`, `2.5`, a
-/// number past u32) is said so beside the field, and the table keeps the last one.
-#[component(CountField)]
-fn count_field(props: &CountFieldProps) -> Html {
-    let error = use_state(|| None::<String>);
-    let id = use_state(|| unique_id(props.class));
-    let oninput = {
-        let (on_change, error, lang, label, kept) = (props.on_change.clone(), error.clone(), props.lang, props.label, props.value);
-        Callback::from(move |e: InputEvent| {
-            let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-            match parse_count(lang, label, &input.value(), kept) {
-                Ok(n) => {
-                    error.set(None);
-                    on_change.emit(n);
-                }
-                Err(message) => error.set(Some(message)),
-            }
-        })
-    };
-    let error_id = format!("{}-error", *id);
+    min: u32,
+    make: fn(u32) -> SlotsAction,
+    dispatch: &Callback<LabAction>,
+) -> Html {
+    let id = unique_id(class);
+    let dispatch = dispatch.clone();
+    let oninput = Callback::from(move |e: InputEvent| {
+        let input = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+        if let Some(n) = input.and_then(|i| i.value().trim().parse::<u32>().ok()) {
+            dispatch.emit(LabAction::Slots(make(n)));
+        }
+    });
     html! {
-        <div class={classes!("field", props.class)}>
-            <label for={(*id).clone()}>{ t(props.lang, props.label) }</label>
-            <input id={(*id).clone()} type="number" inputmode="numeric" min="0" step="1"
-                value={props.value.to_string()} {oninput}
-                aria-invalid={error.is_some().then_some("true")}
-                aria-describedby={error.is_some().then(|| error_id.clone())} />
-            if let Some(message) = &*error {
-                <p id={error_id} class="field-error" role="alert">{ message.clone() }</p>
-            }
+        <div class={classes!("field", class)}>
+            <label for={id.clone()}>{ t(lang, label) }</label>
+            <input {id} type="number" inputmode="numeric" min={min.to_string()} step="1"
+                value={value.to_string()} {oninput} />
         </div>
     }
 }
@@ -180,9 +148,9 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
                         }) }
                     </select>
                 </div>
-                <CountField {lang} label={MessageId::SlotsGpusPerNode} class="slots-gpus-per-node" value={input.gpus_per_node} on_change={count(&props.dispatch, SlotsAction::GpusPerNode)} />
-                <CountField {lang} label={MessageId::SlotsNodes} class="slots-nodes" value={input.nodes} on_change={count(&props.dispatch, SlotsAction::Nodes)} />
-                <CountField {lang} label={MessageId::SlotsReplicas} class="slots-replicas" value={input.replicas} on_change={count(&props.dispatch, SlotsAction::Replicas)} />
+                { number_input(lang, MessageId::SlotsGpusPerNode, "slots-gpus-per-node", input.gpus_per_node, 1, SlotsAction::GpusPerNode, &props.dispatch) }
+                { number_input(lang, MessageId::SlotsNodes, "slots-nodes", input.nodes, 1, SlotsAction::Nodes, &props.dispatch) }
+                { number_input(lang, MessageId::SlotsReplicas, "slots-replicas", input.replicas, 1, SlotsAction::Replicas, &props.dispatch) }
             </fieldset>
             <Editor {lang} class="slots-config" label={tf(lang, MessageId::SlotsConfig, &[("file", SLOTS_CONFIG_FILE)])}
                 text={input.config.clone()} on_input={on_config} diagnostics={diag_items(table)} />
@@ -229,24 +197,5 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
             </section>
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `-3`, `2.5` and `99999999999` are not node counts: each is said so, with the
-    /// bounds and the value the table keeps, in both languages; 0 and u32::MAX are.
-    #[test]
-    fn bad_counts_are_said_so() {
-        for bad in ["-3", "2.5", "99999999999", ""] {
-            let en = parse_count(Lang::En, MessageId::SlotsNodes, bad, 2).unwrap_err();
-            assert_eq!(en, format!("Nodes: expected a whole number from 0 to 4294967295, found “{bad}”. The table keeps 2."));
-            let ko = parse_count(Lang::Ko, MessageId::SlotsNodes, bad, 2).unwrap_err();
-            assert!(ko.starts_with("노드 수: 0부터 4294967295까지") && ko.contains(bad) && ko.ends_with(": 2."), "{ko}");
-        }
-        assert_eq!(parse_count(Lang::En, MessageId::SlotsNodes, " 0 ", 2), Ok(0));
-        assert_eq!(parse_count(Lang::En, MessageId::SlotsNodes, "4294967295", 2), Ok(u32::MAX));
     }
 }
