@@ -56,7 +56,7 @@ setup() {
     step "npm ci (playwright-core; binaryen = the only wasm-opt that reads this wasm)"
     (cd tests/e2e && npm ci --no-audit --no-fund)
   fi
-  "$ROOT/scripts/oracle-kube.sh" >/dev/null  # etcd + control plane from upstream source, cached per version (cold: 5.5 min for v1.34.0 on an idle 2-core machine, 38 min for v1.37.2 on a contended one; docs/control-plane.md)
+  "$ROOT/scripts/oracle-kube.sh" >/dev/null  # etcd + control plane from upstream source, cached per version (cold: 11.2 min for v1.37.2 on an idle 2-core machine; docs/control-plane.md)
 }
 
 case "${1:-}" in

@@ -94,7 +94,7 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
   ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
   ldflags+=" -X $pkg.gitTreeState=archive -X $pkg.buildDate=$build_date"
 done
-say "go build -p ${GPULAB_GO_P:-2} kube-oracle $version (cold: ~40 min, 3 GB peak RSS, on 2 shared cores)"
+say "go build -p ${GPULAB_GO_P:-2} kube-oracle $version (cold: about 11 min on an idle 2-core machine, 3 GB peak RSS)"
 start=$SECONDS
 go build -p "${GPULAB_GO_P:-2}" -trimpath -ldflags "$ldflags" -o "$work/kube-oracle" . >"$log" 2>&1 || fail "go build" "$log"
 built=$((SECONDS - start))

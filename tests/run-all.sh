@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${GPULAB_SHARED:-../shared}
+# Incremental caches (1.9 GB of a cold run's target/) only pay off while editing.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
 t0=$(date +%s)
 tier() { echo; echo "== $(date +%T) [$(( $(date +%s) - t0 ))s] $*"; }
