@@ -65,7 +65,8 @@ pub struct UnknownVersion(pub String);
 
 impl fmt::Display for UnknownVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unsupported Kubernetes version {:?} (supported: 1.33, 1.34, 1.35, 1.36, 1.37)", self.0)
+        let supported: Vec<String> = KubeVersion::ALL.iter().map(|v| v.to_string()).collect();
+        write!(f, "unsupported Kubernetes version {:?} (supported: {})", self.0, supported.join(", "))
     }
 }
 
@@ -75,14 +76,7 @@ impl FromStr for KubeVersion {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim().trim_start_matches('v');
         let minor: String = t.split('.').take(2).collect::<Vec<_>>().join(".");
-        match minor.as_str() {
-            "1.33" => Ok(KubeVersion::V1_33),
-            "1.34" => Ok(KubeVersion::V1_34),
-            "1.35" => Ok(KubeVersion::V1_35),
-            "1.36" => Ok(KubeVersion::V1_36),
-            "1.37" => Ok(KubeVersion::V1_37),
-            _ => Err(UnknownVersion(s.to_string())),
-        }
+        KubeVersion::ALL.into_iter().find(|v| v.to_string() == minor).ok_or_else(|| UnknownVersion(s.to_string()))
     }
 }
 
@@ -98,5 +92,13 @@ mod tests {
         assert_eq!("v1.37.2".parse(), Ok(KubeVersion::V1_37));
         assert!("1.32".parse::<KubeVersion>().is_err());
         assert!("1.38".parse::<KubeVersion>().is_err());
+        assert!("1.3".parse::<KubeVersion>().is_err());
+    }
+
+    /// The refusal lists exactly the versions the model has, from the one table.
+    #[test]
+    fn unknown_version_names_the_supported_ones() {
+        let e = "1.38".parse::<KubeVersion>().unwrap_err();
+        assert_eq!(e.to_string(), r#"unsupported Kubernetes version "1.38" (supported: 1.33, 1.34, 1.35, 1.36, 1.37)"#);
     }
 }

@@ -80,7 +80,7 @@ fn handlers(rcs: &[k8s_openapi::api::node::v1::RuntimeClass]) -> Vec<String> {
 
 impl Cluster {
     pub fn new(scenario: &Scenario, nodes: &[ModelNode]) -> Result<Cluster, String> {
-        let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|_| format!("kubernetes {}: not a modelled version (1.33-1.37)", scenario.kubernetes))?;
+        let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|e| format!("kubernetes: {e}"))?;
         let mut manifests = Manifests::default();
         let mut pods = Vec::new();
         for m in &scenario.manifests {
