@@ -3,8 +3,6 @@
 app-title = GPU Node Lab
 app-subtitle = A Kubernetes GPU node incident, step by step
 lang-switch = Language
-lang-ko = 한국어
-lang-en = English
 steps-nav = Lab steps
 step-1-title = Main containerd config
 step-2-title = The NVIDIA drop-in and the table collision
@@ -15,7 +13,6 @@ step-6-title = GPU advertisement and the scheduler's verdict
 step-7-title = Time-slicing seats
 step-8-title = The rollout stall and the incident report
 step-position = Step { $n } of 8
-panic-report = The lab hit an internal error and stopped. Reload the page; your saved work is kept. Details: { $details }
 hint = Hint
 hint-7 = Seats are physical GPUs × replicas. Time-slicing shares one GPU's memory among all its seats, so no seat is guaranteed any memory; compare the MPS and MIG rows.
 editor-keys = Tab inserts two spaces here. To leave the editor, press Esc, then Tab.

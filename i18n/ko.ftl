@@ -2,8 +2,6 @@
 app-title = GPU 노드 실습
 app-subtitle = 쿠버네티스 GPU 노드 장애를 단계별로
 lang-switch = 언어
-lang-ko = 한국어
-lang-en = English
 steps-nav = 실습 단계
 step-1-title = containerd 기본 설정
 step-2-title = NVIDIA 드롭인과 테이블 충돌
@@ -14,7 +12,6 @@ step-6-title = GPU 광고와 스케줄러의 판정
 step-7-title = 타임 슬라이싱 좌석
 step-8-title = 롤아웃 정체와 장애 보고서
 step-position = { $n } / 8 단계
-panic-report = 실습에 내부 오류가 발생해 멈췄습니다. 페이지를 새로 고치세요. 저장된 작업은 남아 있습니다. 자세히: { $details }
 hint = 힌트
 hint-7 = 좌석 수는 물리 GPU 수 × 복제본(replicas) 수입니다. 타임 슬라이싱은 GPU 하나의 메모리를 모든 좌석이 나눠 쓰므로 어느 좌석에도 메모리가 보장되지 않습니다. MPS와 MIG 행과 비교해 보세요.
 editor-keys = 여기서 Tab은 공백 두 칸을 넣습니다. 편집기를 벗어나려면 Esc를 누른 다음 Tab을 누르세요.

@@ -51,6 +51,10 @@ pub struct AppProps {
     /// The `storageKey` mount option: this lab's own saved work (`storage::key`).
     #[prop_or_default]
     pub storage_key: Option<String>,
+    /// Asks the host's loader for a language whose messages are not here yet (the
+    /// learner picked it); the loader fetches them and then updates the lab.
+    #[prop_or_default]
+    pub ask_lang: Option<Callback<Lang>>,
 }
 
 /// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
@@ -117,7 +121,9 @@ fn forget_share_link() {
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
     let key = storage::key(props.storage_key.as_deref());
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
+    // A language whose messages are not here yet is switched to once they are.
+    let first_lang = if crate::i18n::ready(props.lang) { props.lang } else { Lang::default() };
+    let state = use_reducer_eq(|| LabState { lang: first_lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
@@ -135,7 +141,12 @@ pub fn app(props: &AppProps) -> Html {
     use_effect_with((), |_| crate::steps::chunk::prefetch_when_idle());
     {
         let dispatcher = state.dispatcher();
-        use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
+        // The host's loader switches a lab to a language only once its messages are here.
+        use_effect_with(props.lang, move |lang| {
+            if crate::i18n::ready(*lang) {
+                dispatcher.dispatch(LabAction::SetLang(*lang));
+            }
+        });
     }
     {
         let dispatcher = state.dispatcher();
@@ -249,7 +260,11 @@ pub fn app(props: &AppProps) -> Html {
     };
     let on_lang = {
         let d = state.dispatcher();
-        Callback::from(move |l: Lang| d.dispatch(LabAction::SetLang(l)))
+        let ask = props.ask_lang.clone();
+        Callback::from(move |l: Lang| match &ask {
+            Some(ask) if !crate::i18n::ready(l) => ask.emit(l),
+            _ => d.dispatch(LabAction::SetLang(l)),
+        })
     };
     let on_step = {
         let d = state.dispatcher();

@@ -4,7 +4,7 @@
 //!
 //! **API Boundary (v1):** `mount`, `LabHandle.update/state/destroy`, the options
 //! `{ lang: "ko" | "en", step: 1..8, scenario, scenarioFile, scenarioFiles }`,
-//! `loadChunk()`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
+//! `loadChunk()`, `provideEnglish(text)`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
 //! (detail = the state object) dispatched on the root element. Additions keep v1; a breaking change is a
 //! new version (docs/embedding.md, "Stability").
 //!
@@ -27,7 +27,6 @@ use crate::app::{App, AppProps, StateObserver};
 use crate::i18n::{t, Lang, MessageId};
 use crate::json;
 use crate::steps::requests::ToJson;
-use crate::panic_hook;
 use crate::state::LabState;
 use crate::steps::Step;
 
@@ -193,6 +192,14 @@ pub fn load_chunk() -> js_sys::Promise {
     crate::steps::chunk::load_now()
 }
 
+/// Hands the lab this build's `i18n/en.ftl` (`www/gpu-lab.js` fetches it before it
+/// mounts a lab in English, so the lab never shows Korean first); `false` when the
+/// text is not that file.
+#[wasm_bindgen(js_name = provideEnglish)]
+pub fn provide_english(text: String) -> bool {
+    crate::i18n::provide_english(text)
+}
+
 /// The files a scenario references (paths inside its directory), for the loader to
 /// fetch next to a `scenario-src` URL before mounting (after `loadChunk()`).
 #[wasm_bindgen(js_name = scenarioReferences)]
@@ -210,7 +217,6 @@ pub fn scenario_references(text: &str) -> Result<js_sys::Array, JsValue> {
 #[wasm_bindgen]
 pub struct LabHandle {
     app: Option<AppHandle<App>>,
-    root: web_sys::Element,
     props: AppProps,
     latest: Rc<RefCell<LabState>>,
     /// The author scenario's title, if the lab started from one.
@@ -220,7 +226,6 @@ pub struct LabHandle {
 /// Mounts a lab into `root` (an element the host owns; its content is replaced).
 #[wasm_bindgen]
 pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsValue> {
-    panic_hook::install();
     let source = scenario_source(&options)?;
     let options = MountOptions::from_js(&options)?;
     let lang = options.lang.unwrap_or_default();
@@ -248,21 +253,28 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
         let root = root.clone();
         let title = title.clone();
         StateObserver(Rc::new(move |state: LabState| {
-            panic_hook::track(&root, state.lang);
-            let init = web_sys::CustomEventInit::new();
-            init.set_detail(&state_object(&state, title.as_deref()));
+            let detail = state_object(&state, title.as_deref());
             *latest.borrow_mut() = state;
-            init.set_bubbles(true);
-            if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("gpulab:statechange", &init) {
-                root.dispatch_event(&event).ok();
-            }
+            dispatch(&root, "gpulab:statechange", &detail, true);
         }))
     };
-    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer), work: loaded.map(|l| l.work), storage_key: options.storage_key.clone() };
+    // Internal (not v1): the learner picked a language whose messages the page has not
+    // fetched yet; `www/gpu-lab.js` fetches them and updates the lab.
+    let ask_lang = {
+        let root = root.clone();
+        yew::Callback::from(move |lang: Lang| dispatch(&root, "gpulab:lang", &lang.tag().into(), false))
+    };
+    let props = AppProps {
+        lang: initial.lang,
+        step: initial.step,
+        observer: Some(observer),
+        work: loaded.map(|l| l.work),
+        storage_key: options.storage_key.clone(),
+        ask_lang: Some(ask_lang),
+    };
     root.set_inner_html("");
-    panic_hook::track(&root, initial.lang);
     let app = yew::Renderer::<App>::with_root_and_props(root.clone(), props.clone()).render();
-    Ok(LabHandle { app: Some(app), root, props, latest, scenario: title })
+    Ok(LabHandle { app: Some(app), props, latest, scenario: title })
 }
 
 #[wasm_bindgen]
@@ -297,10 +309,19 @@ impl LabHandle {
     pub fn destroy(&mut self) {
         if let Some(app) = self.app.take() {
             app.destroy();
-            panic_hook::untrack(&self.root);
             // Work changed just before unmounting is written now, not in a later task.
             crate::storage::flush();
         }
+    }
+}
+
+/// Dispatches the event `name` with `detail` on `root`.
+fn dispatch(root: &web_sys::Element, name: &str, detail: &JsValue, bubbles: bool) {
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(detail);
+    init.set_bubbles(bubbles);
+    if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
+        root.dispatch_event(&event).ok();
     }
 }
 

@@ -5,17 +5,22 @@
 // The bundle's asset names (the only lines a build step may rewrite).
 const WASM_JS = "gpu-node-lab-0.1.0.js";
 const WASM_BG = "gpu-node-lab-0.1.0_bg.wasm";
+const WASM_EN = "gpu-node-lab-0.1.0-en.ftl";
 
 const EVENTS = Object.freeze({ state: "gpulab:statechange", error: "gpulab:error", resize: "gpulab:resize" });
+// Internal: the lab asks for a language whose messages the page has not fetched yet.
+const LANG = "gpulab:lang";
 
 let bindings;
+// Where the bundle's files are (the first mount decides).
+let base;
 function loadBindings(assetsBase) {
   if (!bindings) {
+    base = assetsBase ? new URL(assetsBase, document.baseURI) : new URL("./", import.meta.url);
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
     bindings = window.wasmBindings
       ? Promise.resolve(window.wasmBindings)
       : (async () => {
-          const base = assetsBase ? new URL(assetsBase, document.baseURI) : new URL("./", import.meta.url);
-          if (!base.pathname.endsWith("/")) base.pathname += "/";
           const module = await import(new URL(WASM_JS, base).href);
           await module.default({ module_or_path: new URL(WASM_BG, base) });
           return module;
@@ -23,6 +28,25 @@ function loadBindings(assetsBase) {
     bindings.catch(() => { bindings = undefined; });
   }
   return bindings;
+}
+
+// English is a file beside the wasm (Korean is built in), handed to the lab before it
+// mounts, so the lab never shows one language and then the other.
+let englishText;
+const hasEnglish = new WeakSet();
+const needsEnglish = (wasm, lang) => typeof lang === "string" && /^en([-_]|$)/i.test(lang) && !hasEnglish.has(wasm);
+async function loadLang(wasm, lang) {
+  if (!needsEnglish(wasm, lang)) return;
+  englishText ??= fetchText(new URL(WASM_EN, base));
+  let text;
+  try {
+    text = await englishText;
+  } catch (error) {
+    englishText = undefined;
+    throw new Error(`gpu-lab: cannot load the English messages ${WASM_EN}: ${error.message ?? error}`);
+  }
+  if (!wasm.provideEnglish(text)) throw new Error(`gpu-lab: ${WASM_EN} is not the file this lab was built with`);
+  hasEnglish.add(wasm);
 }
 
 async function fetchText(url) {
@@ -96,9 +120,14 @@ function report(root, error) {
 class LabHandle {
   #inner;
   #resize;
-  constructor(inner, root) {
+  #on;
+  #wasm;
+  constructor(inner, root, wasm) {
     this.#inner = inner;
     this.root = root;
+    this.#wasm = wasm;
+    this.#on = (e) => { if (e.target === root) this.#lang(e.detail); };
+    root.addEventListener(LANG, this.#on);
     let last = "";
     this.#resize = new ResizeObserver(() => {
       const width = Math.round(root.offsetWidth);
@@ -113,7 +142,15 @@ class LabHandle {
   /** Applies { lang, step }; what is not given keeps its value. Throws on a bad value. */
   update(options = {}) {
     if (!this.#inner) throw new Error("gpu-lab: this lab was destroyed");
-    this.#inner.update(options);
+    if (!needsEnglish(this.#wasm, options?.lang)) return this.#inner.update(options);
+    const { lang, ...rest } = options;
+    this.#inner.update(rest);
+    this.#lang(lang);
+  }
+
+  // A language whose messages are not here yet: fetched first, then applied.
+  #lang(lang) {
+    loadLang(this.#wasm, lang).then(() => this.#inner?.update({ lang }), (error) => console.error(error));
   }
 
   /** { lang, step } and, for a lab started from an author scenario, scenario (its title). */
@@ -125,6 +162,7 @@ class LabHandle {
   /** Unmounts the lab (its root is empty by the next task). Harmless twice. */
   destroy() {
     this.#resize.disconnect();
+    this.root.removeEventListener(LANG, this.#on);
     this.#inner?.destroy();
     this.#inner?.free?.();
     this.#inner = undefined;
@@ -138,8 +176,9 @@ export async function mount(root, options = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("gpu-lab: options must be an object");
     const wasm = await loadBindings(options.assetsBase);
     const { assetsBase, ...rest } = options;
+    await loadLang(wasm, rest.lang);
     const resolved = await resolveScenario(wasm, rest);
-    return new LabHandle(wasm.mount(root, resolved), root);
+    return new LabHandle(wasm.mount(root, resolved), root, wasm);
   } catch (error) {
     report(root, error);
     throw error;
