@@ -177,6 +177,12 @@ pub struct ParityArgs {
     /// `--node gpu-node-1=kind-worker`; repeatable. Unplaced nodes are created, simulated.
     #[arg(long = "node", value_name = "SCENARIO=CLUSTER")]
     pub node_map: Vec<String>,
+    /// Kube backend: run each simulated node's containerd as a real daemon here (private
+    /// root, state and socket, as `--backend containerd` does; needs root and the node's
+    /// version installed or cached); its containerd fields are then compared, and the
+    /// companion's kubelet reads that daemon's loaded CRI config.
+    #[arg(long)]
+    pub real_containerd: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -406,6 +412,18 @@ mod tests {
         let Command::Schedule(args) = cli.command else { panic!("not schedule") };
         assert_eq!((args.nodes, args.k8s_version), (PathBuf::from("n.yaml"), "1.33".to_string()));
         assert!(args.runtimeclasses.is_none());
+    }
+
+    /// `parity --backend kube` takes the context and, opt-in, real containerd daemons
+    /// for the simulated nodes.
+    #[test]
+    fn parity_kube_arguments() {
+        let cli = Cli::try_parse_from(["gpulab", "parity", "scenarios", "--backend", "kube", "--context", "gpulab-v1.37.2", "--real-containerd"]).unwrap();
+        let Command::Parity(a) = cli.command else { panic!("not parity") };
+        assert_eq!((a.context.as_deref(), a.real_containerd), (Some("gpulab-v1.37.2"), true));
+        let cli = Cli::try_parse_from(["gpulab", "parity", "scenarios", "--backend", "kube"]).unwrap();
+        let Command::Parity(a) = cli.command else { panic!("not parity") };
+        assert!(!a.real_containerd);
     }
 
     /// `cluster up` defaults to the newest release; `--dir` is optional on both.

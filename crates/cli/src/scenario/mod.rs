@@ -146,7 +146,7 @@ fn kube_connect(args: &ParityArgs) -> Result<kube::KubeBackend, (ExitCode, Strin
         let (a, b) = m.split_once('=').ok_or_else(|| (ExitCode::BadInput, format!("--node {m}: expected SCENARIO-NODE=CLUSTER-NODE")))?;
         node_map.insert(a.to_string(), b.to_string());
     }
-    let c = kube::Connect { context: args.context.clone(), allow_non_lab_cluster: args.allow_non_lab_cluster, kubeconfig: None, node_map };
+    let c = kube::Connect { context: args.context.clone(), allow_non_lab_cluster: args.allow_non_lab_cluster, kubeconfig: None, node_map, real_containerd: args.real_containerd };
     kube::KubeBackend::connect(&c).map_err(|e| (if e.starts_with("refusing") { ExitCode::BadInput } else { ExitCode::External }, e))
 }
 
@@ -286,6 +286,16 @@ pub fn parity(args: &ParityArgs, output: OutputFormat) -> ExitCode {
         OutputFormat::Json => println!("{}", json!({ "agree": ok, "scenarios": results })),
         _ => {
             results.iter().for_each(print_parity);
+            // What stays uncompared, and why, once for the whole run (the last line
+            // stays the totals: the test tiers print it).
+            let reasons = gpulab_model::scenario::parity::not_compared_by_reason(&results);
+            if !reasons.is_empty() {
+                println!("not compared, by reason:");
+                for (why, fields, n) in &reasons {
+                    let fields: Vec<&str> = fields.iter().map(|f| f.name()).collect();
+                    println!("  {n:>4}  {}: {why}", fields.join(", "));
+                }
+            }
             let sum = |f: fn(&Parity) -> usize| results.iter().map(f).sum::<usize>();
             println!("{} scenarios: {} agree, {} differ, {} not compared", results.len(), sum(|p| p.agree), sum(|p| p.differ), sum(|p| p.not_compared));
         }

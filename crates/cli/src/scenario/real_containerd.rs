@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use gpulab_model::check_runtime::Status;
 use gpulab_model::containerd::{CommandOutput, Supervisor};
+use gpulab_model::kubernetes::kubelet::LoadedCri;
 use gpulab_model::scenario::engine::{Backend, Unobservable};
 use gpulab_model::scenario::expect::{Domain, Field, Observed};
 use gpulab_model::scenario::format::{Action, NodeSpec, Scenario};
@@ -264,6 +265,36 @@ impl RealContainerd {
             })
             .unwrap_or_default();
         Ok((verdict, findings))
+    }
+}
+
+impl RealContainerd {
+    /// What a kubelet finds in node `name`'s real daemon now: whether its CRI plugin
+    /// serves, the runtime handlers and the default runtime it loaded (`crictl info`'s
+    /// config). `None` when the node is not replayed (no real binary of its version).
+    pub fn loaded_cri(&mut self, name: &str) -> Option<LoadedCri> {
+        let n = self.node(name).ok()?;
+        if n.skipped.is_some() {
+            return None;
+        }
+        let containerd_version = n.spec.containerd.clone();
+        let down = LoadedCri { containerd_version: containerd_version.clone(), cri_loaded: false, runtimes: Vec::new(), default_runtime_name: String::new() };
+        if !n.is_running() {
+            return Some(down);
+        }
+        let listing = n.ctr(&["plugins", "ls"]).map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+        let cri_ok = listing.lines().any(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.first() == Some(&"io.containerd.grpc.v1") && w.get(1) == Some(&"cri") && w.last() == Some(&"ok")
+        });
+        if !cri_ok {
+            return Some(down);
+        }
+        let Ok(v) = crate::cri::status_json(&n.socket(), Duration::from_secs(10)) else { return Some(down) };
+        let mut runtimes: Vec<String> = v["config"]["containerd"]["runtimes"].as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        runtimes.sort();
+        let default_runtime_name = v["config"]["containerd"]["defaultRuntimeName"].as_str().unwrap_or("runc").to_string();
+        Some(LoadedCri { containerd_version, cri_loaded: true, runtimes, default_runtime_name })
     }
 }
 

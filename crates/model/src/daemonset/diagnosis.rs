@@ -138,7 +138,10 @@ pub fn diagnose(rollout: &Rollout) -> Diagnosis {
             &[("daemonSet", ds_name.clone()), ("desired", columns.desired.to_string()), ("field", field.into()), ("value", value.to_string())],
             Evidence::StatusField { object: ds_object.clone(), field: field.into(), value: value.to_string() },
         ));
-        if stalled {
+        // The budget holds the rollout only when it is used up: with maxUnavailable 2 and
+        // one broken node every other node is updated, and nothing waits for a turn.
+        let budget_used = decision.max_surge > 0 || decision.num_unavailable >= decision.max_unavailable;
+        if stalled && budget_used {
             summary.push(link(
                 "unavailable-budget-used",
                 &[
@@ -148,6 +151,8 @@ pub fn diagnose(rollout: &Rollout) -> Diagnosis {
                 ],
                 Evidence::StatusField { object: ds_object.clone(), field: "status.numberUnavailable".into(), value: columns.unavailable.to_string() },
             ));
+        }
+        if stalled {
             summary.push(link("no-progress-deadline", &[("daemonSet", ds_name.clone())], Evidence::None));
         }
     }

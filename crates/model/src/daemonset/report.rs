@@ -218,17 +218,29 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
     }
 
     let stalled_on: Vec<String> = diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).collect();
+    let budget_used = diagnosis.summary.iter().any(|l| l.code == "unavailable-budget-used");
+    // Either the broken node used up maxUnavailable, or (e.g. maxUnavailable 2 with one
+    // broken node) every other node was updated and it alone keeps the rollout open.
+    let max = diagnosis.max_unavailable;
+    let (why_en, why_ko) = if budget_used {
+        (format!(", which used up maxUnavailable {max};"), format!("아 maxUnavailable {max}을(를) 다 썼고,"))
+    } else {
+        (
+            format!("; maxUnavailable {max} let the other nodes update, but the rollout cannot finish without it, and"),
+            format!("았다. maxUnavailable {max} 덕분에 다른 노드는 업데이트됐지만 그 노드 없이는 롤아웃이 끝나지 않아,"),
+        )
+    };
     let summary = match diagnosis.verdict {
         Verdict::Stalled => t(
             lang,
             &format!(
-                "The rolling update of DaemonSet {namespace}/{name} stalled: node {} never got a Ready pod of the new revision, which used up maxUnavailable {}; `kubectl rollout status` kept printing `{}`.{}",
-                stalled_on.join(", "), diagnosis.max_unavailable, diagnosis.rollout_status,
+                "The rolling update of DaemonSet {namespace}/{name} stalled: node {} never got a Ready pod of the new revision{why_en} `kubectl rollout status` kept printing `{}`.{}",
+                stalled_on.join(", "), diagnosis.rollout_status,
                 if resolved { " After the fix the rollout finished." } else { "" }
             ),
             &format!(
-                "DaemonSet {namespace}/{name}의 롤링 업데이트가 멈췄다. 노드 {}에서 새 리비전 파드가 끝내 Ready가 되지 않아 maxUnavailable {}을(를) 다 썼고, `kubectl rollout status`는 `{}`만 출력했다.{}",
-                stalled_on.join(", "), diagnosis.max_unavailable, diagnosis.rollout_status,
+                "DaemonSet {namespace}/{name}의 롤링 업데이트가 멈췄다. 노드 {}에서 새 리비전 파드가 끝내 Ready가 되지 않{why_ko} `kubectl rollout status`는 `{}`만 출력했다.{}",
+                stalled_on.join(", "), diagnosis.rollout_status,
                 if resolved { " 조치 후 롤아웃이 끝났다." } else { "" }
             ),
         ),
@@ -314,9 +326,19 @@ impl IncidentReport {
         let c = &self.diagnosis.columns;
         md.push_str(&format!("| DESIRED | CURRENT | READY | UP-TO-DATE | AVAILABLE | {} |\n|---|---|---|---|---|---|\n| {} | {} | {} | {} | {} | {} |\n\n",
             t(l, "unavailable", "사용 불가"), c.desired, c.current, c.ready, c.up_to_date, c.available, c.unavailable));
-        md.push_str(&t(l,
-            "- DESIRED = CURRENT: every node has a daemon pod; the pods exist.\n- READY / AVAILABLE below DESIRED: a pod exists but is not Ready.\n- UP-TO-DATE below DESIRED: old pods are still waiting to be replaced.\n\n",
-            "- DESIRED = CURRENT: 모든 노드에 데몬 파드가 있다. 파드는 존재한다.\n- READY / AVAILABLE < DESIRED: 파드는 있지만 Ready가 아니다.\n- UP-TO-DATE < DESIRED: 아직 교체를 기다리는 옛 파드가 있다.\n\n"));
+        // How to read them: only the readings that hold here (with maxUnavailable 2 every
+        // node can be up to date while one is not Ready).
+        let readings = [
+            (c.desired == c.current, "- DESIRED = CURRENT: every node has a daemon pod; the pods exist.\n", "- DESIRED = CURRENT: 모든 노드에 데몬 파드가 있다. 파드는 존재한다.\n"),
+            (c.ready < c.desired || c.available < c.desired, "- READY / AVAILABLE below DESIRED: a pod exists but is not Ready.\n", "- READY / AVAILABLE < DESIRED: 파드는 있지만 Ready가 아니다.\n"),
+            (c.up_to_date < c.desired, "- UP-TO-DATE below DESIRED: old pods are still waiting to be replaced.\n", "- UP-TO-DATE < DESIRED: 아직 교체를 기다리는 옛 파드가 있다.\n"),
+        ];
+        for (holds, en, ko) in readings {
+            if holds {
+                md.push_str(&t(l, en, ko));
+            }
+        }
+        md.push('\n');
         md.push_str(&format!("```\n$ kubectl rollout status ds/{} -n {}\n{}\n```\n\n", self.daemon_set, self.namespace, self.diagnosis.rollout_status));
         md.push_str(&format!("```\n$ kubectl get pods -o wide -n {}\n{}```\n\n", self.namespace, self.get_pods));
 

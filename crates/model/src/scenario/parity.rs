@@ -86,3 +86,68 @@ pub fn diff(model: &Record, real: &Record) -> Parity {
     let (agree, differ, not_compared) = (count("agree"), count("differ"), count("not-compared"));
     Parity { scenario: real.scenario.clone(), backend: real.backend.clone(), rows, agree, differ, not_compared, errors, notes: real.notes.clone() }
 }
+
+/// The expectations no run compared, grouped by the reason the real backend gave:
+/// `(reason, the fields concerned, count)`, most frequent first (then by reason).
+pub fn not_compared_by_reason(parities: &[Parity]) -> Vec<(String, Vec<Field>, usize)> {
+    let mut groups: Vec<(String, Vec<Field>, usize)> = Vec::new();
+    for r in parities.iter().flat_map(|p| &p.rows).filter(|r| r.verdict == "not-compared") {
+        let why = r.why.clone().unwrap_or_else(|| "no reason given".into());
+        match groups.iter_mut().find(|g| g.0 == why) {
+            Some(g) => {
+                g.2 += 1;
+                if !g.1.contains(&r.field) {
+                    g.1.push(r.field);
+                }
+            }
+            None => groups.push((why, vec![r.field], 1)),
+        }
+    }
+    crate::sort::sort_by(&mut groups, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(field: Field, verdict: &str, why: Option<&str>) -> ParityRow {
+        ParityRow {
+            step: 1,
+            step_name: "s".into(),
+            subject: "n".into(),
+            field,
+            domain: field.domain(),
+            line: 1,
+            expected: Expected::Is(Observed::Int(0)),
+            model: None,
+            real: None,
+            verdict: verdict.into(),
+            why: why.map(str::to_string),
+        }
+    }
+
+    /// Not-compared rows are counted per reason, with each field once, most frequent
+    /// first; agreeing rows are not counted.
+    #[test]
+    fn reasons_are_grouped() {
+        let p = Parity {
+            scenario: "s".into(),
+            backend: "kube".into(),
+            rows: vec![
+                row(Field::SeatMemory, "not-compared", Some("simulated plugin")),
+                row(Field::Cri, "not-compared", Some("simulated node")),
+                row(Field::Check, "not-compared", Some("simulated node")),
+                row(Field::Cri, "not-compared", Some("simulated node")),
+                row(Field::Ready, "agree", None),
+            ],
+            agree: 1,
+            differ: 0,
+            not_compared: 4,
+            errors: Vec::new(),
+            notes: Vec::new(),
+        };
+        let g = not_compared_by_reason(&[p]);
+        assert_eq!(g, vec![("simulated node".to_string(), vec![Field::Cri, Field::Check], 3), ("simulated plugin".to_string(), vec![Field::SeatMemory], 1)]);
+    }
+}

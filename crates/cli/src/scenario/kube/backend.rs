@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use gpulab_model::check_runtime::Status;
 use gpulab_model::containerd::CommandOutput;
 use gpulab_model::kubernetes::advertisement::advertise;
-use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, node_ready, sandbox_id, FAILED_CREATE_POD_SANDBOX};
+use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, node_ready, sandbox_id, LoadedCri, FAILED_CREATE_POD_SANDBOX};
 use gpulab_model::scenario::engine::{Backend, Unobservable};
 use gpulab_model::scenario::expect::{Domain, Field, Observed};
 use gpulab_model::scenario::format::{Action, FileRef, Scenario};
@@ -41,6 +41,7 @@ use super::exec::{self, commands, ContainerExec, NodeExec};
 use super::node_lifecycle;
 use super::requests::{self, PodReport, RUN_LABEL};
 use super::safety::{check_context, may_write_cluster_object, namespace, run_id};
+use crate::scenario::real_containerd::RealContainerd;
 
 /// The real script, shipped inside the companion (as the containerd backend does).
 const CHECK_SCRIPT: &str = include_str!("../../../../../scripts/check-runtime.sh");
@@ -55,6 +56,8 @@ pub struct Connect {
     pub kubeconfig: Option<std::path::PathBuf>,
     /// Scenario node → cluster node (`--node gpu-node-1=kind-worker`).
     pub node_map: BTreeMap<String, String>,
+    /// Run each simulated node's containerd as a real daemon here (`--real-containerd`).
+    pub real_containerd: bool,
 }
 
 /// One scenario node in the cluster.
@@ -133,6 +136,14 @@ pub struct KubeBackend {
     reported: BTreeMap<String, (bool, String, u32)>,
     gpus_written: BTreeMap<String, i64>,
     event_seq: u32,
+    /// Whether the last wait ended with the pods settled (not at the deadline).
+    settled: bool,
+    /// Run each simulated node's containerd as a real daemon (see [`Connect`]).
+    pub real_containerd: bool,
+    /// Those daemons, for the current scenario.
+    real: Option<RealContainerd>,
+    /// What each node's kubelet found in its containerd at the last refresh.
+    cri_now: BTreeMap<String, LoadedCri>,
     notes: Vec<String>,
 }
 
@@ -160,7 +171,9 @@ impl KubeBackend {
             Client::try_from(config).map_err(|e| format!("kube client: {e}"))
         })?;
         let exec: Option<Arc<dyn NodeExec>> = ContainerExec::find().map(|e| Arc::new(e) as Arc<dyn NodeExec>);
-        Ok(Self::with_client(rt, client, exec, context, c.node_map.clone()))
+        let mut backend = Self::with_client(rt, client, exec, context, c.node_map.clone());
+        backend.real_containerd = c.real_containerd;
+        Ok(backend)
     }
 
     /// The backend over a given client (the tests pass one to a fake API server).
@@ -186,6 +199,10 @@ impl KubeBackend {
             reported: BTreeMap::new(),
             gpus_written: BTreeMap::new(),
             event_seq: 0,
+            settled: false,
+            real_containerd: false,
+            real: None,
+            cri_now: BTreeMap::new(),
             notes: Vec::new(),
         }
     }
@@ -297,9 +314,16 @@ impl KubeBackend {
     fn refresh_nodes(&mut self) -> Result<(), String> {
         let now = rfc3339_now();
         let places: Vec<(String, Place)> = self.places.iter().map(|(n, p)| (n.clone(), p.clone())).collect();
+        self.cri_now.clear();
+        for (name, _) in &places {
+            let real = self.real.as_mut().and_then(|r| r.loaded_cri(name));
+            let cri = real.or_else(|| self.sim.nodes.iter().find(|n| &n.spec.name == name).map(loaded_cri));
+            if let Some(cri) = cri {
+                self.cri_now.insert(name.clone(), cri);
+            }
+        }
         for (name, place) in places {
-            let sim = self.sim.nodes.iter().find(|n| n.spec.name == name);
-            let ready = sim.is_none_or(|n| node_ready(&loaded_cri(n)));
+            let ready = self.cri_now.get(&name).is_none_or(node_ready);
             let layers = self.sim.cluster.as_ref().and_then(|c| c.layers.get(&name)).cloned();
             if let Place::Simulated { cluster, created: true } = &place {
                 let m = self.node_manifests.get(cluster).cloned().unwrap_or_default();
@@ -354,14 +378,16 @@ impl KubeBackend {
         if prev.as_ref().is_some_and(|p| p.0) {
             return Ok(());
         }
-        let Some(node) = self.sim.nodes.iter().find(|n| n.spec.name == scenario_node) else { return Ok(()) };
+        // The node's containerd as the kubelet finds it: the real daemon's loaded CRI
+        // config with --real-containerd, else the model's daemon.
+        let Some(cri) = self.cri_now.get(scenario_node).cloned() else { return Ok(()) };
         // The sandbox id is random per attempt in containerd; the companion's kubelet
         // takes the model's deterministic one for the model's attempt at this step.
         let modelled = self.sim.cluster.as_ref().and_then(|c| c.pods.iter().find(|p| p.name == name)).map(|p| p.attempts).filter(|a| *a > 0);
         let attempts = modelled.unwrap_or_else(|| prev.as_ref().map_or(0, |p| p.2) + 1);
         let containers: Vec<String> = pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
         let cluster = self.cluster_name(scenario_node);
-        let (report, reason, message, warning) = match create_pod_sandbox(&pod, &self.runtime_classes, &loaded_cri(node), &sandbox_id(&name, attempts)) {
+        let (report, reason, message, warning) = match create_pod_sandbox(&pod, &self.runtime_classes, &cri, &sandbox_id(&name, attempts)) {
             Ok(_) => (PodReport::Running { containers: containers.clone() }, "Started", format!("Started container {}", containers.first().map_or("", String::as_str)), false),
             Err(e) => (PodReport::ContainerCreating { containers }, FAILED_CREATE_POD_SANDBOX, e.event_message(), true),
         };
@@ -422,9 +448,11 @@ impl KubeBackend {
                 snapshot.push((name, phase, node, last_event));
             }
             if !waiting && last.as_ref() == Some(&snapshot) {
+                self.settled = true;
                 return Ok(());
             }
             if Instant::now() >= deadline {
+                self.settled = false;
                 let note = format!("the pods had not always settled within {} s (GPULAB_KUBE_SETTLE_SECONDS): some observations were taken while they still moved", self.settle.as_secs());
                 if !self.notes.contains(&note) {
                     self.notes.push(note);
@@ -458,7 +486,10 @@ impl KubeBackend {
     fn observe_containerd(&mut self, subject: &str, field: Field) -> Result<Observed, Unobservable> {
         let place = self.places.get(subject).cloned().ok_or_else(|| format!("no node `{subject}`"))?;
         let Place::Real { cluster, exec: true } = place else {
-            return Err(format!("{subject} has no real containerd here (a simulated node: its containerd is the model's, not compared)"));
+            if let Some(real) = self.real.as_mut() {
+                return real.observe(subject, field);
+            }
+            return Err("a simulated node: its containerd is the model's daemon (`--real-containerd` runs a real one; `gpulab parity --backend containerd` compares it)".into());
         };
         let text = |s: &str| Ok(Observed::Text(s.to_string()));
         let active = self.exec_in(&cluster, &commands::is_active())?.stdout.trim() == "active";
@@ -553,7 +584,17 @@ impl KubeBackend {
                 let s = gpulab_model::daemonset::kubectl::rollout_status(&ds).map_or_else(|e| e, |s| s.message);
                 Ok(Observed::Text(s.trim_end().to_string()))
             }
-            Field::StalledOn => Err("the stall diagnosis is the model's; a real cluster is not asked for it".into()),
+            Field::StalledOn => {
+                if !self.settled {
+                    return Err("the pods had not settled when observed: whether the rollout is stalled is not known".into());
+                }
+                let pods = self.get(requests::list_pods(&self.ns))?.unwrap_or_default();
+                let pods: Vec<Pod> = pods["items"].as_array().into_iter().flatten().filter_map(|p| serde_json::from_value(p.clone()).ok()).collect();
+                let events = self.get(requests::list_events_of(&self.ns, "DaemonSet", name))?.unwrap_or_default();
+                let refused = events["items"].as_array().into_iter().flatten().any(|e| e["reason"] == "FailedCreate");
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+                super::stall::stalled_on(&ds, &pods, "", refused, now).map(Observed::List)
+            }
             other => Err(format!("`{}` is not a DaemonSet field", other.name())),
         }
     }
@@ -617,6 +658,17 @@ impl Backend for KubeBackend {
             };
             self.places.insert(spec.name.clone(), place);
         }
+        // Real daemons for the simulated nodes (dropping the last scenario's stops its).
+        self.real = None;
+        if self.real_containerd {
+            let mut s = scenario.clone();
+            s.nodes.retain(|n| matches!(self.places.get(&n.name), Some(Place::Simulated { .. })));
+            let mut real = RealContainerd::new()?;
+            real.setup(&s)?;
+            self.notes.extend(real.notes().into_iter().map(|n| format!("real containerd: {n}")));
+            self.notes.push("the companion's kubelet reads each simulated node's real daemon: its CRI plugin status and the runtime handlers it loaded (`crictl info`) decide the node's Ready condition and the pods' sandbox errors".into());
+            self.real = Some(real);
+        }
         for m in scenario.manifests.clone() {
             self.apply_file(&m)?;
         }
@@ -636,8 +688,9 @@ impl Backend for KubeBackend {
         let simulated: Vec<&str> = self.places.iter().filter(|(_, p)| matches!(p, Place::Simulated { .. })).map(|(n, _)| n.as_str()).collect();
         if !simulated.is_empty() {
             self.notes.push(format!(
-                "simulated kubelet: no kubelet runs for {} here; gpulab wrote the Ready condition and the status and events of the pods bound there from each node's simulated containerd (the model's daemon)",
-                simulated.join(", ")
+                "simulated kubelet: no kubelet runs for {} here; gpulab wrote the Ready condition and the status and events of the pods bound there from each node's containerd ({})",
+                simulated.join(", "),
+                if self.real.is_some() { "the real daemon where its version has a binary, else the model's" } else { "the model's daemon" }
             ));
         }
         self.notes.push("simulated device plugin: nvidia.com/gpu was written into node status with a JSON patch from each node's advertisement layers".into());
@@ -655,11 +708,18 @@ impl Backend for KubeBackend {
                     self.containerd_action(action, node)?;
                 } else {
                     sim?;
+                    if let Some(real) = self.real.as_mut() {
+                        real.act(action)?;
+                    }
                 }
             }
             Action::Advance { seconds } => {
                 if self.places.values().any(|p| matches!(p, Place::Real { exec: true, .. })) {
                     std::thread::sleep(Duration::from_secs((*seconds).min(30)));
+                }
+                // The real daemons' systemd is the companion's, on the scenario clock.
+                if let Some(real) = self.real.as_mut() {
+                    real.act(action)?;
                 }
             }
             Action::Apply { file } => self.apply_file(file)?,

@@ -14,6 +14,8 @@
 //! - [`exec`]: commands inside a kind node's container (`docker`/`podman exec`), behind
 //!   the [`exec::NodeExec`] trait.
 //! - [`node_lifecycle`]: the taints the node lifecycle controller would write.
+//! - [`stall`]: `stalled_on` read off the API objects (the node whose updated pod is
+//!   not available while the rollout is not done).
 //! - [`cleanup`]: the undo plan and the Ctrl-C handler.
 //! - [`backend`]: the transport — the [`Backend`](gpulab_model::scenario::Backend) that
 //!   sends them, the simulated kubelet for nodes without one.
@@ -24,5 +26,6 @@ pub mod exec;
 pub mod node_lifecycle;
 pub mod requests;
 pub mod safety;
+pub mod stall;
 
 pub use backend::{Connect, KubeBackend};

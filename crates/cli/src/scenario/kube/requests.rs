@@ -135,7 +135,13 @@ pub fn list_pods(ns: &str) -> Result<Request<Vec<u8>>, String> {
 
 /// The events whose involved object is pod `pod`.
 pub fn list_events(ns: &str, pod: &str) -> Result<Request<Vec<u8>>, String> {
-    let selector = query_escape(&format!("involvedObject.kind=Pod,involvedObject.name={pod}"));
+    list_events_of(ns, "Pod", pod)
+}
+
+/// The events whose involved object is the `kind` named `name` (e.g. a DaemonSet's
+/// `FailedCreate`).
+pub fn list_events_of(ns: &str, kind: &str, name: &str) -> Result<Request<Vec<u8>>, String> {
+    let selector = query_escape(&format!("involvedObject.kind={kind},involvedObject.name={name}"));
     request(Method::GET, &format!("/api/v1/namespaces/{ns}/events?fieldSelector={selector}"), None, None)
 }
 
@@ -360,13 +366,15 @@ mod tests {
         assert_eq!(r.uri().path(), "/apis/node.k8s.io/v1/runtimeclasses/nvidia");
     }
 
-    /// The events of one pod are selected by involvedObject, escaped.
+    /// The events of one pod (or of another object, e.g. a DaemonSet) are selected by involvedObject, escaped.
     #[test]
     fn events_of_a_pod() {
         let r = list_events("ns", "gpu-pod").unwrap();
         assert_eq!(r.uri().path(), "/api/v1/namespaces/ns/events");
         assert_eq!(r.uri().query(), Some("fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.name%3Dgpu-pod"));
         assert_eq!(list_pods("ns").unwrap().uri().path(), "/api/v1/namespaces/ns/pods");
+        let ds = list_events_of("ns", "DaemonSet", "plugin").unwrap();
+        assert_eq!(ds.uri().query(), Some("fieldSelector=involvedObject.kind%3DDaemonSet%2CinvolvedObject.name%3Dplugin"));
     }
 
     /// The GPU capacity patch is a JSON patch on the status subresource and escapes the
