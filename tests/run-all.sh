@@ -68,7 +68,7 @@ if [ -x "$kube_oracle" ]; then
   mkdir -p "$kube_tmp/tmp" target
   GPULAB_KUBECONFIG="$kube_tmp/cluster/kubeconfig" TMPDIR="$kube_tmp/tmp" \
     gl parity scenarios --backend kube --context "$kube_ctx" --real-containerd > target/parity-kube.txt 2> target/parity-kube.err \
-    || { grep -E '^(DIFFER|  error)| differ ' target/parity-kube.txt | head -n 60; tail -n 5 target/parity-kube.err; tail -n 1 target/parity-kube.txt; exit 1; }
+    || { grep -E '^(DIFFER|  error)| differ ' target/parity-kube.txt | head -n 60 || true; tail -n 5 target/parity-kube.err; tail -n 1 target/parity-kube.txt; exit 1; }
   # What stays uncompared, with its reason, then the summary line.
   if grep -q '^not compared, by reason:' target/parity-kube.txt; then sed -n '/^not compared, by reason:/,$p' target/parity-kube.txt; else tail -n 1 target/parity-kube.txt; fi
   trap - EXIT
