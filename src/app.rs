@@ -51,6 +51,15 @@ pub struct AppProps {
     /// The `storageKey` mount option: this lab's own saved work (`storage::key`).
     #[prop_or_default]
     pub storage_key: Option<String>,
+    /// Set when this lab replaces one whose module trapped (`mount`'s internal
+    /// `trapped` option): the step it was showing and the error. The lab starts with
+    /// a notice instead of that step's view.
+    #[prop_or_default]
+    pub trapped: Option<(Step, String)>,
+    /// The element the lab is mounted in (its saves stop once the loader marks it
+    /// dead, `storage.rs`).
+    #[prop_or_default]
+    pub host: Option<web_sys::Element>,
 }
 
 /// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
@@ -118,17 +127,20 @@ pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
     let key = storage::key(props.storage_key.as_deref());
     let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
+    // Why the last save failed, while it did.
+    let not_saved = use_state_eq(|| None::<String>);
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
         let first = use_mut_ref(|| true);
         let authored = props.work.is_some();
         let key = key.clone();
+        let (host, not_saved) = (props.host.clone(), not_saved.clone());
         use_effect_with(state.work.clone(), move |work| {
             if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
-            storage::save_soon(&key, work);
+            storage::save_soon(&key, work, host, Callback::from(move |why| not_saved.set(why)));
         });
     }
     // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
@@ -152,7 +164,7 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
-    let ui = use_reducer_eq(Ui::default);
+    let ui = use_reducer_eq(|| Ui { notice: props.trapped.clone().map(|(s, d)| Notice::Trapped(s, d)), ..Ui::default() });
     let panel_id = use_state(|| crate::components::editor::unique_id("gpulab-work"));
     // Replaces work undoably: the reducer is pure, so the work after is known here.
     let undoable = {
@@ -215,7 +227,10 @@ pub fn app(props: &AppProps) -> Html {
                 let ui = ui.clone();
                 work_panel::make_link(&state.work, move |l| ui.dispatch(UiAction::Link(l)));
             }
-            UiEvent::Export => work_panel::download(crate::share::envelope::FILE_NAME, &crate::share::envelope::export(&state.work)),
+            UiEvent::Export => match crate::share::envelope::export(&state.work) {
+                Ok(text) => work_panel::download(crate::share::envelope::FILE_NAME, &text),
+                Err(e) => ui.dispatch(UiAction::Notice(Some(Notice::NotWritten(e)))),
+            },
             UiEvent::Import(file) => {
                 let (ui, undoable) = (ui.clone(), undoable.clone());
                 work_panel::read_file(file, move |r| match r {
@@ -241,7 +256,12 @@ pub fn app(props: &AppProps) -> Html {
                     ui.dispatch(UiAction::Undone);
                 }
             }
-            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => {
+            UiEvent::Choice(NoticeChoice::TrapDiscard) => {
+                if let Some(Notice::Trapped(s, _)) = &ui.notice {
+                    undoable.emit((LabAction::ResetStep(*s), Notice::ResetStep(*s)));
+                }
+            }
+            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close | NoticeChoice::TrapRetry) => {
                 forget_share_link();
                 ui.dispatch(UiAction::Notice(None))
             }
@@ -267,14 +287,21 @@ pub fn app(props: &AppProps) -> Html {
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
             { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
+            if let Some(why) = &*not_saved {
+                <p class="lab-not-saved" role="alert">{ work_panel::not_saved_text(lang, why) }</p>
+            }
             <div class="lab-body">
                 <StepNav {lang} current={step} on_select={on_step} />
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
                     <Hint {lang} text={step.hint()} />
-                    { step_view(&state, lang, step, &undoable) }
-                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
+                    // A step whose view trapped is not rendered again until the learner
+                    // chooses (the notice above): rendering it could trap again.
+                    if !matches!(&ui.notice, Some(Notice::Trapped(s, _)) if *s == step) {
+                        { step_view(&state, lang, step, &undoable) }
+                    }
+                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, not_saved.as_deref(), &on_ui) }
                 </main>
             </div>
         </div>

@@ -206,6 +206,16 @@ pub fn scenario_references(text: &str) -> Result<js_sys::Array, JsValue> {
     Ok(paths)
 }
 
+/// The internal `trapped` option (not v1; only `www/gpu-lab.js` passes it): the lab
+/// this one replaces stopped on a trap while showing `trapped.step`, with
+/// `trapped.details`. The new lab says so and does not render that step until the
+/// learner chooses to discard its saved input or to try it again.
+fn trapped(options: &JsValue) -> Option<(Step, String)> {
+    let t = get(options, "trapped");
+    let step = get(&t, "step").as_f64().and_then(|n| Step::from_number(n as usize))?;
+    Some((step, get(&t, "details").as_string().unwrap_or_default()))
+}
+
 /// A mounted lab. Dropping the JS object without `destroy()` leaves the lab mounted.
 #[wasm_bindgen]
 pub struct LabHandle {
@@ -222,7 +232,8 @@ pub struct LabHandle {
 pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsValue> {
     panic_hook::install();
     let source = scenario_source(&options)?;
-    let options = MountOptions::from_js(&options)?;
+    let options_js = options;
+    let options = MountOptions::from_js(&options_js)?;
     let lang = options.lang.unwrap_or_default();
     let loaded = match source {
         None => None,
@@ -245,6 +256,12 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
     let latest = Rc::new(RefCell::new(initial.clone()));
     let observer = {
         let latest = latest.clone();
+        // `www/gpu-lab.js` mounts into a `.gpu-lab-host` of its own inside the page's
+        // element (replaced after a trap); events still go to the page's element.
+        let target = match root.parent_element() {
+            Some(page) if root.class_name() == "gpu-lab-host" => page,
+            _ => root.clone(),
+        };
         let root = root.clone();
         let title = title.clone();
         StateObserver(Rc::new(move |state: LabState| {
@@ -254,11 +271,19 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
             *latest.borrow_mut() = state;
             init.set_bubbles(true);
             if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("gpulab:statechange", &init) {
-                root.dispatch_event(&event).ok();
+                target.dispatch_event(&event).ok();
             }
         }))
     };
-    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer), work: loaded.map(|l| l.work), storage_key: options.storage_key.clone() };
+    let props = AppProps {
+        lang: initial.lang,
+        step: initial.step,
+        observer: Some(observer),
+        work: loaded.map(|l| l.work),
+        storage_key: options.storage_key.clone(),
+        trapped: trapped(&options_js),
+        host: Some(root.clone()),
+    };
     root.set_inner_html("");
     panic_hook::track(&root, initial.lang);
     let app = yew::Renderer::<App>::with_root_and_props(root.clone(), props.clone()).render();

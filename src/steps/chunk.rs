@@ -158,7 +158,16 @@ pub fn call<View>(m: &Module, func: &str, request: &impl crate::steps::requests:
 pub fn call_text(m: &Module, func: &str, arg: &str) -> Result<String, String> {
     let f = js_sys::Reflect::get(&m.0, &JsValue::from_str(func)).map_err(|e| describe(&e))?;
     let f = f.dyn_into::<js_sys::Function>().map_err(|_| format!("the chunk has no function {func}"))?;
-    let out = f.call1(&JsValue::NULL, &JsValue::from_str(arg)).map_err(|e| describe(&e))?;
+    let out = f.call1(&JsValue::NULL, &JsValue::from_str(arg)).map_err(|e| {
+        // A trap inside the chunk comes back here as an error (the call catches it),
+        // so this module lives on and the step shows it. The chunk's instance is
+        // unusable afterwards: the next step that needs it loads a fresh one.
+        if e.is_instance_of::<js_sys::WebAssembly::RuntimeError>() {
+            forget_failure();
+            MODULE.with(|m| *m.borrow_mut() = None);
+        }
+        describe(&e)
+    })?;
     out.as_string().ok_or_else(|| format!("{func} returned no text"))
 }
 
