@@ -226,5 +226,5 @@ reason-too-large = the file is too large ({ $n } bytes; at most { $max }).
 reason-not-json = it is not JSON ({ $details }).
 reason-foreign = it is not a GPU Node Lab progress file ({ $details }).
 reason-bad-version = its format version is missing or not a number.
-reason-bad-value = it has a field that is unknown or of the wrong type: { $details }.
+reason-bad-value = it has a field that is unknown, of the wrong type or out of range: { $details }.
 reason-out-of-range = { $path } is out of range ({ $details }).

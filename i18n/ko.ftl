@@ -225,5 +225,5 @@ reason-too-large = 파일이 너무 큽니다({ $n }바이트, 최대 { $max }�
 reason-not-json = JSON이 아닙니다({ $details }).
 reason-foreign = GPU Node Lab 진행 파일이 아닙니다({ $details }).
 reason-bad-version = 형식 버전이 없거나 숫자가 아닙니다.
-reason-bad-value = 모르는 필드이거나 형식이 틀린 필드가 있습니다: { $details }.
+reason-bad-value = 모르는 필드, 형식이 틀린 필드 또는 범위를 벗어난 값이 있습니다: { $details }.
 reason-out-of-range = { $path }이(가) 범위를 벗어났습니다({ $details }).
