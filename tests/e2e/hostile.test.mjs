@@ -71,11 +71,11 @@ test("a 5 MB paste is refused up front; a failed save says so (ko, en) and loses
   const before = await value(page, main);
   await paste(page, main, "x".repeat(5_000_000));
   assert.equal(await page.locator(".ctr-main .editor-too-long").textContent(),
-    `That change was not made: the text would be 5000000 bytes, and an editor holds at most ${MAX_TEXT} bytes (the most a progress file and a share link carry). The text before it is kept.`);
+    `Not changed: the text would be 5000000 bytes, over the ${MAX_TEXT} an editor holds. The text before it is kept.`);
   assert.equal(await value(page, main), before, "the text before the paste stays in the editor");
 
-  for (const [lang, note] of [["en", /^Your latest changes are not saved in this browser \(.+\): a reload would bring back older work\. They are kept in this page; export a progress file to keep them\.$/],
-    ["ko", /^최근 변경이 이 브라우저에 저장되지 않았습니다\(.+\)\. 지금 새로 고치면 이전 작업이 돌아옵니다\./]]) {
+  for (const [lang, note] of [["en", /^Not saved in this browser \(.+\): a reload would bring back older work\. Export a progress file to keep your changes\.$/],
+    ["ko", /^이 브라우저에 저장되지 않았습니다\(.+\)\. 새로 고치면 이전 작업이 돌아옵니다\. 변경을 보관하려면 진행 파일을 내보내세요\.$/]]) {
     await page.goto(labUrl(`lang=${lang}&step=1`));
     await ready(page);
     // The host page fills the origin's storage, so the lab's next write fails.
@@ -138,7 +138,7 @@ test("what the lab writes it reads back: at the limit a link and a file open; ov
   await a.page.reload();
   await ready(a.page);
   assert.equal((await value(a.page, main)).length, 300_000, "older saved work still opens");
-  const reason = "Nothing was written: work.containerd.main is out of range (300000 bytes, at most 262144). Your work is unchanged in this page; shorten that text to export or share it.";
+  const reason = "Nothing was written: work.containerd.main is out of range (300000 bytes, at most 262144).";
   await a.page.locator(".work-share").click();
   assert.equal(await a.page.locator(".work-share-refused").textContent(), reason);
   let downloaded = false;
@@ -216,7 +216,7 @@ test("a trap in step 2 is caught and shown; discarding resets step 2's input onl
     const notice = page.locator(".lab-notice[role=alert] .notice-text");
     await notice.waitFor();
     assert.equal(await notice.textContent(),
-      "The lab stopped on an internal error while showing step 2 (unreachable (a simulated trap)) and was started again. Your other steps are as you left them. Discard step 2's saved input, or keep it and open the step again.");
+      "Step 2 stopped on an internal error (unreachable (a simulated trap)); the lab restarted with your other steps as they were. Discard step 2's saved input, or keep it?");
     assert.equal(await page.locator(".step-containerd").count(), 0, "the step is not rendered again before the learner chooses");
   };
   await trap();
