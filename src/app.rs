@@ -127,20 +127,21 @@ pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
     let key = storage::key(props.storage_key.as_deref());
     let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
-    // Why the last save failed, while it did.
-    let not_saved = use_state_eq(|| None::<String>);
+    // A lab that replaces a trapped one starts with the notice (`AppProps::trapped`).
+    let ui = use_reducer_eq(|| Ui { notice: props.trapped.clone().map(|(s, d)| Notice::Trapped(s, d)), ..Ui::default() });
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
         let first = use_mut_ref(|| true);
         let authored = props.work.is_some();
         let key = key.clone();
-        let (host, not_saved) = (props.host.clone(), not_saved.clone());
+        let (host, ui) = (props.host.clone(), ui.clone());
         use_effect_with(state.work.clone(), move |work| {
             if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
-            storage::save_soon(&key, work, host, Callback::from(move |why| not_saved.set(why)));
+            // How the write went lands in the UI state (re-rendered only on a change).
+            storage::save_soon(&key, work, host, Callback::from(move |why| ui.dispatch(UiAction::Saved(why))));
         });
     }
     // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
@@ -164,7 +165,6 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
-    let ui = use_reducer_eq(|| Ui { notice: props.trapped.clone().map(|(s, d)| Notice::Trapped(s, d)), ..Ui::default() });
     let panel_id = use_state(|| crate::components::editor::unique_id("gpulab-work"));
     // Replaces work undoably: the reducer is pure, so the work after is known here.
     let undoable = {
@@ -287,7 +287,7 @@ pub fn app(props: &AppProps) -> Html {
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
             { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
-            if let Some(why) = &*not_saved {
+            if let Some(why) = &ui.not_saved {
                 <p class="lab-not-saved" role="alert">{ work_panel::not_saved_text(lang, why) }</p>
             }
             <div class="lab-body">
@@ -301,7 +301,7 @@ pub fn app(props: &AppProps) -> Html {
                     if !matches!(&ui.notice, Some(Notice::Trapped(s, _)) if *s == step) {
                         { step_view(&state, lang, step, &undoable) }
                     }
-                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, not_saved.as_deref(), &on_ui) }
+                    { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
                 </main>
             </div>
         </div>

@@ -108,16 +108,13 @@ pub fn editor(props: &EditorProps) -> Html {
     // into wasm) is skipped.
     let area_ref = use_node_ref();
     let typed = use_mut_ref(|| None::<String>);
-    // The text the lab holds (to put back when a change is refused) and the size of
-    // the last refused change.
-    let held = use_mut_ref(String::new);
-    let refused = use_state_eq(|| None::<usize>);
+    // The size of the last refused change (0: none). A `u32` state, as the chunk's
+    // retry count is: each new hook state type costs the first load Yew's hook code.
+    let refused = use_state(|| 0u32);
     {
         let area_ref = area_ref.clone();
         let typed = typed.clone();
-        let held = held.clone();
         use_effect_with(props.text.clone(), move |text| {
-            held.borrow_mut().clone_from(text);
             if typed.borrow_mut().take().as_ref() == Some(text) {
                 return;
             }
@@ -133,15 +130,19 @@ pub fn editor(props: &EditorProps) -> Html {
         let on_input = props.on_input.clone();
         let typed = typed.clone();
         let refused = refused.clone();
+        // The text the lab holds, put back when a change is refused.
+        let held = props.text.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(area) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
                 let text = area.value();
                 if text.len() > MAX_TEXT {
-                    area.set_value(&held.borrow());
-                    refused.set(Some(text.len()));
+                    area.set_value(&held);
+                    refused.set(u32::try_from(text.len()).unwrap_or(u32::MAX));
                     return;
                 }
-                refused.set(None);
+                if *refused != 0 {
+                    refused.set(0);
+                }
                 *typed.borrow_mut() = Some(text.clone());
                 on_input.emit(text);
             }
@@ -196,9 +197,9 @@ pub fn editor(props: &EditorProps) -> Html {
                     aria-describedby={note_id.clone()}
                     ref={area_ref} {oninput} {onkeydown} {onblur} />
             </div>
-            if let Some(n) = *refused {
+            if *refused != 0 {
                 <p class="editor-too-long" role="alert">
-                    { tf(lang, MessageId::EditorTooLong, &[("n", n.to_string().as_str()), ("max", MAX_TEXT.to_string().as_str())]) }
+                    { tf(lang, MessageId::EditorTooLong, &[("n", refused.to_string().as_str()), ("max", MAX_TEXT.to_string().as_str())]) }
                 </p>
             }
             <p id={note_id} class="editor-keys" aria-live="polite">

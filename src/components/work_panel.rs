@@ -51,6 +51,8 @@ pub struct Ui {
     pub undo: Option<UndoPoint>,
     pub link: Option<Link>,
     pub confirm: Option<Confirm>,
+    /// Why the last save to this browser failed, while it did.
+    pub not_saved: Option<String>,
 }
 
 /// A change to [`Ui`].
@@ -63,6 +65,8 @@ pub enum UiAction {
     Notice(Option<Notice>),
     Link(Link),
     Confirm(Option<Confirm>),
+    /// How the last save went (`storage::save_soon`).
+    Saved(Option<String>),
 }
 
 impl Ui {
@@ -74,6 +78,7 @@ impl Ui {
             UiAction::Notice(notice) => Ui { notice, ..self },
             UiAction::Link(l) => Ui { link: Some(l), ..self },
             UiAction::Confirm(confirm) => Ui { confirm, ..self },
+            UiAction::Saved(not_saved) => Ui { not_saved, ..self },
         }
     }
 
@@ -111,9 +116,9 @@ pub fn notice_at(lang: Lang, ui: &Ui, work: &Work, share: bool, on: &Callback<Ui
 }
 
 /// The panel; `id` makes its element ids unique in the page.
-/// `not_saved`: why the last save failed, if it did (the note then says so instead
-/// of "saved as you go").
-pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, not_saved: Option<&str>, on: &Callback<UiEvent>) -> Html {
+/// The panel; `id` makes its element ids unique in the page. While a save failed
+/// the note says so instead of "saved as you go".
+pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, on: &Callback<UiEvent>) -> Html {
     let n = step.number().to_string();
     let on_import = {
         let on = on.clone();
@@ -129,7 +134,7 @@ pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, not_saved: O
     html! {
         <section class="work-panel" aria-labelledby={format!("{id}-h")}>
             <h2 id={format!("{id}-h")} class="work-title">{ t(lang, MessageId::WorkTitle) }</h2>
-            <p class={classes!("work-note", not_saved.is_some().then_some("work-not-saved"))}>{ match not_saved {
+            <p class={classes!("work-note", ui.not_saved.is_some().then_some("work-not-saved"))}>{ match &ui.not_saved {
                 None => t(lang, MessageId::WorkSavedNote).to_string(),
                 Some(why) => not_saved_text(lang, why),
             } }</p>
