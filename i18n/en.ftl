@@ -3,8 +3,6 @@
 app-title = GPU Node Lab
 app-subtitle = A Kubernetes GPU node incident, step by step
 lang-switch = Language
-lang-ko = 한국어
-lang-en = English
 steps-nav = Lab steps
 step-1-title = Main containerd config
 step-2-title = The NVIDIA drop-in and the table collision

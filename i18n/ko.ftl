@@ -2,8 +2,6 @@
 app-title = GPU 노드 실습
 app-subtitle = 쿠버네티스 GPU 노드 장애를 단계별로
 lang-switch = 언어
-lang-ko = 한국어
-lang-en = English
 steps-nav = 실습 단계
 step-1-title = containerd 기본 설정
 step-2-title = NVIDIA 드롭인과 테이블 충돌

@@ -60,6 +60,10 @@ pub struct AppProps {
     /// dead, `storage.rs`).
     #[prop_or_default]
     pub host: Option<web_sys::Element>,
+    /// Asks the host's loader for a language whose messages are not here yet (the
+    /// learner picked it); the loader fetches them and then updates the lab.
+    #[prop_or_default]
+    pub ask_lang: Option<Callback<Lang>>,
 }
 
 /// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
@@ -126,7 +130,9 @@ fn forget_share_link() {
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
     let key = storage::key(props.storage_key.as_deref());
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
+    // A language whose messages are not here yet is switched to once they are.
+    let first_lang = if crate::i18n::ready(props.lang) { props.lang } else { Lang::default() };
+    let state = use_reducer_eq(|| LabState { lang: first_lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
     // A lab that replaces a trapped one starts with the notice (`AppProps::trapped`).
     let ui = use_reducer_eq(|| Ui { notice: props.trapped.clone().map(|(s, d)| Notice::Trapped(s, d)), ..Ui::default() });
     {
@@ -148,7 +154,12 @@ pub fn app(props: &AppProps) -> Html {
     use_effect_with((), |_| crate::steps::chunk::prefetch_when_idle());
     {
         let dispatcher = state.dispatcher();
-        use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
+        // The host's loader switches a lab to a language only once its messages are here.
+        use_effect_with(props.lang, move |lang| {
+            if crate::i18n::ready(*lang) {
+                dispatcher.dispatch(LabAction::SetLang(*lang));
+            }
+        });
     }
     {
         let dispatcher = state.dispatcher();
@@ -269,7 +280,11 @@ pub fn app(props: &AppProps) -> Html {
     };
     let on_lang = {
         let d = state.dispatcher();
-        Callback::from(move |l: Lang| d.dispatch(LabAction::SetLang(l)))
+        let ask = props.ask_lang.clone();
+        Callback::from(move |l: Lang| match &ask {
+            Some(ask) if !crate::i18n::ready(l) => ask.emit(l),
+            _ => d.dispatch(LabAction::SetLang(l)),
+        })
     };
     let on_step = {
         let d = state.dispatcher();

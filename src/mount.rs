@@ -4,7 +4,7 @@
 //!
 //! **API Boundary (v1):** `mount`, `LabHandle.update/state/destroy`, the options
 //! `{ lang: "ko" | "en", step: 1..8, scenario, scenarioFile, scenarioFiles }`,
-//! `loadChunk()`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
+//! `loadChunk()`, `provideEnglish(text)`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
 //! (detail = the state object) dispatched on the root element. Additions keep v1; a breaking change is a
 //! new version (docs/embedding.md, "Stability").
 //!
@@ -193,6 +193,14 @@ pub fn load_chunk() -> js_sys::Promise {
     crate::steps::chunk::load_now()
 }
 
+/// Hands the lab this build's `i18n/en.ftl` (`www/gpu-lab.js` fetches it before it
+/// mounts a lab in English, so the lab never shows Korean first); `false` when the
+/// text is not that file.
+#[wasm_bindgen(js_name = provideEnglish)]
+pub fn provide_english(text: String) -> bool {
+    crate::i18n::provide_english(text)
+}
+
 /// The files a scenario references (paths inside its directory), for the loader to
 /// fetch next to a `scenario-src` URL before mounting (after `loadChunk()`).
 #[wasm_bindgen(js_name = scenarioReferences)]
@@ -266,14 +274,16 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
         let title = title.clone();
         StateObserver(Rc::new(move |state: LabState| {
             panic_hook::track(&root, state.lang);
-            let init = web_sys::CustomEventInit::new();
-            init.set_detail(&state_object(&state, title.as_deref()));
+            let detail = state_object(&state, title.as_deref());
             *latest.borrow_mut() = state;
-            init.set_bubbles(true);
-            if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("gpulab:statechange", &init) {
-                target.dispatch_event(&event).ok();
-            }
+            dispatch(&target, "gpulab:statechange", &detail, true);
         }))
+    };
+    // Internal (not v1): the learner picked a language whose messages the page has not
+    // fetched yet; `www/gpu-lab.js` fetches them and updates the lab.
+    let ask_lang = {
+        let root = root.clone();
+        yew::Callback::from(move |lang: Lang| dispatch(&root, "gpulab:lang", &lang.tag().into(), true))
     };
     let props = AppProps {
         lang: initial.lang,
@@ -283,6 +293,7 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
         storage_key: options.storage_key.clone(),
         trapped: trapped(&options_js),
         host: Some(root.clone()),
+        ask_lang: Some(ask_lang),
     };
     root.set_inner_html("");
     panic_hook::track(&root, initial.lang);
@@ -326,6 +337,16 @@ impl LabHandle {
             // Work changed just before unmounting is written now, not in a later task.
             crate::storage::flush();
         }
+    }
+}
+
+/// Dispatches the event `name` with `detail` on `target`.
+fn dispatch(target: &web_sys::Element, name: &str, detail: &JsValue, bubbles: bool) {
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(detail);
+    init.set_bubbles(bubbles);
+    if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
+        target.dispatch_event(&event).ok();
     }
 }
 

@@ -1,6 +1,7 @@
 //! Browser tests (wasm-bindgen-test in headless Chromium): the lab mounts through
 //! the exported API, shows the eight steps in Korean, switches to English, and its
-//! handle updates, reports state and destroys.
+//! handle updates, reports state and destroys. The English messages are handed to
+//! the lab as the page's loader does once it fetched them (`i18n::provide_english`).
 #![cfg(target_arch = "wasm32")]
 
 use gpu_node_lab::mount;
@@ -19,9 +20,19 @@ fn document() -> web_sys::Document {
 /// `gpu-node-lab-k8s-<version>.js`.
 fn new_root() -> web_sys::Element {
     provide_chunk();
+    provide_english();
     let root = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&root).unwrap();
     root
+}
+
+/// The English messages, as a page has them once it fetched
+/// `gpu-node-lab-<version>-en.ftl` (the wasm carries only Korean).
+fn provide_english() {
+    use gpu_node_lab::i18n::{provide_english, ready, Lang};
+    if !ready(Lang::En) {
+        assert!(provide_english(include_str!("../i18n/en.ftl").to_string()));
+    }
 }
 
 fn step_titles(root: &web_sys::Element) -> Vec<String> {

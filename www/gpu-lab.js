@@ -5,8 +5,11 @@
 // The bundle's asset names (the only lines a build step may rewrite).
 const WASM_JS = "gpu-node-lab-0.1.0.js";
 const WASM_BG = "gpu-node-lab-0.1.0_bg.wasm";
+const WASM_EN = "gpu-node-lab-0.1.0-en.ftl";
 
 const EVENTS = Object.freeze({ state: "gpulab:statechange", error: "gpulab:error", resize: "gpulab:resize" });
+// Internal: the lab asks for a language whose messages the page has not fetched yet.
+const LANG = "gpulab:lang";
 
 let bindings;
 // Where the bundle's files are (the first mount decides) and the URL of the glue of
@@ -67,6 +70,26 @@ async function restart(error) {
       report(lab.root, e);
     }
   }
+}
+
+// English is a file beside the wasm (Korean is built in), handed to the lab before it
+// mounts or switches to English, so the lab never shows one language and then the
+// other. Each module instance gets it once (a restarted one too).
+let englishText;
+const hasEnglish = new WeakSet();
+const needsEnglish = (wasm, lang) => typeof lang === "string" && /^en([-_]|$)/i.test(lang) && !hasEnglish.has(wasm);
+async function loadLang(wasm, lang) {
+  if (!needsEnglish(wasm, lang)) return;
+  englishText ??= fetchText(new URL(WASM_EN, base));
+  let text;
+  try {
+    text = await englishText;
+  } catch (error) {
+    englishText = undefined;
+    throw new Error(`gpu-lab: cannot load the English messages ${WASM_EN}: ${error.message ?? error}`);
+  }
+  if (!wasm.provideEnglish(text)) throw new Error(`gpu-lab: ${WASM_EN} is not the file this lab was built with`);
+  hasEnglish.add(wasm);
 }
 
 async function fetchText(url) {
@@ -144,15 +167,20 @@ class LabHandle {
   #options;
   #state;
   #onState;
+  #onLang;
+  #wasm;
   // `host`: the element inside `root` the module renders into (a new one after a
   // restart, so listeners the trapped instance left on the old one go with it).
-  constructor(inner, root, host, options) {
+  constructor(inner, root, host, options, wasm) {
     this.#inner = inner;
     this.root = root;
     this.#host = host;
     this.#options = options;
+    this.#wasm = wasm;
     this.#onState = (e) => { this.#state = e.detail; };
+    this.#onLang = (e) => { if (e.target === this.#host) this.#lang(e.detail); };
     root.addEventListener(EVENTS.state, this.#onState);
+    root.addEventListener(LANG, this.#onLang);
     labs.add(this);
     let last = "";
     this.#resize = new ResizeObserver(() => {
@@ -168,7 +196,15 @@ class LabHandle {
   /** Applies { lang, step }; what is not given keeps its value. Throws on a bad value. */
   update(options = {}) {
     if (!this.#inner) throw new Error("gpu-lab: this lab was destroyed");
-    this.#inner.update(options);
+    if (!needsEnglish(this.#wasm, options?.lang)) return this.#inner.update(options);
+    const { lang, ...rest } = options;
+    this.#inner.update(rest);
+    this.#lang(lang);
+  }
+
+  // A language whose messages are not here yet: fetched first, then applied.
+  #lang(lang) {
+    loadLang(this.#wasm, lang).then(() => this.#inner?.update({ lang }), (error) => console.error(error));
   }
 
   /** { lang, step } and, for a lab started from an author scenario, scenario (its title). */
@@ -181,6 +217,7 @@ class LabHandle {
   destroy() {
     this.#resize.disconnect();
     this.root.removeEventListener(EVENTS.state, this.#onState);
+    this.root.removeEventListener(LANG, this.#onLang);
     labs.delete(this);
     this.#inner?.destroy();
     this.#inner?.free?.();
@@ -200,6 +237,8 @@ class LabHandle {
     const details = this.#host.querySelector(".lab-panic")?.dataset.details ?? message;
     const { lang, step } = this.#state ?? this.#options;
     if (this.#options.scenario != null) await loadChunk(wasm);
+    await loadLang(wasm, lang);
+    this.#wasm = wasm;
     this.#host = newHost(this.root);
     this.#inner = wasm.mount(this.#host, { ...this.#options, lang, step, trapped: { step: step ?? 1, details } });
   }
@@ -212,9 +251,10 @@ export async function mount(root, options = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("gpu-lab: options must be an object");
     const wasm = await loadBindings(options.assetsBase);
     const { assetsBase, ...rest } = options;
+    await loadLang(wasm, rest.lang);
     const resolved = await resolveScenario(wasm, rest);
     const host = newHost(root);
-    return new LabHandle(wasm.mount(host, resolved), root, host, resolved);
+    return new LabHandle(wasm.mount(host, resolved), root, host, resolved, wasm);
   } catch (error) {
     report(root, error);
     throw error;

@@ -232,11 +232,15 @@ mod tests {
         let loader = include_str!("../../www/gpu-lab.js");
         assert!(loader.contains(&format!("const WASM_JS = \"gpu-node-lab-{v}.js\";")), "www/gpu-lab.js imports gpu-node-lab-{v}.js");
         assert!(loader.contains(&format!("const WASM_BG = \"gpu-node-lab-{v}_bg.wasm\";")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
+        assert!(loader.contains(&format!("const WASM_EN = \"{}\";", crate::i18n::EN_FILE)), "www/gpu-lab.js loads {}", crate::i18n::EN_FILE);
         let index = include_str!("../../index.html");
         assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" data-wasm-opt-params="--converge" />"#));
         assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
         let hook = include_str!("../../scripts/version-bundle.sh");
         assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s; do"));
+        assert_eq!(crate::i18n::EN_FILE, format!("gpu-node-lab-{v}-en.ftl"));
+        assert!(hook.contains(r#"mv "$dir/en.ftl" "$dir/gpu-node-lab-$version-en.ftl""#));
+        assert!(index.contains(r#"<link data-trunk rel="copy-file" href="i18n/en.ftl" />"#));
         let trunk = include_str!("../../Trunk.toml");
         assert!(trunk.contains(r#"command_arguments = ["scripts/version-bundle.sh"]"#));
     }
