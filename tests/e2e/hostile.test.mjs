@@ -7,8 +7,9 @@
 //   (saved by an older lab) is refused by the writer, naming the field;
 // - a share link with `nodes = 4000000000` is refused with its field named, and the
 //   page's own input stops at the same bound;
-// - a trap while step 2 handles an input: the lab is started again on a fresh module,
-//   says which step stopped, and discards that step's saved input only (or keeps it).
+// - a trap while step 2 (English) or step 1 (Korean) handles an input: the lab is
+//   started again on a fresh module, says which step stopped, and discards that
+//   step's saved input only (or keeps it).
 // Run: DIST=../../dist node --test hostile.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -198,7 +199,7 @@ function trapSwitch() {
   WebAssembly.instantiateStreaming = (source, imports) => instantiateStreaming(source, wrap(imports));
 }
 
-test("a trap in step 2 is caught and shown; discarding resets step 2's input only", async () => {
+test("a trap in step 2 (en) or step 1 (ko) is caught and shown; discarding resets that step's input only", async () => {
   const { context, page, errors } = await fresh(trapSwitch);
   await page.goto(labUrl("lang=en&step=2"));
   await ready(page);
@@ -236,7 +237,22 @@ test("a trap in step 2 is caught and shown; discarding resets step 2's input onl
   await paste(page, ".ctr-dropin textarea", "# after the restart\n");
   await page.waitForFunction((k) => JSON.parse(localStorage.getItem(k)).containerd.dropin === "# after the restart\n", KEY);
   assert.equal(await page.locator("#lab > .gpu-lab-host > .gpu-lab").count(), 1);
-  // The only errors are the two traps themselves.
+
+  // In Korean, a trap in step 1: the notice in Korean, and discarding resets step 1's
+  // main config only (step 2's drop-in, typed after the restart, is kept).
+  await page.goto(labUrl("lang=ko&step=1"));
+  await ready(page);
+  await page.evaluate(() => { window.__gpulabTrap = true; });
+  await paste(page, ".ctr-main textarea", "# typed when the module trapped\n");
+  const notice = page.locator(".lab-notice[role=alert] .notice-text");
+  await notice.waitFor();
+  assert.equal(await notice.textContent(),
+    "1단계에서 내부 오류로 멈춰(unreachable (a simulated trap)) 실습을 다시 시작했습니다. 다른 단계는 그대로입니다. 1단계에 저장된 입력을 버릴까요, 둘까요?");
+  assert.equal(await page.locator(".trap-discard").textContent(), "버리기");
+  await page.locator(".trap-discard").click();
+  await page.waitForFunction(([k, d]) => JSON.parse(localStorage.getItem(k)).containerd.main === d, [KEY, defaults.main]);
+  assert.equal((await saved(page)).containerd.dropin, "# after the restart\n", "step 2's input is kept");
+  // The only errors are the traps themselves.
   assert.deepEqual(errors.filter((e) => !e.includes("a simulated trap")), []);
   await context.close();
 });
