@@ -838,3 +838,25 @@ async fn an_editor_refuses_text_over_its_limit() {
     handle.destroy();
     clear_saved_work();
 }
+
+/// Issue 20: a trap inside the chunk comes back to the app as the call's error: the
+/// step shows it (the app's own module lives on) and the trapped chunk is forgotten,
+/// so the next step that needs it loads a fresh one.
+#[wasm_bindgen_test]
+async fn a_trap_in_the_chunk_is_shown_and_the_chunk_forgotten() {
+    clear_saved_work();
+    let root = new_root();
+    let module = js_sys::Object::new();
+    let trap = js_sys::Function::new_no_args("throw new WebAssembly.RuntimeError('unreachable')");
+    js_sys::Reflect::set(&module, &"slots".into(), &trap).unwrap();
+    gpu_node_lab::steps::chunk::provide(Some(module.into()));
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    assert_eq!(texts(&root, ".model-error"), ["The model could not load its built-in data: unreachable"]);
+    assert!(gpu_node_lab::steps::chunk::ready().is_none(), "the trapped chunk is not used again");
+    // The app itself still works: another step renders and answers.
+    handle.update(options(&[("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    assert!(root.query_selector(".ctr-main textarea").unwrap().is_some());
+    handle.destroy();
+}
