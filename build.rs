@@ -1,35 +1,50 @@
 //! Compiles `i18n/*.ftl` into a `MessageId` enum and per-language tables, so every
 //! message id the app uses is checked at compile time, and a message missing from
 //! one language fails the build instead of showing a blank in the page.
+//!
+//! Korean, the lab's default language, is compiled into the wasm. English is not: a
+//! page that wants it fetches `i18n/en.ftl` (copied into dist/ as
+//! `gpu-node-lab-<version>-en.ftl`), about 4.8 KB gzip the Korean first load does not
+//! carry. For that file the build emits the message ids in the file's order
+//! (`EN_ORDER`) and the file's hash (`EN_HASH`), and the app reads it with the same
+//! line reader (`src/ftl.rs`). Native builds and the app's unit tests embed English
+//! too (`table_en`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+#[path = "src/ftl.rs"]
+mod ftl;
+
 const LANGS: [&str; 2] = ["ko", "en"];
 
-fn parse(lang: &str) -> BTreeMap<String, String> {
+/// A language's messages by id, and the ids in the file's order.
+struct Table {
+    by_id: BTreeMap<String, String>,
+    order: Vec<String>,
+    hash: u64,
+}
+
+fn parse(lang: &str) -> Table {
     let path = format!("i18n/{lang}.ftl");
     println!("cargo:rerun-if-changed={path}");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut out = BTreeMap::new();
+    let mut by_id = BTreeMap::new();
+    let mut order = Vec::new();
     for (n, line) in text.lines().enumerate() {
-        let line = line.trim_end();
-        if line.is_empty() || line.starts_with('#') {
+        let Some((id, value)) = ftl::entry(line).unwrap_or_else(|()| panic!("{path}:{}: expected `id = text`", n + 1)) else {
             continue;
-        }
-        let Some((id, value)) = line.split_once(" = ") else {
-            panic!("{path}:{}: expected `id = text`", n + 1);
         };
-        let id = id.trim();
         let kebab = id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
         if !kebab || !id.starts_with(|c: char| c.is_ascii_lowercase()) {
             panic!("{path}:{}: message id `{id}` must be kebab-case", n + 1);
         }
-        if out.insert(id.to_string(), value.to_string()).is_some() {
+        if by_id.insert(id.to_string(), value.to_string()).is_some() {
             panic!("{path}:{}: duplicate message id `{id}`", n + 1);
         }
+        order.push(id.to_string());
     }
-    out
+    Table { by_id, order, hash: ftl::hash(&text) }
 }
 
 fn variant(id: &str) -> String {
@@ -45,14 +60,22 @@ fn variant(id: &str) -> String {
         .collect()
 }
 
+fn table_fn(code: &mut String, lang: &str, table: &Table) {
+    let _ = writeln!(code, "fn table_{lang}(id: MessageId) -> &'static str {{\n    match id {{");
+    for (id, value) in &table.by_id {
+        let _ = writeln!(code, "        MessageId::{} => {value:?},", variant(id));
+    }
+    code.push_str("    }\n}\n\n");
+}
+
 fn main() {
     let tables: Vec<_> = LANGS.iter().map(|l| (*l, parse(l))).collect();
     let (_, first) = &tables[0];
     for (lang, table) in &tables {
-        if let Some(id) = first.keys().find(|id| !table.contains_key(*id)) {
+        if let Some(id) = first.by_id.keys().find(|id| !table.by_id.contains_key(*id)) {
             panic!("i18n/{lang}.ftl: message `{id}` is missing (it exists in i18n/ko.ftl)");
         }
-        if let Some(id) = table.keys().find(|id| !first.contains_key(*id)) {
+        if let Some(id) = table.by_id.keys().find(|id| !first.by_id.contains_key(*id)) {
             panic!("i18n/ko.ftl: message `{id}` is missing (it exists in i18n/{lang}.ftl)");
         }
     }
@@ -60,20 +83,28 @@ fn main() {
         "/// Every message id of `i18n/*.ftl`, checked at compile time.\n\
          #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum MessageId {\n",
     );
-    for id in first.keys() {
+    for id in first.by_id.keys() {
         let _ = writeln!(code, "    /// `{id}`\n    {},", variant(id));
     }
     code.push_str("}\n\nimpl MessageId {\n    /// The id as written in the .ftl files.\n    pub fn as_str(self) -> &'static str {\n        match self {\n");
-    for id in first.keys() {
+    for id in first.by_id.keys() {
         let _ = writeln!(code, "            MessageId::{} => {id:?},", variant(id));
     }
     code.push_str("        }\n    }\n}\n\n");
+    let _ = writeln!(code, "/// How many messages there are (each language has all of them).\npub const MESSAGE_COUNT: usize = {};\n", first.by_id.len());
     for (lang, table) in &tables {
-        let _ = writeln!(code, "fn table_{lang}(id: MessageId) -> &'static str {{\n    match id {{");
-        for (id, value) in table {
-            let _ = writeln!(code, "        MessageId::{} => {value:?},", variant(id));
+        if *lang == "ko" {
+            table_fn(&mut code, lang, table);
+        } else {
+            code.push_str("#[cfg(any(test, not(target_arch = \"wasm32\")))]\n");
+            table_fn(&mut code, lang, table);
+            let upper = lang.to_ascii_uppercase();
+            let _ = writeln!(code, "/// `i18n/{lang}.ftl`'s messages in the file's order.\n#[allow(dead_code)]\npub const {upper}_ORDER: [MessageId; {}] = [", table.order.len());
+            for id in &table.order {
+                let _ = writeln!(code, "    MessageId::{},", variant(id));
+            }
+            let _ = writeln!(code, "];\n/// The hash (`ftl::hash`) of `i18n/{lang}.ftl` as built.\n#[allow(dead_code)]\npub const {upper}_HASH: u64 = {:#x};\n", table.hash);
         }
-        code.push_str("    }\n}\n\n");
     }
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("messages.rs");
     std::fs::write(out, code).unwrap();

@@ -51,6 +51,19 @@ pub struct AppProps {
     /// The `storageKey` mount option: this lab's own saved work (`storage::key`).
     #[prop_or_default]
     pub storage_key: Option<String>,
+    /// Set when this lab replaces one whose module trapped (`mount`'s internal
+    /// `trapped` option): the step it was showing and the error. The lab starts with
+    /// a notice instead of that step's view.
+    #[prop_or_default]
+    pub trapped: Option<(Step, String)>,
+    /// The element the lab is mounted in (its saves stop once the loader marks it
+    /// dead, `storage.rs`).
+    #[prop_or_default]
+    pub host: Option<web_sys::Element>,
+    /// Asks the host's loader for a language whose messages are not here yet (the
+    /// learner picked it); the loader fetches them and then updates the lab.
+    #[prop_or_default]
+    pub ask_lang: Option<Callback<Lang>>,
 }
 
 /// The current step's view: each renders model results (steps 5, 6, 7 and 8 through
@@ -117,25 +130,36 @@ fn forget_share_link() {
 pub fn app(props: &AppProps) -> Html {
     // Saved work is read once, here at the edge; the reducer stays pure.
     let key = storage::key(props.storage_key.as_deref());
-    let state = use_reducer_eq(|| LabState { lang: props.lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
+    // A language whose messages are not here yet is switched to once they are.
+    let first_lang = if crate::i18n::ready(props.lang) { props.lang } else { Lang::default() };
+    let state = use_reducer_eq(|| LabState { lang: first_lang, step: props.step, work: props.work.clone().or_else(|| storage::load(&key)).unwrap_or_default() });
+    // A lab that replaces a trapped one starts with the notice (`AppProps::trapped`).
+    let ui = use_reducer_eq(|| Ui { notice: props.trapped.clone().map(|(s, d)| Notice::Trapped(s, d)), ..Ui::default() });
     {
         // Save on every change of the work (not on mount: unreadable saved data is left
         // alone until the learner changes something).
         let first = use_mut_ref(|| true);
         let authored = props.work.is_some();
         let key = key.clone();
+        let (host, ui) = (props.host.clone(), ui.clone());
         use_effect_with(state.work.clone(), move |work| {
             if std::mem::replace(&mut *first.borrow_mut(), false) || authored {
                 return;
             }
-            storage::save_soon(&key, work);
+            // How the write went lands in the UI state (re-rendered only on a change).
+            storage::save_soon(&key, work, host, Callback::from(move |why| ui.dispatch(UiAction::Saved(why))));
         });
     }
     // The Kubernetes chunk (steps 5, 6, 8) downloads with low priority once idle.
     use_effect_with((), |_| crate::steps::chunk::prefetch_when_idle());
     {
         let dispatcher = state.dispatcher();
-        use_effect_with(props.lang, move |lang| dispatcher.dispatch(LabAction::SetLang(*lang)));
+        // The host's loader switches a lab to a language only once its messages are here.
+        use_effect_with(props.lang, move |lang| {
+            if crate::i18n::ready(*lang) {
+                dispatcher.dispatch(LabAction::SetLang(*lang));
+            }
+        });
     }
     {
         let dispatcher = state.dispatcher();
@@ -152,7 +176,6 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     let lang = state.lang;
-    let ui = use_reducer_eq(Ui::default);
     let panel_id = use_state(|| crate::components::editor::unique_id("gpulab-work"));
     // Replaces work undoably: the reducer is pure, so the work after is known here.
     let undoable = {
@@ -215,7 +238,10 @@ pub fn app(props: &AppProps) -> Html {
                 let ui = ui.clone();
                 work_panel::make_link(&state.work, move |l| ui.dispatch(UiAction::Link(l)));
             }
-            UiEvent::Export => work_panel::download(crate::share::envelope::FILE_NAME, &crate::share::envelope::export(&state.work)),
+            UiEvent::Export => match crate::share::envelope::export(&state.work) {
+                Ok(text) => work_panel::download(crate::share::envelope::FILE_NAME, &text),
+                Err(e) => ui.dispatch(UiAction::Notice(Some(Notice::NotWritten(e)))),
+            },
             UiEvent::Import(file) => {
                 let (ui, undoable) = (ui.clone(), undoable.clone());
                 work_panel::read_file(file, move |r| match r {
@@ -241,7 +267,12 @@ pub fn app(props: &AppProps) -> Html {
                     ui.dispatch(UiAction::Undone);
                 }
             }
-            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close) => {
+            UiEvent::Choice(NoticeChoice::TrapDiscard) => {
+                if let Some(Notice::Trapped(s, _)) = &ui.notice {
+                    undoable.emit((LabAction::ResetStep(*s), Notice::ResetStep(*s)));
+                }
+            }
+            UiEvent::Choice(NoticeChoice::KeepMine | NoticeChoice::Close | NoticeChoice::TrapRetry) => {
                 forget_share_link();
                 ui.dispatch(UiAction::Notice(None))
             }
@@ -249,7 +280,11 @@ pub fn app(props: &AppProps) -> Html {
     };
     let on_lang = {
         let d = state.dispatcher();
-        Callback::from(move |l: Lang| d.dispatch(LabAction::SetLang(l)))
+        let ask = props.ask_lang.clone();
+        Callback::from(move |l: Lang| match &ask {
+            Some(ask) if !crate::i18n::ready(l) => ask.emit(l),
+            _ => d.dispatch(LabAction::SetLang(l)),
+        })
     };
     let on_step = {
         let d = state.dispatcher();
@@ -267,13 +302,20 @@ pub fn app(props: &AppProps) -> Html {
                 <LangSwitch {lang} on_change={on_lang} />
             </header>
             { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
+            if let Some(why) = &ui.not_saved {
+                <p class="lab-not-saved" role="alert">{ work_panel::not_saved_text(lang, why) }</p>
+            }
             <div class="lab-body">
                 <StepNav {lang} current={step} on_select={on_step} />
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
                     <Hint {lang} text={step.hint()} />
-                    { step_view(&state, lang, step, &undoable) }
+                    // A step whose view trapped is not rendered again until the learner
+                    // chooses (the notice above): rendering it could trap again.
+                    if !matches!(&ui.notice, Some(Notice::Trapped(s, _)) if *s == step) {
+                        { step_view(&state, lang, step, &undoable) }
+                    }
                     { work_panel::view(lang, step, &panel_id, &ui, &state.work, &on_ui) }
                 </main>
             </div>

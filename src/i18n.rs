@@ -2,8 +2,24 @@
 //! `build.rs` turns them into [`MessageId`], so a missing or misspelled id is a
 //! compile error. The placeable syntax is Fluent's (`{ $name }`), a subset chosen
 //! over the full Fluent runtime to keep the wasm small (see ARCHITECTURE.md).
+//!
+//! Korean is compiled in. English arrives on demand: `www/gpu-lab.js` fetches
+//! `gpu-node-lab-<version>-en.ftl` beside the wasm and hands it over
+//! ([`provide_english`], exported as `provideEnglish`), checked against the hash of
+//! the file the build read, so the Korean first load does not carry the English
+//! table. It does so before it mounts or switches a lab to English (the lab asks it
+//! through the internal `gpulab:lang` event when the learner picks English), so no
+//! lab shows one language and then another. Native builds and the unit tests embed
+//! English.
+
+use std::cell::Cell;
+
+use crate::ftl;
 
 include!(concat!(env!("OUT_DIR"), "/messages.rs"));
+
+/// The English messages' file in dist/, versioned like the wasm.
+pub const EN_FILE: &str = concat!("gpu-node-lab-", env!("CARGO_PKG_VERSION"), "-en.ftl");
 
 /// A UI language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -36,20 +52,41 @@ impl Lang {
         }
     }
 
-    /// The language's own name, for the switcher.
-    pub fn name_id(self) -> MessageId {
+    /// The language's own name, for the switcher: the same in every language (and
+    /// English's is needed before its messages are loaded).
+    pub fn own_name(self) -> &'static str {
         match self {
-            Lang::Ko => MessageId::LangKo,
-            Lang::En => MessageId::LangEn,
+            Lang::Ko => "한국어",
+            Lang::En => "English",
         }
     }
 }
 
-/// The text of `id` in `lang`, without arguments.
+thread_local! {
+    /// The English messages once their file was read (indexed by `MessageId`).
+    static EN: Cell<Option<&'static [&'static str; MESSAGE_COUNT]>> = const { Cell::new(None) };
+}
+
+/// The English text of `id`: embedded in native builds and unit tests.
+#[cfg(any(test, not(target_arch = "wasm32")))]
+fn english(id: MessageId) -> Option<&'static str> {
+    Some(table_en(id))
+}
+
+/// The English text of `id`, once its file was read.
+#[cfg(not(any(test, not(target_arch = "wasm32"))))]
+fn english(id: MessageId) -> Option<&'static str> {
+    EN.get().and_then(|table| table.get(id as usize).copied())
+}
+
+/// The text of `id` in `lang`, without arguments. English that has not arrived yet
+/// reads as Korean (labs switch only once it is here, [`ready`]). Not inlined:
+/// it is called from hundreds of places, each of which would carry the lookup.
+#[inline(never)]
 pub fn t(lang: Lang, id: MessageId) -> &'static str {
     match lang {
         Lang::Ko => table_ko(id),
-        Lang::En => table_en(id),
+        Lang::En => english(id).unwrap_or_else(|| table_ko(id)),
     }
 }
 
@@ -61,6 +98,31 @@ pub fn tf(lang: Lang, id: MessageId, args: &[(&str, &str)]) -> String {
         text = text.replace(&format!("{{ ${name} }}"), value);
     }
     text
+}
+
+/// Whether `lang`'s messages are here.
+pub fn ready(lang: Lang) -> bool {
+    lang == Lang::Ko || english(MessageId::AppTitle).is_some()
+}
+
+/// Reads `text`, which must be this build's `i18n/en.ftl`, as the English messages
+/// (a page that bundles the lab itself, and the browser tests, hand it over this way);
+/// `false` for a file of another build (a stale cache, a mixed bundle).
+pub fn provide_english(text: String) -> bool {
+    if ftl::hash(&text) != EN_HASH {
+        return false;
+    }
+    // Once per page: the text and its table live as long as the page.
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let table = Box::leak(Box::new([""; MESSAGE_COUNT]));
+    let entries = text.lines().filter_map(|line| ftl::entry(line).ok().flatten());
+    for (id, (_, value)) in EN_ORDER.iter().zip(entries) {
+        if let Some(slot) = table.get_mut(*id as usize) {
+            *slot = value;
+        }
+    }
+    EN.set(Some(table));
+    true
 }
 
 #[cfg(test)]
@@ -80,5 +142,22 @@ mod tests {
         for (tag, lang) in [("ko", Some(Lang::Ko)), ("ko-KR", Some(Lang::Ko)), ("EN_us", Some(Lang::En)), ("ja", None), ("", None)] {
             assert_eq!(Lang::from_tag(tag), lang, "{tag}");
         }
+    }
+
+    /// The English file the page fetches reads, line by line, into exactly the table
+    /// the build embeds natively; a file of another build is refused by its hash.
+    #[test]
+    fn the_fetched_english_file_reads_as_the_built_table() {
+        let text = include_str!("../i18n/en.ftl");
+        assert_eq!(ftl::hash(text), EN_HASH);
+        let entries: Vec<(&str, &str)> = text.lines().filter_map(|l| ftl::entry(l).ok().flatten()).collect();
+        assert_eq!(entries.len(), EN_ORDER.len());
+        assert_eq!(EN_ORDER.len(), MESSAGE_COUNT);
+        for (id, (name, value)) in EN_ORDER.iter().zip(&entries) {
+            assert_eq!((id.as_str(), table_en(*id)), (*name, *value));
+        }
+        assert!(!provide_english(text.replacen("GPU Node Lab", "GPU Node Lab!", 1)), "a file of another build");
+        assert!(provide_english(text.to_string()));
+        assert_eq!(EN.get().map(|t| t.get(MessageId::StepPosition as usize).copied()), Some(Some("Step { $n } of 8")));
     }
 }

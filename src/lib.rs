@@ -8,13 +8,15 @@
 //!   the learner's work (localStorage), at the edge.
 //! - [`steps`]: one module per lab step; [`components`]: shared pieces.
 //! - [`later`]: work a keystroke need not wait for, done right after the render.
-//! - [`i18n`]: Korean (default) and English, ids checked at compile time.
+//! - [`i18n`]: Korean (default) and English (loaded on demand), ids checked at
+//!   compile time; [`ftl`]: how a line of `i18n/*.ftl` reads, shared with `build.rs`.
 //! - [`json`]: a small JSON reader and writer; [`work_json`]: the saved work in it
 //!   (no serde in the first load).
 //! - [`panic_hook`]: reports a panic inside the mounted labs.
 
 pub mod app;
 pub mod components;
+pub mod ftl;
 pub mod i18n;
 pub mod json;
 pub mod later;

@@ -4,7 +4,7 @@
 //!
 //! **API Boundary (v1):** `mount`, `LabHandle.update/state/destroy`, the options
 //! `{ lang: "ko" | "en", step: 1..8, scenario, scenarioFile, scenarioFiles }`,
-//! `loadChunk()`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
+//! `loadChunk()`, `provideEnglish(text)`, `scenarioReferences(toml)`, and the `gpulab:statechange` event
 //! (detail = the state object) dispatched on the root element. Additions keep v1; a breaking change is a
 //! new version (docs/embedding.md, "Stability").
 //!
@@ -193,6 +193,14 @@ pub fn load_chunk() -> js_sys::Promise {
     crate::steps::chunk::load_now()
 }
 
+/// Hands the lab this build's `i18n/en.ftl` (`www/gpu-lab.js` fetches it before it
+/// mounts a lab in English, so the lab never shows Korean first); `false` when the
+/// text is not that file.
+#[wasm_bindgen(js_name = provideEnglish)]
+pub fn provide_english(text: String) -> bool {
+    crate::i18n::provide_english(text)
+}
+
 /// The files a scenario references (paths inside its directory), for the loader to
 /// fetch next to a `scenario-src` URL before mounting (after `loadChunk()`).
 #[wasm_bindgen(js_name = scenarioReferences)]
@@ -204,6 +212,16 @@ pub fn scenario_references(text: &str) -> Result<js_sys::Array, JsValue> {
         _ => return Err(js_sys::Error::new(&format!("gpu-lab: unreadable scenario references: {reply}")).into()),
     };
     Ok(paths)
+}
+
+/// The internal `trapped` option (not v1; only `www/gpu-lab.js` passes it): the lab
+/// this one replaces stopped on a trap while showing `trapped.step`, with
+/// `trapped.details`. The new lab says so and does not render that step until the
+/// learner chooses to discard its saved input or to try it again.
+fn trapped(options: &JsValue) -> Option<(Step, String)> {
+    let t = get(options, "trapped");
+    let step = get(&t, "step").as_f64().and_then(|n| Step::from_number(n as usize))?;
+    Some((step, get(&t, "details").as_string().unwrap_or_default()))
 }
 
 /// A mounted lab. Dropping the JS object without `destroy()` leaves the lab mounted.
@@ -222,7 +240,8 @@ pub struct LabHandle {
 pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsValue> {
     panic_hook::install();
     let source = scenario_source(&options)?;
-    let options = MountOptions::from_js(&options)?;
+    let options_js = options;
+    let options = MountOptions::from_js(&options_js)?;
     let lang = options.lang.unwrap_or_default();
     let loaded = match source {
         None => None,
@@ -245,20 +264,37 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Result<LabHandle, JsVa
     let latest = Rc::new(RefCell::new(initial.clone()));
     let observer = {
         let latest = latest.clone();
+        // `www/gpu-lab.js` mounts into a `.gpu-lab-host` of its own inside the page's
+        // element (replaced after a trap); events still go to the page's element.
+        let target = match root.parent_element() {
+            Some(page) if root.class_name() == "gpu-lab-host" => page,
+            _ => root.clone(),
+        };
         let root = root.clone();
         let title = title.clone();
         StateObserver(Rc::new(move |state: LabState| {
             panic_hook::track(&root, state.lang);
-            let init = web_sys::CustomEventInit::new();
-            init.set_detail(&state_object(&state, title.as_deref()));
+            let detail = state_object(&state, title.as_deref());
             *latest.borrow_mut() = state;
-            init.set_bubbles(true);
-            if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict("gpulab:statechange", &init) {
-                root.dispatch_event(&event).ok();
-            }
+            dispatch(&target, "gpulab:statechange", &detail, true);
         }))
     };
-    let props = AppProps { lang: initial.lang, step: initial.step, observer: Some(observer), work: loaded.map(|l| l.work), storage_key: options.storage_key.clone() };
+    // Internal (not v1): the learner picked a language whose messages the page has not
+    // fetched yet; `www/gpu-lab.js` fetches them and updates the lab.
+    let ask_lang = {
+        let root = root.clone();
+        yew::Callback::from(move |lang: Lang| dispatch(&root, "gpulab:lang", &lang.tag().into(), true))
+    };
+    let props = AppProps {
+        lang: initial.lang,
+        step: initial.step,
+        observer: Some(observer),
+        work: loaded.map(|l| l.work),
+        storage_key: options.storage_key.clone(),
+        trapped: trapped(&options_js),
+        host: Some(root.clone()),
+        ask_lang: Some(ask_lang),
+    };
     root.set_inner_html("");
     panic_hook::track(&root, initial.lang);
     let app = yew::Renderer::<App>::with_root_and_props(root.clone(), props.clone()).render();
@@ -301,6 +337,16 @@ impl LabHandle {
             // Work changed just before unmounting is written now, not in a later task.
             crate::storage::flush();
         }
+    }
+}
+
+/// Dispatches the event `name` with `detail` on `target`.
+fn dispatch(target: &web_sys::Element, name: &str, detail: &JsValue, bubbles: bool) {
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(detail);
+    init.set_bubbles(bubbles);
+    if let Ok(event) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
+        target.dispatch_event(&event).ok();
     }
 }
 

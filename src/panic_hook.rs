@@ -1,6 +1,12 @@
 //! Our own panic hook: a panic in the lab is reported inside every mounted lab and
 //! on the console. It is a Rust hook for this module only; the host page's own
 //! error handlers (`window.onerror` and the like) are never replaced.
+//!
+//! A panic aborts (`panic = "abort"`): the module is unusable afterwards, like after
+//! any other trap. `www/gpu-lab.js` notices the trap, mounts the labs again on a
+//! fresh instance of the module and passes the step and these details on
+//! (`mount`'s internal `trapped` option), so the learner can discard that step's
+//! saved input without touching the rest.
 
 use std::cell::RefCell;
 use std::sync::Once;
@@ -27,6 +33,9 @@ pub fn install() {
                         if let Ok(p) = doc.create_element("p") {
                             p.set_class_name("lab-panic");
                             p.set_attribute("role", "alert").ok();
+                            // The loader (`www/gpu-lab.js`) restarts the lab on a fresh
+                            // module and shows these details in its trap notice.
+                            p.set_attribute("data-details", &details).ok();
                             p.set_text_content(Some(&text));
                             root.append_child(&p).ok();
                         }

@@ -217,6 +217,37 @@ pub struct SlotsInput {
     pub config: String,
 }
 
+/// The range a number of the lab's work may take: the page's input offers it
+/// (`min`/`max`), the reducer keeps to it, and a file or link with a number outside
+/// it is refused by name ([`crate::work_json`]). One constant per number, so the
+/// three never disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Bound {
+    pub fn contains(self, n: u64) -> bool {
+        (u64::from(self.min)..=u64::from(self.max)).contains(&n)
+    }
+
+    /// `n` moved into the range.
+    pub fn clamp(self, n: u32) -> u32 {
+        n.clamp(self.min, self.max)
+    }
+}
+
+/// Step 7's GPUs per node: the largest GPU servers carry 16 (HGX-2, DGX-2).
+pub const GPUS_PER_NODE: Bound = Bound { min: 1, max: 16 };
+/// Step 7's nodes: Kubernetes' documented largest cluster ("no more than 5,000 nodes").
+pub const NODES: Bound = Bound { min: 1, max: 5000 };
+/// Step 7's replicas of the compared rows: a node runs at most 110 pods by default
+/// (kubelet `--max-pods`), so more seats per GPU than that are never all used.
+pub const REPLICAS: Bound = Bound { min: 1, max: 110 };
+/// Step 8's syncs ([`MAX_SYNCS`]).
+pub const SYNCS: Bound = Bound { min: 0, max: MAX_SYNCS };
+
 /// The config file's name, as diagnostics and the CLI name it.
 pub const SLOTS_CONFIG_FILE: &str = "config.yaml";
 
@@ -299,9 +330,9 @@ impl LabState {
                 let slots = &mut s.work.slots;
                 match a {
                     SlotsAction::GpuModel(m) => slots.gpu_model = m,
-                    SlotsAction::GpusPerNode(n) => slots.gpus_per_node = n,
-                    SlotsAction::Nodes(n) => slots.nodes = n,
-                    SlotsAction::Replicas(n) => slots.replicas = n,
+                    SlotsAction::GpusPerNode(n) => slots.gpus_per_node = GPUS_PER_NODE.clamp(n),
+                    SlotsAction::Nodes(n) => slots.nodes = NODES.clamp(n),
+                    SlotsAction::Replicas(n) => slots.replicas = REPLICAS.clamp(n),
                     SlotsAction::Config(text) => slots.config = text,
                 }
                 s
@@ -466,6 +497,23 @@ mod tests {
         assert_eq!(back.work.containerd, ContainerdInput::default());
         let sup = s.apply(LabAction::Restart(RestartAction::Supervisor(SupervisorChoice::ByHand)));
         assert_eq!(sup.work.restart, RestartInput { supervisor: SupervisorChoice::ByHand, ops: Vec::new() });
+    }
+
+    /// Step 7's numbers stay within the bounds the page's inputs show (issue 20: the
+    /// reader refuses what the reducer could never hold).
+    #[test]
+    fn slot_numbers_stay_within_their_bounds() {
+        let cases = [(0, 1), (1, 1), (16, 16), (17, 16), (4_000_000_000, 16)];
+        for (typed, held) in cases {
+            let s = LabState::default().apply(LabAction::Slots(SlotsAction::GpusPerNode(typed)));
+            assert_eq!(s.work.slots.gpus_per_node, held, "{typed}");
+        }
+        let s = LabState::default()
+            .apply(LabAction::Slots(SlotsAction::Nodes(4_000_000_000)))
+            .apply(LabAction::Slots(SlotsAction::Replicas(0)));
+        assert_eq!((s.work.slots.nodes, s.work.slots.replicas), (NODES.max, REPLICAS.min));
+        let d = SlotsInput::default();
+        assert!([(GPUS_PER_NODE, d.gpus_per_node), (NODES, d.nodes), (REPLICAS, d.replicas)].iter().all(|(b, n)| b.contains(u64::from(*n))));
     }
 
     /// Syncs stop at MAX_SYNCS; changing the answer un-submits it.

@@ -12,6 +12,13 @@
 //! ([`save_soon`], through [`crate::later`]): writing a 1,000-line config as JSON is a millisecond the learner's
 //! keystroke does not wait for. Changes made before that write coalesce into it, and
 //! unmounting a lab writes at once ([`flush`]).
+//!
+//! A write that fails (the quota, which the host page shares, is full; storage is
+//! blocked) is reported to the lab, which says so in place of "saved as you go" and
+//! keeps the work in the page: a reload would otherwise bring back older text
+//! without a word (issue 20). A lab whose module trapped is marked dead by the
+//! loader (`data-gpulab-dead` on its element) and never writes again, so work queued
+//! in the dead module cannot overwrite what the restarted lab saved.
 
 use std::cell::RefCell;
 
@@ -20,10 +27,14 @@ use wasm_bindgen::JsCast;
 
 use crate::state::Work;
 
+/// A save waiting to be written: the key, the work, the lab's element and who hears
+/// how the write went (`None` = written, `Some(why)` = not).
+type Pending = (String, Work, Option<web_sys::Element>, yew::Callback<Option<String>>);
+
 thread_local! {
     /// Work waiting to be written, per storage key (the latest wins); `Some` while a
     /// write is queued.
-    static PENDING: RefCell<Option<Vec<(String, Work)>>> = const { RefCell::new(None) };
+    static PENDING: RefCell<Option<Vec<Pending>>> = const { RefCell::new(None) };
 }
 
 /// The localStorage key (the `v1` is the format's version).
@@ -53,14 +64,15 @@ pub fn load(key: &str) -> Option<Work> {
     decode(&text)
 }
 
-/// Saves `work` under `key` in a task of its own, right after this one.
-pub fn save_soon(key: &str, work: &Work) {
+/// Saves `work` under `key` in a task of its own, right after this one; `done`
+/// hears whether the write failed (and why).
+pub fn save_soon(key: &str, work: &Work, host: Option<web_sys::Element>, done: yew::Callback<Option<String>>) {
     let first = PENDING.with(|p| {
         let mut p = p.borrow_mut();
         let first = p.is_none();
         let pending = p.get_or_insert_with(Vec::new);
-        pending.retain(|(k, _)| k != key);
-        pending.push((key.to_string(), work.clone()));
+        pending.retain(|(k, ..)| k != key);
+        pending.push((key.to_string(), work.clone(), host, done));
         first
     });
     if first {
@@ -86,16 +98,18 @@ fn flush_on_pagehide() {
 /// Writes every pending save now.
 pub fn flush() {
     let pending = PENDING.with(|p| p.borrow_mut().take()).unwrap_or_default();
-    for (key, work) in pending {
-        save(&key, &work);
+    for (key, work, host, done) in pending {
+        if host.is_some_and(|h| h.has_attribute("data-gpulab-dead")) {
+            continue;
+        }
+        done.emit(save(&key, &work).err());
     }
 }
 
-/// Saves `work` under `key`; failures (quota, blocked storage) are ignored on purpose.
-pub fn save(key: &str, work: &Work) {
-    if let Some(s) = storage() {
-        s.set_item(key, &crate::work_json::to_string(work)).ok();
-    }
+/// Saves `work` under `key`; `Err` says why the browser did not store it.
+pub fn save(key: &str, work: &Work) -> Result<(), String> {
+    let s = storage().ok_or("localStorage is not available")?;
+    s.set_item(key, &crate::work_json::to_string(work)).map_err(|e| crate::share::compress::error_text(&e))
 }
 
 /// Reads stored text: a JSON object reads as work (members a newer lab added are

@@ -5,6 +5,8 @@
 //! - [`Mode::Strict`] for a file or link someone hands the lab: an unknown member, a
 //!   value of the wrong type or an unknown step-4 operation is refused, named by its
 //!   path (`work.slots.nodes: expected a whole number …`), so nothing is half-applied;
+//!   a number is refused outside the range the page's own input allows
+//!   ([`crate::state::Bound`]: `nodes = 4000000000` is not a cluster the lab draws);
 //! - [`Mode::Lenient`] for the lab's own saved work: members it does not know (saved
 //!   by a newer lab) are skipped and a mistyped value keeps its default, so the
 //!   learner's other work comes back instead of all of it being dropped.
@@ -12,7 +14,7 @@
 //! Missing members take their defaults in both modes.
 
 use crate::json::{self, Object, Value};
-use crate::state::{CheckInput, ContainerdInput, DaemonOp, KubeInput, RestartInput, RolloutInput, SlotsInput, SupervisorChoice, Work};
+use crate::state::{Bound, CheckInput, ContainerdInput, DaemonOp, KubeInput, RestartInput, RolloutInput, SlotsInput, SupervisorChoice, Work, GPUS_PER_NODE, NODES, REPLICAS, SYNCS};
 use gpulab_view::NodePatch;
 
 /// How members the lab does not know, or values of the wrong type, are treated.
@@ -88,10 +90,12 @@ impl Reader {
         }
     }
 
-    fn u32(&mut self, v: &Value, path: &str, slot: &mut u32) {
-        match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+    /// A whole number within `bound`, the range the page's own input allows (a number
+    /// outside it is refused by name, or keeps its default when lenient).
+    fn u32(&mut self, v: &Value, path: &str, slot: &mut u32, bound: Bound) {
+        match v.as_u64().filter(|n| bound.contains(*n)).and_then(|n| u32::try_from(n).ok()) {
             Some(n) => *slot = n,
-            None => self.fail(format!("{path}: expected a whole number from 0 to {}, found {}", u32::MAX, shown(v))),
+            None => self.fail(format!("{path}: expected a whole number from {} to {}, found {}", bound.min, bound.max, shown(v))),
         }
     }
 
@@ -121,9 +125,9 @@ impl Reader {
             let at = format!("{path}.{key}");
             match key.as_str() {
                 "gpu_model" => self.string(v, &at, &mut s.gpu_model),
-                "gpus_per_node" => self.u32(v, &at, &mut s.gpus_per_node),
-                "nodes" => self.u32(v, &at, &mut s.nodes),
-                "replicas" => self.u32(v, &at, &mut s.replicas),
+                "gpus_per_node" => self.u32(v, &at, &mut s.gpus_per_node, GPUS_PER_NODE),
+                "nodes" => self.u32(v, &at, &mut s.nodes, NODES),
+                "replicas" => self.u32(v, &at, &mut s.replicas, REPLICAS),
                 "config" => self.string(v, &at, &mut s.config),
                 _ => self.unknown(path, key, &["gpu_model", "gpus_per_node", "nodes", "replicas", "config"]),
             }
@@ -180,7 +184,7 @@ impl Reader {
         for (key, v) in self.members(v, path) {
             let at = format!("{path}.{key}");
             match key.as_str() {
-                "syncs" => self.u32(v, &at, &mut r.syncs),
+                "syncs" => self.u32(v, &at, &mut r.syncs, SYNCS),
                 "node" => self.string(v, &at, &mut r.node),
                 "cause" => self.string(v, &at, &mut r.cause),
                 "answered" => self.bool(v, &at, &mut r.answered),
@@ -361,10 +365,15 @@ mod tests {
             ),
             (
                 r#"{"slots":{"nodes":"3","replicas":9}}"#,
-                r#"work.slots.nodes: expected a whole number from 0 to 4294967295, found string "3""#,
+                r#"work.slots.nodes: expected a whole number from 1 to 5000, found string "3""#,
                 Work { slots: SlotsInput { replicas: 9, ..d.slots.clone() }, ..d.clone() },
             ),
-            (r#"{"slots":{"nodes":4294967296}}"#, "work.slots.nodes: expected a whole number from 0 to 4294967295, found 4294967296", d.clone()),
+            (r#"{"slots":{"nodes":4294967296}}"#, "work.slots.nodes: expected a whole number from 1 to 5000, found 4294967296", d.clone()),
+            // issue 20: a link with `nodes = 4000000000` was accepted.
+            (r#"{"slots":{"nodes":4000000000}}"#, "work.slots.nodes: expected a whole number from 1 to 5000, found 4000000000", d.clone()),
+            (r#"{"slots":{"gpus_per_node":0}}"#, "work.slots.gpus_per_node: expected a whole number from 1 to 16, found 0", d.clone()),
+            (r#"{"slots":{"replicas":111}}"#, "work.slots.replicas: expected a whole number from 1 to 110, found 111", d.clone()),
+            (r#"{"rollout":{"syncs":61}}"#, "work.rollout.syncs: expected a whole number from 0 to 60, found 61", d.clone()),
             (r#"{"rollout":{"answered":1}}"#, "work.rollout.answered: expected true or false, found a number", d.clone()),
             (
                 r#"{"restart":{"ops":["restart","reboot","sighup"]}}"#,

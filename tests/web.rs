@@ -1,6 +1,7 @@
 //! Browser tests (wasm-bindgen-test in headless Chromium): the lab mounts through
 //! the exported API, shows the eight steps in Korean, switches to English, and its
-//! handle updates, reports state and destroys.
+//! handle updates, reports state and destroys. The English messages are handed to
+//! the lab as the page's loader does once it fetched them (`i18n::provide_english`).
 #![cfg(target_arch = "wasm32")]
 
 use gpu_node_lab::mount;
@@ -19,9 +20,19 @@ fn document() -> web_sys::Document {
 /// `gpu-node-lab-k8s-<version>.js`.
 fn new_root() -> web_sys::Element {
     provide_chunk();
+    provide_english();
     let root = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&root).unwrap();
     root
+}
+
+/// The English messages, as a page has them once it fetched
+/// `gpu-node-lab-<version>-en.ftl` (the wasm carries only Korean).
+fn provide_english() {
+    use gpu_node_lab::i18n::{provide_english, ready, Lang};
+    if !ready(Lang::En) {
+        assert!(provide_english(include_str!("../i18n/en.ftl").to_string()));
+    }
 }
 
 fn step_titles(root: &web_sys::Element) -> Vec<String> {
@@ -774,4 +785,78 @@ async fn labs_with_their_own_storage_key_save_apart() {
     for k in [&ka, &kb] {
         storage.remove_item(k).unwrap();
     }
+}
+
+/// Issue 20: a lab mounted with the loader's internal `trapped` option (what
+/// `www/gpu-lab.js` passes after a trap) says which step stopped, does not render
+/// that step, and "discard" resets that step's saved input only.
+#[wasm_bindgen_test]
+async fn a_trapped_step_is_not_rendered_and_discard_resets_only_it() {
+    clear_saved_work();
+    let mut work = gpu_node_lab::state::Work::default();
+    work.containerd.main.push_str("# mine\n");
+    work.containerd.dropin = "# my drop-in\n".into();
+    work.slots.nodes = 5;
+    gpu_node_lab::storage::save(gpu_node_lab::storage::KEY, &work).unwrap();
+    let trapped = options(&[("step", 2.into()), ("details", "unreachable".into())]);
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 2.into()), ("trapped", trapped)])).unwrap();
+    yew::scheduler::flush().await;
+    assert_eq!(
+        texts(&root, ".lab-notice[role=alert] .notice-text"),
+        ["Step 2 stopped on an internal error (unreachable); the lab restarted with your other steps as they were. Discard step 2's saved input, or keep it?"]
+    );
+    assert!(root.query_selector(".step-containerd").unwrap().is_none(), "step 2 is not rendered before the learner chooses");
+    click(&root, ".trap-discard");
+    yew::scheduler::flush().await;
+    sleep(50).await;
+    let saved = gpu_node_lab::storage::load(gpu_node_lab::storage::KEY).unwrap();
+    let defaults = gpu_node_lab::state::Work::default();
+    assert_eq!((saved.containerd.dropin, saved.containerd.main, saved.slots.nodes), (defaults.containerd.dropin, work.containerd.main, 5));
+    assert!(root.query_selector(".step-containerd").unwrap().is_some(), "the step is back once the learner chose");
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Issue 20: an editor refuses a text over the 256 KB a file or link carries; the
+/// text before it stays, in the editor and in the saved work.
+#[wasm_bindgen_test]
+async fn an_editor_refuses_text_over_its_limit() {
+    clear_saved_work();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let area: web_sys::HtmlTextAreaElement = html_el(&root, ".ctr-main textarea").dyn_into().unwrap();
+    let before = area.value();
+    set_value(&root, ".ctr-main textarea", &"x".repeat(gpu_node_lab::share::envelope::MAX_TEXT + 1));
+    yew::scheduler::flush().await;
+    assert_eq!(area.value(), before);
+    assert_eq!(
+        texts(&root, ".editor-too-long"),
+        ["Not changed: the text would be 262145 bytes, over the 262144 an editor holds. The text before it is kept."]
+    );
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Issue 20: a trap inside the chunk comes back to the app as the call's error: the
+/// step shows it (the app's own module lives on) and the trapped chunk is forgotten,
+/// so the next step that needs it loads a fresh one.
+#[wasm_bindgen_test]
+async fn a_trap_in_the_chunk_is_shown_and_the_chunk_forgotten() {
+    clear_saved_work();
+    let root = new_root();
+    let module = js_sys::Object::new();
+    let trap = js_sys::Function::new_no_args("throw new WebAssembly.RuntimeError('unreachable')");
+    js_sys::Reflect::set(&module, &"slots".into(), &trap).unwrap();
+    gpu_node_lab::steps::chunk::provide(Some(module.into()));
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
+    yew::scheduler::flush().await;
+    assert_eq!(texts(&root, ".model-error"), ["The model could not load its built-in data: unreachable"]);
+    assert!(gpu_node_lab::steps::chunk::ready().is_none(), "the trapped chunk is not used again");
+    // The app itself still works: another step renders and answers.
+    handle.update(options(&[("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    assert!(root.query_selector(".ctr-main textarea").unwrap().is_some());
+    handle.destroy();
 }

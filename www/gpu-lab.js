@@ -5,24 +5,91 @@
 // The bundle's asset names (the only lines a build step may rewrite).
 const WASM_JS = "gpu-node-lab-0.1.0.js";
 const WASM_BG = "gpu-node-lab-0.1.0_bg.wasm";
+const WASM_EN = "gpu-node-lab-0.1.0-en.ftl";
 
 const EVENTS = Object.freeze({ state: "gpulab:statechange", error: "gpulab:error", resize: "gpulab:resize" });
+// Internal: the lab asks for a language whose messages the page has not fetched yet.
+const LANG = "gpulab:lang";
 
 let bindings;
+// Where the bundle's files are (the first mount decides) and the URL of the glue of
+// the module instance labs run on (`?restart=N` after a trap).
+let base;
+let glue;
 function loadBindings(assetsBase) {
   if (!bindings) {
-    bindings = window.wasmBindings
+    base ??= assetsBase ? new URL(assetsBase, document.baseURI) : new URL("./", import.meta.url);
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
+    glue = new URL(WASM_JS + (restarts ? `?restart=${restarts}` : ""), base).href;
+    bindings = window.wasmBindings && !restarts
       ? Promise.resolve(window.wasmBindings)
       : (async () => {
-          const base = assetsBase ? new URL(assetsBase, document.baseURI) : new URL("./", import.meta.url);
-          if (!base.pathname.endsWith("/")) base.pathname += "/";
-          const module = await import(new URL(WASM_JS, base).href);
+          const module = await import(glue);
           await module.default({ module_or_path: new URL(WASM_BG, base) });
           return module;
         })();
     bindings.catch(() => { bindings = undefined; });
   }
   return bindings;
+}
+
+// A trap in the module (a panic aborts into one; a stack overflow is one) leaves
+// that instance unusable: its borrows and stack are wherever the trap left them.
+// The labs on it are mounted again on a fresh instance, each told which step it was
+// showing (`trapped`), so the learner can discard that step's saved input without
+// touching the rest (issue 20). Traps in the on-demand chunk do not come here: the
+// lab catches them and loads a fresh chunk. At most 3 restarts per page; then the
+// error is shown as any other.
+const labs = new Set();
+let restarts = 0;
+let restarting = null;
+function onTrap(error) {
+  if (!(error instanceof WebAssembly.RuntimeError) || restarting || !labs.size) return;
+  // A replaced instance may still run a listener it left on window and trap again:
+  // its glue URL is in the stack, and not the current one.
+  const stack = String(error.stack ?? "");
+  if (/gpu-node-lab-[^/]*\.js/.test(stack) && !stack.includes(`${glue}:`)) return;
+  restarting = restart(error).finally(() => { restarting = null; });
+}
+addEventListener("error", (e) => onTrap(e.error));
+addEventListener("unhandledrejection", (e) => onTrap(e.reason));
+
+async function restart(error) {
+  const trapped = [...labs];
+  for (const lab of trapped) lab.stop();
+  if (++restarts > 3) {
+    for (const lab of trapped) report(lab.root, new Error(`gpu-lab: the lab stopped on an internal error (${error.message}); reload the page`));
+    return;
+  }
+  bindings = undefined;
+  const wasm = await loadBindings();
+  for (const lab of trapped) {
+    try {
+      await lab.restart(wasm, error.message);
+    } catch (e) {
+      report(lab.root, e);
+    }
+  }
+}
+
+// English is a file beside the wasm (Korean is built in), handed to the lab before it
+// mounts or switches to English, so the lab never shows one language and then the
+// other. Each module instance gets it once (a restarted one too).
+let englishText;
+const hasEnglish = new WeakSet();
+const needsEnglish = (wasm, lang) => typeof lang === "string" && /^en([-_]|$)/i.test(lang) && !hasEnglish.has(wasm);
+async function loadLang(wasm, lang) {
+  if (!needsEnglish(wasm, lang)) return;
+  englishText ??= fetchText(new URL(WASM_EN, base));
+  let text;
+  try {
+    text = await englishText;
+  } catch (error) {
+    englishText = undefined;
+    throw new Error(`gpu-lab: cannot load the English messages ${WASM_EN}: ${error.message ?? error}`);
+  }
+  if (!wasm.provideEnglish(text)) throw new Error(`gpu-lab: ${WASM_EN} is not the file this lab was built with`);
+  hasEnglish.add(wasm);
 }
 
 async function fetchText(url) {
@@ -78,7 +145,7 @@ async function resolveScenario(wasm, options) {
 
 // Shows the error in the root (unless the lab did) and dispatches gpulab:error.
 function report(root, error) {
-  if (!root.querySelector(":scope > .gpu-lab-error")) {
+  if (!root.querySelector(".gpu-lab-error")) {
     const box = document.createElement("div");
     box.className = "gpu-lab gpu-lab-error";
     box.setAttribute("role", "alert");
@@ -96,9 +163,25 @@ function report(root, error) {
 class LabHandle {
   #inner;
   #resize;
-  constructor(inner, root) {
+  #host;
+  #options;
+  #state;
+  #onState;
+  #onLang;
+  #wasm;
+  // `host`: the element inside `root` the module renders into (a new one after a
+  // restart, so listeners the trapped instance left on the old one go with it).
+  constructor(inner, root, host, options, wasm) {
     this.#inner = inner;
     this.root = root;
+    this.#host = host;
+    this.#options = options;
+    this.#wasm = wasm;
+    this.#onState = (e) => { this.#state = e.detail; };
+    this.#onLang = (e) => { if (e.target === this.#host) this.#lang(e.detail); };
+    root.addEventListener(EVENTS.state, this.#onState);
+    root.addEventListener(LANG, this.#onLang);
+    labs.add(this);
     let last = "";
     this.#resize = new ResizeObserver(() => {
       const width = Math.round(root.offsetWidth);
@@ -113,7 +196,15 @@ class LabHandle {
   /** Applies { lang, step }; what is not given keeps its value. Throws on a bad value. */
   update(options = {}) {
     if (!this.#inner) throw new Error("gpu-lab: this lab was destroyed");
-    this.#inner.update(options);
+    if (!needsEnglish(this.#wasm, options?.lang)) return this.#inner.update(options);
+    const { lang, ...rest } = options;
+    this.#inner.update(rest);
+    this.#lang(lang);
+  }
+
+  // A language whose messages are not here yet: fetched first, then applied.
+  #lang(lang) {
+    loadLang(this.#wasm, lang).then(() => this.#inner?.update({ lang }), (error) => console.error(error));
   }
 
   /** { lang, step } and, for a lab started from an author scenario, scenario (its title). */
@@ -125,9 +216,31 @@ class LabHandle {
   /** Unmounts the lab (its root is empty by the next task). Harmless twice. */
   destroy() {
     this.#resize.disconnect();
+    this.root.removeEventListener(EVENTS.state, this.#onState);
+    this.root.removeEventListener(LANG, this.#onLang);
+    labs.delete(this);
     this.#inner?.destroy();
     this.#inner?.free?.();
     this.#inner = undefined;
+    this.#host.remove();
+  }
+
+  // The module trapped: the old instance is never called again, and its lab never
+  // saves again (storage.rs reads the mark).
+  stop() {
+    this.#host.setAttribute("data-gpulab-dead", "");
+    this.#inner = undefined;
+  }
+
+  // Mounts the lab again on a fresh instance, where it was (language, step).
+  async restart(wasm, message) {
+    const details = this.#host.querySelector(".lab-panic")?.dataset.details ?? message;
+    const { lang, step } = this.#state ?? this.#options;
+    if (this.#options.scenario != null) await loadChunk(wasm);
+    await loadLang(wasm, lang);
+    this.#wasm = wasm;
+    this.#host = newHost(this.root);
+    this.#inner = wasm.mount(this.#host, { ...this.#options, lang, step, trapped: { step: step ?? 1, details } });
   }
 }
 
@@ -138,12 +251,22 @@ export async function mount(root, options = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("gpu-lab: options must be an object");
     const wasm = await loadBindings(options.assetsBase);
     const { assetsBase, ...rest } = options;
+    await loadLang(wasm, rest.lang);
     const resolved = await resolveScenario(wasm, rest);
-    return new LabHandle(wasm.mount(root, resolved), root);
+    const host = newHost(root);
+    return new LabHandle(wasm.mount(host, resolved), root, host, resolved, wasm);
   } catch (error) {
     report(root, error);
     throw error;
   }
+}
+
+// The element a lab renders into, inside the host's root.
+function newHost(root) {
+  const host = document.createElement("div");
+  host.className = "gpu-lab-host";
+  root.replaceChildren(host);
+  return host;
 }
 
 function optionsOf(element) {

@@ -5,6 +5,11 @@
 //! Keyboard: Tab inserts two spaces, as in a code editor; Esc then Tab leaves the
 //! editor (WCAG 2.1.2, no keyboard trap), and the note under the editor says so and
 //! changes once Esc was pressed. Shift+Tab always moves focus backwards.
+//!
+//! An editor holds at most [`MAX_TEXT`] bytes, the limit a progress file and a
+//! share link carry per text: a change past it (a 5 MB paste) is not made, the text
+//! before it stays, and an alert says why. The work never grows past what the lab
+//! can save, export and read back (issue 20).
 
 use std::cell::Cell;
 
@@ -12,7 +17,8 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::diagnostics::{severity_word, DiagItem, DiagnosticsPanel};
-use crate::i18n::{t, Lang, MessageId};
+use crate::i18n::{t, tf, Lang, MessageId};
+use crate::share::envelope::MAX_TEXT;
 
 thread_local! {
     static NEXT_ID: Cell<u32> = const { Cell::new(0) };
@@ -102,6 +108,9 @@ pub fn editor(props: &EditorProps) -> Html {
     // into wasm) is skipped.
     let area_ref = use_node_ref();
     let typed = use_mut_ref(|| None::<String>);
+    // The size of the last refused change (0: none). A `u32` state, as the chunk's
+    // retry count is: each new hook state type costs the first load Yew's hook code.
+    let refused = use_state(|| 0u32);
     {
         let area_ref = area_ref.clone();
         let typed = typed.clone();
@@ -120,9 +129,20 @@ pub fn editor(props: &EditorProps) -> Html {
     let oninput = {
         let on_input = props.on_input.clone();
         let typed = typed.clone();
+        let refused = refused.clone();
+        // The text the lab holds, put back when a change is refused.
+        let held = props.text.clone();
         Callback::from(move |e: InputEvent| {
             if let Some(area) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
                 let text = area.value();
+                if text.len() > MAX_TEXT {
+                    area.set_value(&held);
+                    refused.set(u32::try_from(text.len()).unwrap_or(u32::MAX));
+                    return;
+                }
+                if *refused != 0 {
+                    refused.set(0);
+                }
                 *typed.borrow_mut() = Some(text.clone());
                 on_input.emit(text);
             }
@@ -177,6 +197,11 @@ pub fn editor(props: &EditorProps) -> Html {
                     aria-describedby={note_id.clone()}
                     ref={area_ref} {oninput} {onkeydown} {onblur} />
             </div>
+            if *refused != 0 {
+                <p class="editor-too-long" role="alert">
+                    { tf(lang, MessageId::EditorTooLong, &[("n", refused.to_string().as_str()), ("max", MAX_TEXT.to_string().as_str())]) }
+                </p>
+            }
             <p id={note_id} class="editor-keys" aria-live="polite">
                 { t(lang, if *escaped { MessageId::EditorKeysEscaped } else { MessageId::EditorKeys }) }
             </p>

@@ -20,7 +20,7 @@ pub fn lang_switch(props: &LangSwitchProps) -> Html {
                     <button type="button" lang={lang.tag()} data-lang={lang.tag()}
                         aria-pressed={(lang == props.lang).to_string()}
                         onclick={Callback::from(move |_| on_change.emit(lang))}>
-                        { t(lang, lang.name_id()) }
+                        { lang.own_name() }
                     </button>
                 }
             }) }

@@ -1,6 +1,7 @@
 //! The lab's notices about the learner's work as a whole: a share link that was
 //! opened, offered or refused; a file imported or refused; a reset, with Undo while
-//! nothing has changed since. Refusals use `role="alert"`, the rest
+//! nothing has changed since; work export would not write; the lab restarted after
+//! a trap in a step. Refusals use `role="alert"`, the rest
 //! `role="status"`; the words say what happened (never colour alone). A plain
 //! function, not a component: every component costs the first load wasm code.
 
@@ -25,6 +26,12 @@ pub enum Notice {
     ResetStep(Step),
     ResetAll,
     Undone,
+    /// Export or a share link refused to write work the lab could not read back
+    /// (a text over its limit, the file over its size): why.
+    NotWritten(ImportError),
+    /// The lab's module trapped (or panicked) while showing this step and was
+    /// restarted by the loader: the step and the error's details.
+    Trapped(Step, String),
 }
 
 /// What the learner chose in a notice.
@@ -34,18 +41,22 @@ pub enum NoticeChoice {
     KeepMine,
     Undo,
     Close,
+    /// After a trap: reset the step's saved input (the rest is kept).
+    TrapDiscard,
+    /// After a trap: keep the input and open the step again.
+    TrapRetry,
 }
 
 impl Notice {
     /// Notices about the share link sit at the top of the lab; the rest by the
     /// work controls.
     pub fn is_share(&self) -> bool {
-        matches!(self, Notice::ShareOffer(_) | Notice::ShareRejected(_) | Notice::ShareOpened)
+        matches!(self, Notice::ShareOffer(_) | Notice::ShareRejected(_) | Notice::ShareOpened | Notice::Trapped(..))
     }
 
     /// Whether it reports something refused (an alert rather than a status).
     pub fn is_refusal(&self) -> bool {
-        matches!(self, Notice::ShareRejected(_) | Notice::ImportFailed(..))
+        matches!(self, Notice::ShareRejected(_) | Notice::ImportFailed(..) | Notice::NotWritten(_) | Notice::Trapped(..))
     }
 
     /// The notice's text in `lang`.
@@ -61,6 +72,8 @@ impl Notice {
             Notice::ResetStep(s) => tf(lang, MessageId::WorkWasResetStep, &[("n", s.number().to_string().as_str())]),
             Notice::ResetAll => t(lang, MessageId::WorkWasResetAll).into(),
             Notice::Undone => t(lang, MessageId::WorkUndone).into(),
+            Notice::NotWritten(e) => tf(lang, MessageId::WorkNotWritten, &[("reason", import_reason(lang, e).as_str())]),
+            Notice::Trapped(s, d) => tf(lang, MessageId::LabTrapped, &[("n", s.number().to_string().as_str()), ("details", d)]),
         }
     }
 
@@ -68,6 +81,7 @@ impl Notice {
     pub fn choices(&self, can_undo: bool) -> Vec<NoticeChoice> {
         match self {
             Notice::ShareOffer(_) => vec![NoticeChoice::OpenShared, NoticeChoice::KeepMine],
+            Notice::Trapped(..) => vec![NoticeChoice::TrapDiscard, NoticeChoice::TrapRetry],
             _ if can_undo => vec![NoticeChoice::Undo, NoticeChoice::Close],
             _ => vec![NoticeChoice::Close],
         }
@@ -87,6 +101,8 @@ pub fn notice_view(lang: Lang, n: &Notice, can_undo: bool, on: &Callback<NoticeC
                         NoticeChoice::KeepMine => ("share-keep", MessageId::ShareKeep),
                         NoticeChoice::Undo => ("work-undo", MessageId::WorkUndo),
                         NoticeChoice::Close => ("notice-close", MessageId::NoticeClose),
+                        NoticeChoice::TrapDiscard => ("trap-discard", MessageId::TrapDiscard),
+                        NoticeChoice::TrapRetry => ("trap-retry", MessageId::TrapRetry),
                     };
                     html! { <button type="button" {class} onclick={on.reform(move |_| c)}>{ t(lang, id) }</button> }
                 }) }
@@ -108,6 +124,7 @@ mod tests {
             (Notice::ResetAll, true, vec![Undo, Close]),
             (Notice::ResetAll, false, vec![Close]),
             (Notice::ShareRejected(LinkError::Damaged), false, vec![Close]),
+            (Notice::Trapped(Step::DropIn, "unreachable".into()), true, vec![TrapDiscard, TrapRetry]),
         ];
         for (n, can_undo, expected) in cases {
             assert_eq!(n.choices(can_undo), expected, "{n:?}");

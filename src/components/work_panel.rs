@@ -25,6 +25,8 @@ pub enum Link {
     Made(String),
     TooBig(usize),
     Failed(String),
+    /// The work holds what the link's reader refuses (a text over its limit).
+    Refused(envelope::ImportError),
 }
 
 /// Which reset awaits confirmation.
@@ -49,6 +51,8 @@ pub struct Ui {
     pub undo: Option<UndoPoint>,
     pub link: Option<Link>,
     pub confirm: Option<Confirm>,
+    /// Why the last save to this browser failed, while it did.
+    pub not_saved: Option<String>,
 }
 
 /// A change to [`Ui`].
@@ -61,6 +65,8 @@ pub enum UiAction {
     Notice(Option<Notice>),
     Link(Link),
     Confirm(Option<Confirm>),
+    /// How the last save went (`storage::save_soon`).
+    Saved(Option<String>),
 }
 
 impl Ui {
@@ -72,6 +78,7 @@ impl Ui {
             UiAction::Notice(notice) => Ui { notice, ..self },
             UiAction::Link(l) => Ui { link: Some(l), ..self },
             UiAction::Confirm(confirm) => Ui { confirm, ..self },
+            UiAction::Saved(not_saved) => Ui { not_saved, ..self },
         }
     }
 
@@ -109,6 +116,8 @@ pub fn notice_at(lang: Lang, ui: &Ui, work: &Work, share: bool, on: &Callback<Ui
 }
 
 /// The panel; `id` makes its element ids unique in the page.
+/// The panel; `id` makes its element ids unique in the page. While a save failed
+/// the note says so instead of "saved as you go".
 pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, on: &Callback<UiEvent>) -> Html {
     let n = step.number().to_string();
     let on_import = {
@@ -125,7 +134,10 @@ pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, on: &Callbac
     html! {
         <section class="work-panel" aria-labelledby={format!("{id}-h")}>
             <h2 id={format!("{id}-h")} class="work-title">{ t(lang, MessageId::WorkTitle) }</h2>
-            <p class="work-note">{ t(lang, MessageId::WorkSavedNote) }</p>
+            <p class={classes!("work-note", ui.not_saved.is_some().then_some("work-not-saved"))}>{ match &ui.not_saved {
+                None => t(lang, MessageId::WorkSavedNote).to_string(),
+                Some(why) => not_saved_text(lang, why),
+            } }</p>
             { notice_at(lang, ui, work, false, on) }
             <div class="work-row">
                 <button type="button" class="work-share" onclick={ev(UiEvent::Share)}>{ t(lang, MessageId::WorkShare) }</button>
@@ -145,6 +157,9 @@ pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, on: &Callbac
                 },
                 Some(Link::Failed(why)) => html! {
                     <p class="work-share-failed" role="alert">{ tf(lang, MessageId::WorkShareFailed, &[("details", why.as_str())]) }</p>
+                },
+                Some(Link::Refused(e)) => html! {
+                    <p class="work-share-refused" role="alert">{ crate::components::notice::Notice::NotWritten(e.clone()).text(lang) }</p>
                 },
             } }
             <div class="field work-import-field">
@@ -169,15 +184,24 @@ pub fn view(lang: Lang, step: Step, id: &str, ui: &Ui, work: &Work, on: &Callbac
     }
 }
 
+/// What the lab says while its work is not saved in this browser.
+pub fn not_saved_text(lang: Lang, why: &str) -> String {
+    tf(lang, MessageId::WorkNotSaved, &[("details", why)])
+}
+
 /// The page's URL without its hash (the link's base).
 fn base_url() -> String {
     let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
     href.split('#').next().unwrap_or_default().to_string()
 }
 
-/// Makes the share link for `work`; `done` receives the outcome.
+/// Makes the share link for `work`; `done` receives the outcome. Work the link's
+/// reader would refuse is refused here, by the same check, before compressing.
 pub fn make_link(work: &Work, done: impl FnOnce(Link) + 'static) {
-    let text = envelope::compact(work);
+    let text = match envelope::compact(work) {
+        Ok(text) => text,
+        Err(e) => return done(Link::Refused(e)),
+    };
     crate::share::compress::deflate_raw(text.as_bytes(), true, move |result| {
         done(match result {
             Ok(bytes) => match share_link::hash(&bytes) {

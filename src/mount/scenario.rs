@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use gpulab_view::{AuthorDiag, ScenarioStart};
 
 use crate::json::{self, Object, Value};
-use crate::state::{SupervisorChoice, Work};
+use crate::state::{SupervisorChoice, Work, GPUS_PER_NODE, NODES};
 use crate::steps::requests::ToJson;
 
 /// The scenario the page gave, with the files it references.
@@ -124,8 +124,10 @@ pub fn work_from(s: &ScenarioStart) -> Work {
     }
     set(&mut w.slots.gpu_model, &s.gpu_model);
     set(&mut w.slots.config, &s.slots_config);
-    w.slots.gpus_per_node = s.gpus_per_node.unwrap_or(w.slots.gpus_per_node);
-    w.slots.nodes = s.nodes.unwrap_or(w.slots.nodes);
+    // Step 7 shows what its inputs can hold (`state::Bound`): a scenario node with
+    // 64 GPUs starts the calculator at 16.
+    w.slots.gpus_per_node = GPUS_PER_NODE.clamp(s.gpus_per_node.unwrap_or(w.slots.gpus_per_node));
+    w.slots.nodes = NODES.clamp(s.nodes.unwrap_or(w.slots.nodes));
     w
 }
 

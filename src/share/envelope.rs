@@ -2,9 +2,14 @@
 //! Import validates it field by field and says what was wrong (not JSON, another
 //! program's file, a newer format, an unknown or mistyped field, a value out of
 //! range); nothing is applied unless all of it is valid.
+//!
+//! The writer holds to the same limits ([`check`]): [`export`] and [`compact`] refuse
+//! work the reader would refuse, with the same error, instead of writing a file or
+//! link the lab then cannot open (issue 20: a 300 KB config gave a link and an
+//! export that import refused).
 
 use crate::json::{self, Object, Value};
-use crate::state::{Work, MAX_OPS, MAX_SYNCS};
+use crate::state::{Work, MAX_OPS};
 use crate::work_json::{self, Mode, Sections};
 
 /// The `format` field every progress file (and share link) carries.
@@ -13,7 +18,8 @@ pub const FORMAT: &str = "gpu-node-lab/progress";
 pub const VERSION: u64 = 1;
 /// The largest file import accepts (bytes); a lab's work is a few KB.
 pub const MAX_FILE: usize = 1024 * 1024;
-/// The longest text a single editor may hold on import (bytes).
+/// The longest text an editor holds (bytes): the editor refuses a longer text
+/// ([`crate::components::editor`]), export and links do not write one, import refuses it.
 pub const MAX_TEXT: usize = 256 * 1024;
 /// The file name export suggests.
 pub const FILE_NAME: &str = "gpu-node-lab-progress.json";
@@ -44,15 +50,25 @@ fn envelope(work: &Work, sections: Sections) -> String {
     out
 }
 
-/// The export file's text for `work`.
-pub fn export(work: &Work) -> String {
-    envelope(work, Sections::All)
+/// The export file's text for `work`, or why import would refuse it (then nothing
+/// is written).
+pub fn export(work: &Work) -> Result<String, ImportError> {
+    written(work, Sections::All)
 }
 
 /// The smallest envelope for `work`: sections equal to their defaults are left out
-/// (the share link carries only what the learner changed).
-pub fn compact(work: &Work) -> String {
-    envelope(work, Sections::Changed)
+/// (the share link carries only what the learner changed); refused like [`export`].
+pub fn compact(work: &Work) -> Result<String, ImportError> {
+    written(work, Sections::Changed)
+}
+
+fn written(work: &Work, sections: Sections) -> Result<String, ImportError> {
+    check(work)?;
+    let text = envelope(work, sections);
+    if text.len() > MAX_FILE {
+        return Err(ImportError::TooLarge(text.len()));
+    }
+    Ok(text)
 }
 
 /// Reads a progress file (or a share link's decompressed content); nothing is
@@ -87,11 +103,14 @@ pub fn import(text: &str) -> Result<Work, ImportError> {
         Some(w) => work_json::read(w, "work", Mode::Strict).map_err(ImportError::BadValue)?,
         None => Work::default(),
     };
-    check_ranges(&work)?;
+    check(&work)?;
     Ok(work)
 }
 
-fn check_ranges(w: &Work) -> Result<(), ImportError> {
+/// The limits a progress file's work keeps to, for the writer and the reader alike.
+/// (Numbers are bounded where they are read, [`crate::work_json`], by the ranges of
+/// the page's inputs; the lab's own reducer never leaves them.)
+pub fn check(w: &Work) -> Result<(), ImportError> {
     let texts = [
         ("work.containerd.main", &w.containerd.main),
         ("work.containerd.dropin", &w.containerd.dropin),
@@ -100,14 +119,11 @@ fn check_ranges(w: &Work) -> Result<(), ImportError> {
         ("work.kube.runtimeclass", &w.kube.runtimeclass),
         ("work.kube.pod", &w.kube.pod),
     ];
-    if let Some((path, _)) = texts.iter().find(|(_, t)| t.len() > MAX_TEXT) {
-        return Err(ImportError::OutOfRange((*path).into(), format!("at most {MAX_TEXT} bytes")));
+    if let Some((path, t)) = texts.iter().find(|(_, t)| t.len() > MAX_TEXT) {
+        return Err(ImportError::OutOfRange((*path).into(), format!("{} bytes, at most {MAX_TEXT}", t.len())));
     }
     if w.restart.ops.len() > MAX_OPS {
-        return Err(ImportError::OutOfRange("work.restart.ops".into(), format!("at most {MAX_OPS} operations")));
-    }
-    if w.rollout.syncs > MAX_SYNCS {
-        return Err(ImportError::OutOfRange("work.rollout.syncs".into(), format!("at most {MAX_SYNCS}")));
+        return Err(ImportError::OutOfRange("work.restart.ops".into(), format!("{} operations, at most {MAX_OPS}", w.restart.ops.len())));
     }
     Ok(())
 }
@@ -128,15 +144,15 @@ mod tests {
     #[test]
     fn export_and_compact_round_trip() {
         let w = edited();
-        assert_eq!(import(&export(&w)), Ok(w.clone()));
-        assert_eq!(import(&compact(&w)), Ok(w));
-        assert_eq!(import(&compact(&Work::default())), Ok(Work::default()));
+        assert_eq!(import(&export(&w).unwrap()), Ok(w.clone()));
+        assert_eq!(import(&compact(&w).unwrap()), Ok(w));
+        assert_eq!(import(&compact(&Work::default()).unwrap()), Ok(Work::default()));
     }
 
     /// The compact form leaves out every section equal to its default.
     #[test]
     fn compact_carries_only_changes() {
-        let text = compact(&edited());
+        let text = compact(&edited()).unwrap();
         let d = SlotsInput::default();
         let expected = format!(
             r#"{{"format":"gpu-node-lab/progress","version":1,"work":{{"slots":{{"gpu_model":{:?},"gpus_per_node":8,"nodes":5,"replicas":4,"config":{}}},"restart":{{"supervisor":"systemd","ops":["restart"]}}}}}}"#,
@@ -144,6 +160,41 @@ mod tests {
             serde_json::to_string(&d.config).unwrap()
         );
         assert_eq!(text, expected);
+    }
+
+    /// Issue 20: what the lab writes it reads back. Every editor text at its limit
+    /// (each a different size, so none is confused with another): export and the
+    /// link's envelope are written and import to the same work. One byte over, or
+    /// the whole file over its size, and the writer refuses with the error the reader
+    /// would give, instead of writing what import then refuses.
+    #[test]
+    fn writes_only_what_it_reads_back() {
+        let fill = |c: char, n: usize| c.to_string().repeat(n);
+        let mut at_limit = edited();
+        at_limit.containerd.main = fill('m', MAX_TEXT);
+        at_limit.slots.config = fill('c', MAX_TEXT);
+        at_limit.kube.pod = format!("{}한", fill('p', MAX_TEXT - 3));
+        for text in [export(&at_limit), compact(&at_limit)] {
+            let text = text.expect("work at the limits is written");
+            assert!(text.len() <= MAX_FILE);
+            assert_eq!(import(&text), Ok(at_limit.clone()));
+        }
+        let mut over = at_limit.clone();
+        over.kube.pod.push('p');
+        let refused = ImportError::OutOfRange("work.kube.pod".into(), format!("{} bytes, at most {MAX_TEXT}", MAX_TEXT + 1));
+        assert_eq!(export(&over), Err(refused.clone()));
+        assert_eq!(compact(&over), Err(refused.clone()));
+        // What the writer refuses, the reader refuses the same way.
+        let forced = envelope(&over, Sections::All);
+        assert_eq!(import(&forced), Err(refused));
+        // Every text within its limit, the whole over the file's: refused by size.
+        let mut big = at_limit.clone();
+        big.containerd.dropin = fill('"', MAX_TEXT);
+        big.kube.cluster = fill('k', MAX_TEXT);
+        let size = envelope(&big, Sections::All).len();
+        assert!(size > MAX_FILE);
+        assert_eq!(export(&big), Err(ImportError::TooLarge(size)));
+        assert_eq!(import(&envelope(&big, Sections::All)), Err(ImportError::TooLarge(size)));
     }
 
     /// Each kind of bad file is refused with the error that names what was wrong.
@@ -171,13 +222,13 @@ mod tests {
             ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodes":"3"}}}"#,
-                ImportError::BadValue("work.slots.nodes: expected a whole number from 0 to 4294967295, found string \"3\"".into()),
+                ImportError::BadValue("work.slots.nodes: expected a whole number from 1 to 5000, found string \"3\"".into()),
             ),
             (
                 r#"{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"syncs":61}}}"#,
-                ImportError::OutOfRange("work.rollout.syncs".into(), "at most 60".into()),
+                ImportError::BadValue("work.rollout.syncs: expected a whole number from 0 to 60, found 61".into()),
             ),
-            (&long, ImportError::OutOfRange("work.slots.config".into(), format!("at most {MAX_TEXT} bytes"))),
+            (&long, ImportError::OutOfRange("work.slots.config".into(), format!("{} bytes, at most {MAX_TEXT}", MAX_TEXT + 1))),
             (&big, ImportError::TooLarge(big.len())),
         ];
         for (text, expected) in cases {

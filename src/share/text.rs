@@ -8,7 +8,9 @@ use crate::share::link::LinkError;
 /// Why a progress file (or a link's content) was refused.
 pub fn import_reason(lang: Lang, e: &ImportError) -> String {
     match e {
-        ImportError::TooLarge(n) => tf(lang, MessageId::ReasonTooLarge, &[("n", n.to_string().as_str())]),
+        ImportError::TooLarge(n) => {
+            tf(lang, MessageId::ReasonTooLarge, &[("n", n.to_string().as_str()), ("max", crate::share::envelope::MAX_FILE.to_string().as_str())])
+        }
         ImportError::NotJson(d) => tf(lang, MessageId::ReasonNotJson, &[("details", d)]),
         ImportError::Foreign(d) => tf(lang, MessageId::ReasonForeign, &[("details", d)]),
         ImportError::FutureVersion(v) => tf(lang, MessageId::ReasonFutureVersion, &[("v", v.to_string().as_str())]),

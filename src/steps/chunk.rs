@@ -158,7 +158,16 @@ pub fn call<View>(m: &Module, func: &str, request: &impl crate::steps::requests:
 pub fn call_text(m: &Module, func: &str, arg: &str) -> Result<String, String> {
     let f = js_sys::Reflect::get(&m.0, &JsValue::from_str(func)).map_err(|e| describe(&e))?;
     let f = f.dyn_into::<js_sys::Function>().map_err(|_| format!("the chunk has no function {func}"))?;
-    let out = f.call1(&JsValue::NULL, &JsValue::from_str(arg)).map_err(|e| describe(&e))?;
+    let out = f.call1(&JsValue::NULL, &JsValue::from_str(arg)).map_err(|e| {
+        // A trap inside the chunk comes back here as an error (the call catches it),
+        // so this module lives on and the step shows it. The chunk's instance is
+        // unusable afterwards: the next step that needs it loads a fresh one.
+        if e.is_instance_of::<js_sys::WebAssembly::RuntimeError>() {
+            forget_failure();
+            MODULE.with(|m| *m.borrow_mut() = None);
+        }
+        describe(&e)
+    })?;
     out.as_string().ok_or_else(|| format!("{func} returned no text"))
 }
 
@@ -223,11 +232,15 @@ mod tests {
         let loader = include_str!("../../www/gpu-lab.js");
         assert!(loader.contains(&format!("const WASM_JS = \"gpu-node-lab-{v}.js\";")), "www/gpu-lab.js imports gpu-node-lab-{v}.js");
         assert!(loader.contains(&format!("const WASM_BG = \"gpu-node-lab-{v}_bg.wasm\";")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
+        assert!(loader.contains(&format!("const WASM_EN = \"{}\";", crate::i18n::EN_FILE)), "www/gpu-lab.js loads {}", crate::i18n::EN_FILE);
         let index = include_str!("../../index.html");
         assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" data-wasm-opt-params="--converge" />"#));
         assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
         let hook = include_str!("../../scripts/version-bundle.sh");
         assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s; do"));
+        assert_eq!(crate::i18n::EN_FILE, format!("gpu-node-lab-{v}-en.ftl"));
+        assert!(hook.contains(r#"mv "$dir/en.ftl" "$dir/gpu-node-lab-$version-en.ftl""#));
+        assert!(index.contains(r#"<link data-trunk rel="copy-file" href="i18n/en.ftl" />"#));
         let trunk = include_str!("../../Trunk.toml");
         assert!(trunk.contains(r#"command_arguments = ["scripts/version-bundle.sh"]"#));
     }

@@ -13,7 +13,7 @@ use yew::prelude::*;
 use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{LabAction, SlotsAction, SlotsInput, SLOTS_CONFIG_FILE};
+use crate::state::{Bound, LabAction, SlotsAction, SlotsInput, GPUS_PER_NODE, NODES, REPLICAS, SLOTS_CONFIG_FILE};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 
 /// The chunk's request for the learner's inputs.
@@ -58,7 +58,7 @@ fn number_input(
     label: MessageId,
     class: &'static str,
     value: u32,
-    min: u32,
+    bound: Bound,
     make: fn(u32) -> SlotsAction,
     dispatch: &Callback<LabAction>,
 ) -> Html {
@@ -66,14 +66,16 @@ fn number_input(
     let dispatch = dispatch.clone();
     let oninput = Callback::from(move |e: InputEvent| {
         let input = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-        if let Some(n) = input.and_then(|i| i.value().trim().parse::<u32>().ok()) {
+        // A number outside the bound is not taken (the browser marks the field
+        // invalid by its min/max); files and links are held to the same bound.
+        if let Some(n) = input.and_then(|i| i.value().trim().parse::<u32>().ok()).filter(|n| bound.contains(u64::from(*n))) {
             dispatch.emit(LabAction::Slots(make(n)));
         }
     });
     html! {
         <div class={classes!("field", class)}>
             <label for={id.clone()}>{ t(lang, label) }</label>
-            <input {id} type="number" inputmode="numeric" min={min.to_string()} step="1"
+            <input {id} type="number" inputmode="numeric" min={bound.min.to_string()} max={bound.max.to_string()} step="1"
                 value={value.to_string()} {oninput} />
         </div>
     }
@@ -148,9 +150,9 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
                         }) }
                     </select>
                 </div>
-                { number_input(lang, MessageId::SlotsGpusPerNode, "slots-gpus-per-node", input.gpus_per_node, 1, SlotsAction::GpusPerNode, &props.dispatch) }
-                { number_input(lang, MessageId::SlotsNodes, "slots-nodes", input.nodes, 1, SlotsAction::Nodes, &props.dispatch) }
-                { number_input(lang, MessageId::SlotsReplicas, "slots-replicas", input.replicas, 1, SlotsAction::Replicas, &props.dispatch) }
+                { number_input(lang, MessageId::SlotsGpusPerNode, "slots-gpus-per-node", input.gpus_per_node, GPUS_PER_NODE, SlotsAction::GpusPerNode, &props.dispatch) }
+                { number_input(lang, MessageId::SlotsNodes, "slots-nodes", input.nodes, NODES, SlotsAction::Nodes, &props.dispatch) }
+                { number_input(lang, MessageId::SlotsReplicas, "slots-replicas", input.replicas, REPLICAS, SlotsAction::Replicas, &props.dispatch) }
             </fieldset>
             <Editor {lang} class="slots-config" label={tf(lang, MessageId::SlotsConfig, &[("file", SLOTS_CONFIG_FILE)])}
                 text={input.config.clone()} on_input={on_config} diagnostics={diag_items(table)} />

@@ -79,8 +79,10 @@ test("a host page: <gpu-lab> element and GpuLab.mount, events, destroy", async (
     root.addEventListener("gpulab:statechange", (e) => events.push(e.detail));
     const handle = await window.GpuLab.mount(root, { step: 4 });
     await new Promise((r) => setTimeout(r, 50));
+    // English arrives on demand (a file beside the wasm): the switch is announced.
+    const switched = new Promise((r) => root.addEventListener("gpulab:statechange", (e) => { if (e.detail.lang === "en") r(); }));
     handle.update({ lang: "en" });
-    await new Promise((r) => setTimeout(r, 50));
+    await Promise.race([switched, new Promise((r) => setTimeout(r, 10000))]);
     const state = handle.state();
     let bad = null;
     try { handle.update({ step: 12 }); } catch (e) { bad = e.message; }

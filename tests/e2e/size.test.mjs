@@ -12,6 +12,9 @@
 //   scenario parser), fetched when the learner opens one of those steps (or once the
 //   lab is idle), has its own budget: 700 KB until steps 3-4 and the scenario parser
 //   moved in (+26 KB measured), now 740 KB.
+// - the English messages (gpu-node-lab-<version>-en.ftl): Korean, the default, is
+//   in the wasm; a lab shown in English fetches English before it mounts. Printed,
+//   with what a page in English loads before step 1.
 // Also checks the bundle's names carry Cargo.toml's version, as index.html says.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -77,6 +80,13 @@ test("first load within its 300 KB gzip budget; the on-demand chunk within its o
   console.log("size: on-demand chunk (steps 3 to 8, author scenarios)");
   const k8s = measure(chunkFiles);
   console.log(`size: chunk total ${k8s} B gzip (${kb(k8s)}; budget ${kb(CHUNK_BUDGET)})`);
+  // English is not in the wasm: a lab shown in English fetches it before mounting.
+  const english = `${app}-en.ftl`;
+  assert.ok(walk(DIST).includes(english), `dist/ has the English messages ${english}`);
+  assert.ok(!html.includes(english), "index.html (Korean) does not fetch the English messages");
+  console.log("size: English messages (fetched by a lab shown in English)");
+  const en = measure([english]);
+  console.log(`size: a page in English loads ${first + en} B gzip before step 1 (first load + English messages)`);
   assert.ok(first <= FIRST_LOAD_BUDGET, `first load is ${first} B gzip, over the ${FIRST_LOAD_BUDGET} B budget`);
   assert.ok(k8s <= CHUNK_BUDGET, `the chunk is ${k8s} B gzip, over its ${CHUNK_BUDGET} B budget`);
 });

@@ -213,10 +213,10 @@ test("export, import into a fresh profile, a refused import, reset all with conf
   assert.equal(await nodes(b.page), "5");
 
   const bad = [
-    ['{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodez":3}}}', /has a field that is unknown or of the wrong type: unknown field `nodez`/],
+    ['{"format":"gpu-node-lab/progress","version":1,"work":{"slots":{"nodez":3}}}', /has a field that is unknown, of the wrong type or out of range: unknown field `nodez`/],
     ['{"format":"gpu-node-lab/progress","version":3}', /made by a newer version of the lab \(format version 3/],
     ["not json", /it is not JSON \(expected a value at line 1 column 1\)/],
-    ['{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"syncs":999}}}', /work\.rollout\.syncs is out of range \(at most 60\)/],
+    ['{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"syncs":999}}}', /work\.rollout\.syncs: expected a whole number from 0 to 60, found 999/],
   ];
   for (const [content, reason] of bad) {
     await b.page.locator(".work-import").setInputFiles({ name: "bad.json", mimeType: "application/json", buffer: Buffer.from(content) });
