@@ -1,5 +1,6 @@
 //! Kubernetes manifests from YAML: multi-document files (and `kind: List`) into
-//! k8s-openapi objects (Node, Pod, RuntimeClass, DaemonSet, ConfigMap, Event). Bad
+//! k8s-openapi objects (Node, Pod, RuntimeClass, DaemonSet, ConfigMap, Event, and DRA's
+//! DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice). Bad
 //! input is a [`Diagnostic`] with file:line:column, never a panic: invalid YAML,
 //! missing or unknown `kind`, fields of the wrong shape, quantities that are not
 //! quantities.
@@ -7,6 +8,7 @@
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 use serde::de::DeserializeOwned;
 
 use super::quantity::Quantity;
@@ -28,6 +30,11 @@ pub struct Manifests {
     pub daemon_sets: Vec<Located<DaemonSet>>,
     pub config_maps: Vec<Located<ConfigMap>>,
     pub events: Vec<Located<Event>>,
+    /// `resource.k8s.io/v1` (DRA): validated by [`super::dra::validation`].
+    pub device_classes: Vec<Located<DeviceClass>>,
+    pub resource_claims: Vec<Located<ResourceClaim>>,
+    pub resource_claim_templates: Vec<Located<ResourceClaimTemplate>>,
+    pub resource_slices: Vec<Located<ResourceSlice>>,
 }
 
 impl Manifests {
@@ -39,11 +46,26 @@ impl Manifests {
         self.daemon_sets.extend(other.daemon_sets);
         self.config_maps.extend(other.config_maps);
         self.events.extend(other.events);
+        self.device_classes.extend(other.device_classes);
+        self.resource_claims.extend(other.resource_claims);
+        self.resource_claim_templates.extend(other.resource_claim_templates);
+        self.resource_slices.extend(other.resource_slices);
     }
 }
 
 /// The kinds the lab reads.
-pub const KINDS: [&str; 6] = ["Node", "Pod", "RuntimeClass", "DaemonSet", "ConfigMap", "Event"];
+pub const KINDS: [&str; 10] = [
+    "Node",
+    "Pod",
+    "RuntimeClass",
+    "DaemonSet",
+    "ConfigMap",
+    "Event",
+    "DeviceClass",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+    "ResourceSlice",
+];
 
 /// One YAML document of a file: its text and the line (1-based) it starts on.
 struct Document {
@@ -207,6 +229,28 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
             }
             "ConfigMap" => out.config_maps.push(Located { object: typed(file, doc, value)?, span }),
             "Event" => out.events.push(Located { object: typed(file, doc, value)?, span }),
+            "DeviceClass" => out.device_classes.push(Located { object: typed(file, doc, value)?, span }),
+            "ResourceClaim" => out.resource_claims.push(Located { object: typed(file, doc, value)?, span }),
+            "ResourceClaimTemplate" => {
+                out.resource_claim_templates.push(Located { object: typed(file, doc, value)?, span })
+            }
+            "ResourceSlice" => {
+                let slice: ResourceSlice = typed(file, doc, value)?;
+                let entries = slice
+                    .spec
+                    .devices
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .flat_map(|(i, d)| {
+                        d.capacity.iter().flatten().map(move |(k, c)| {
+                            (format!("spec.devices[{i}].capacity"), k.clone(), c.value.0.clone())
+                        })
+                    })
+                    .collect();
+                check(diags, entries);
+                out.resource_slices.push(Located { object: slice, span });
+            }
             other => {
                 return Err(Diagnostic::new("k8s-kind-unknown", Severity::Error)
                     .arg("kind", other)
