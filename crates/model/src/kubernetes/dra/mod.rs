@@ -3,9 +3,12 @@
 //! `k8s.io/dynamic-resource-allocation/cel` compiles and evaluates them. Issue 17,
 //! items 2 and 3; allocation and scheduling (item 4) build on this.
 //!
-//! The objects are k8s-openapi's `resource::v1` types (feature `v1_36`), read by
-//! [`super::yaml::load`] like every other kind, with file:line errors there;
-//! [`diagnose`] turns validation results into diagnostics at the field's line.
+//! The objects are k8s-openapi's `resource::v1` types (feature `v1_36`).
+//! [`super::yaml::load`] recognises their kinds and keeps their documents untyped;
+//! [`read`] types them (file:line errors as for every other kind), so that only a
+//! caller of this module carries their deserialisers — the app's on-demand chunk
+//! reads manifests without DRA and stays within its size budget. [`diagnose`] turns
+//! validation results into diagnostics at the field's line.
 //!
 //! # Layout
 //!
@@ -23,15 +26,66 @@ pub mod validation;
 #[cfg(test)]
 mod tests;
 
+use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
+
 use crate::diagnostic::{Diagnostic, Severity, Span};
-use crate::kubernetes::yaml::Manifests;
+use crate::kubernetes::quantity::Quantity;
+use crate::kubernetes::yaml::{Located, Manifests};
 use validation::Validation;
+
+/// The DRA objects of some manifests, by kind, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Objects {
+    pub device_classes: Vec<Located<DeviceClass>>,
+    pub resource_claims: Vec<Located<ResourceClaim>>,
+    pub resource_claim_templates: Vec<Located<ResourceClaimTemplate>>,
+    pub resource_slices: Vec<Located<ResourceSlice>>,
+}
+
+/// Types the DRA documents [`super::yaml::load`] kept ([`Manifests::deferred`]):
+/// the objects that read, and a diagnostic at file:line for each that does not
+/// (`k8s-object-invalid`) and for each device capacity that is not a quantity
+/// (`k8s-quantity-invalid`).
+pub fn read(manifests: &Manifests) -> (Objects, Vec<Diagnostic>) {
+    let mut out = Objects::default();
+    let mut diags = Vec::new();
+    for d in &manifests.deferred {
+        let result = match d.kind.as_str() {
+            "DeviceClass" => d.typed().map(|o| out.device_classes.push(o)),
+            "ResourceClaim" => d.typed().map(|o| out.resource_claims.push(o)),
+            "ResourceClaimTemplate" => d.typed().map(|o| out.resource_claim_templates.push(o)),
+            "ResourceSlice" => d.typed::<ResourceSlice>().map(|slice| {
+                let devices = slice.object.spec.devices.iter().flatten().enumerate();
+                for (i, device) in devices {
+                    for (name, capacity) in device.capacity.iter().flatten() {
+                        let text = &capacity.value.0;
+                        if let Err(e) = Quantity::parse(text) {
+                            diags.push(
+                                Diagnostic::new("k8s-quantity-invalid", Severity::Error)
+                                    .arg("field", format!("spec.devices[{i}].capacity[{name}]"))
+                                    .arg("value", text)
+                                    .arg("message", e)
+                                    .at(Span::new(&d.span.file, d.line_of_entry(name, text), 1)),
+                            );
+                        }
+                    }
+                }
+                out.resource_slices.push(slice);
+            }),
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            diags.push(e);
+        }
+    }
+    (out, diags)
+}
 
 /// Every DRA object of `manifests` validated: `dra-invalid` for each field error
 /// (argument `message`: the API server's text), `dra-cel-unsupported` for a
 /// selector the lab cannot evaluate (arguments `field`, `construct`, `column`). The
 /// line is the one in `text` that holds the field's key after the object's start.
-pub fn diagnose(file: &str, text: &str, manifests: &Manifests) -> Vec<Diagnostic> {
+pub fn diagnose(file: &str, text: &str, manifests: &Objects) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut emit = |start: u32, kind: &str, name: Option<&String>, v: Validation| {
         for e in v.errors {

@@ -9,6 +9,14 @@ use super::validation::{
 };
 use crate::kubernetes::yaml;
 
+/// A file's DRA objects as the two entry points read them: [`yaml::load`], then [`super::read`].
+fn load(file: &str, text: &str) -> (super::Objects, Vec<crate::diagnostic::Diagnostic>) {
+    let (manifests, mut diags) = yaml::load(file, text);
+    let (objects, typed) = super::read(&manifests);
+    diags.extend(typed);
+    (objects, diags)
+}
+
 /// The five DeviceClasses kubernetes-sigs/dra-driver-nvidia-gpu installs, and the
 /// docs' and demos' selectors: all compile, and each gives the expected verdict on an
 /// A100 as the driver publishes it (bare attribute names, in the driver's domain).
@@ -215,7 +223,7 @@ fn resource_claims_are_validated_as_the_api_server_does() {
         ),
     ];
     for (text, want) in cases {
-        let (m, diags) = yaml::load("claim.yaml", &text);
+        let (m, diags) = load("claim.yaml", &text);
         assert!(diags.is_empty(), "{text}\n{diags:?}");
         let claim = &m.resource_claims.first().unwrap_or_else(|| panic!("no claim in {text}")).object;
         let got: Vec<String> = validate_resource_claim(claim).errors.iter().map(ToString::to_string).collect();
@@ -227,7 +235,7 @@ fn resource_claims_are_validated_as_the_api_server_does() {
 #[test]
 fn resource_claim_templates_validate_under_spec_spec() {
     let text = "kind: ResourceClaimTemplate\nmetadata: {name: t}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n";
-    let (m, _) = yaml::load("t.yaml", text);
+    let (m, _) = load("t.yaml", text);
     let t = &m.resource_claim_templates.first().unwrap_or_else(|| panic!("no template")).object;
     let got: Vec<String> = validate_resource_claim_template(t).errors.iter().map(ToString::to_string).collect();
     assert_eq!(got, ["spec.spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"]);
@@ -248,7 +256,7 @@ fn device_classes_are_validated_as_the_api_server_does() {
         ),
     ];
     for (text, want) in cases {
-        let (m, diags) = yaml::load("class.yaml", &text);
+        let (m, diags) = load("class.yaml", &text);
         assert!(diags.is_empty(), "{text}\n{diags:?}");
         let c = &m.device_classes.first().unwrap_or_else(|| panic!("no class in {text}")).object;
         let got: Vec<String> = validate_device_class(c).errors.iter().map(ToString::to_string).collect();
@@ -289,14 +297,14 @@ fn resource_slices_are_validated_as_the_api_server_does() {
         ),
     ];
     for (text, want) in cases {
-        let (m, diags) = yaml::load("slice.yaml", &text);
+        let (m, diags) = load("slice.yaml", &text);
         assert!(diags.is_empty(), "{text}\n{diags:?}");
         let s = &m.resource_slices.first().unwrap_or_else(|| panic!("no slice in {text}")).object;
         let got: Vec<String> = validate_resource_slice(s).errors.iter().map(ToString::to_string).collect();
         assert_eq!(got, want, "{text}");
     }
     let zero = "kind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.nvidia.com\n  allNodes: true\n  pool: {name: p, generation: 0, resourceSliceCount: 0}\n";
-    let (m, _) = yaml::load("s.yaml", zero);
+    let (m, _) = load("s.yaml", zero);
     let got: Vec<String> = m.resource_slices.iter().flat_map(|s| validate_resource_slice(&s.object).errors).map(|e| e.to_string()).collect();
     assert_eq!(got, ["spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero"]);
 }
@@ -342,7 +350,7 @@ spec:
   driver: gpu.nvidia.com
   pool: {name: p, generation: 0, resourceSliceCount: oops}
 ";
-    let (m, diags) = yaml::load("dra.yaml", text);
+    let (m, diags) = load("dra.yaml", text);
     let loaded: Vec<(&str, Option<u32>)> = diags.iter().map(|d| (d.code.as_str(), d.primary.as_ref().map(|s| s.line))).collect();
     assert_eq!(loaded, [("k8s-object-invalid", Some(34))]);
     let found = super::diagnose("dra.yaml", text, &m);
