@@ -22,6 +22,7 @@
 //! - [`kubectl`]: `get pods -o wide`, `get nodes`, `describe pod`, `describe node`.
 //! - [`tabwriter`]: Go's tabwriter, which kubectl prints through.
 //! - [`apply`]: creating a pod end to end: defaulting, admission, validation, a cycle.
+//! - [`dra`]: Dynamic Resource Allocation: its objects' validation and CEL device selectors.
 //!
 //! **API Boundary:** functions take k8s-openapi objects (or text) and return values;
 //! nothing here reads files or clocks — ages and times are passed in.
@@ -30,6 +31,7 @@ pub mod admission;
 pub mod advertisement;
 pub mod affinity;
 pub mod apply;
+pub mod dra;
 pub mod events;
 pub mod kubectl;
 pub mod kubelet;

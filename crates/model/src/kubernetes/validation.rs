@@ -25,13 +25,37 @@ pub enum FieldErrorKind {
     Invalid { value: String, detail: String },
     /// `Required value: <detail>`.
     Required { detail: String },
+    /// `Duplicate value: <value>` (already formatted).
+    Duplicate { value: String },
+    /// `Too many: <actual>: must have at most <max> items`.
+    TooMany { actual: usize, max: usize },
+    /// `Too long: must have at most <max> bytes`.
+    TooLong { max: usize },
+    /// `Unsupported value: <value>: supported values: "A", "B"`.
+    NotSupported { value: String, supported: Vec<String> },
+    /// `Forbidden: <detail>`.
+    Forbidden { detail: String },
 }
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
+            FieldErrorKind::Invalid { value, detail } if detail.is_empty() => {
+                write!(f, "{}: Invalid value: {value}", self.field)
+            }
             FieldErrorKind::Invalid { value, detail } => write!(f, "{}: Invalid value: {value}: {detail}", self.field),
+            FieldErrorKind::Required { detail } if detail.is_empty() => write!(f, "{}: Required value", self.field),
             FieldErrorKind::Required { detail } => write!(f, "{}: Required value: {detail}", self.field),
+            FieldErrorKind::Duplicate { value } => write!(f, "{}: Duplicate value: {value}", self.field),
+            FieldErrorKind::TooMany { actual, max } => {
+                write!(f, "{}: Too many: {actual}: must have at most {max} items", self.field)
+            }
+            FieldErrorKind::TooLong { max } => write!(f, "{}: Too long: must have at most {max} bytes", self.field),
+            FieldErrorKind::NotSupported { value, supported } => {
+                let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+                write!(f, "{}: Unsupported value: {value}: supported values: {}", self.field, list.join(", "))
+            }
+            FieldErrorKind::Forbidden { detail } => write!(f, "{}: Forbidden: {detail}", self.field),
         }
     }
 }

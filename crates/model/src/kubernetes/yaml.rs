@@ -1,5 +1,9 @@
 //! Kubernetes manifests from YAML: multi-document files (and `kind: List`) into
-//! k8s-openapi objects (Node, Pod, RuntimeClass, DaemonSet, ConfigMap, Event). Bad
+//! k8s-openapi objects (Node, Pod, RuntimeClass, DaemonSet, ConfigMap, Event). DRA's
+//! kinds (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice) are
+//! recognised here and kept as [`Deferred`] documents, typed by their own entry point
+//! ([`super::dra::read`]), so that a reader of the core kinds — the app's on-demand
+//! chunk — does not carry their deserialisers. Bad
 //! input is a [`Diagnostic`] with file:line:column, never a panic: invalid YAML,
 //! missing or unknown `kind`, fields of the wrong shape, quantities that are not
 //! quantities.
@@ -28,7 +32,36 @@ pub struct Manifests {
     pub daemon_sets: Vec<Located<DaemonSet>>,
     pub config_maps: Vec<Located<ConfigMap>>,
     pub events: Vec<Located<Event>>,
+    /// `resource.k8s.io/v1` (DRA) documents, untyped: [`super::dra::read`] types them.
+    pub deferred: Vec<Deferred>,
 }
+
+/// A document of a kind with its own entry point, as it was read: its `kind`, its
+/// value, and its text for the typed reader's file:line errors.
+#[derive(Debug, Clone)]
+pub struct Deferred {
+    pub kind: String,
+    pub value: serde_json::Value,
+    pub span: Span,
+    doc: Document,
+}
+
+impl Deferred {
+    /// The object as `T`, or a `k8s-object-invalid` diagnostic at the bad field's line.
+    #[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
+    pub fn typed<T: DeserializeOwned>(&self) -> Result<Located<T>, Diagnostic> {
+        let object = typed(&self.span.file, &self.doc, self.value.clone())?;
+        Ok(Located { object, span: self.span.clone() })
+    }
+
+    /// The line (1-based, in the file) of `name: value` in this document, else its first line.
+    pub fn line_of_entry(&self, name: &str, value: &str) -> u32 {
+        line_of_entry(&self.doc, name, value)
+    }
+}
+
+/// The kinds read through their own entry point ([`Deferred`]).
+pub const DEFERRED_KINDS: [&str; 4] = ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"];
 
 impl Manifests {
     /// Appends another file's objects.
@@ -39,13 +72,26 @@ impl Manifests {
         self.daemon_sets.extend(other.daemon_sets);
         self.config_maps.extend(other.config_maps);
         self.events.extend(other.events);
+        self.deferred.extend(other.deferred);
     }
 }
 
 /// The kinds the lab reads.
-pub const KINDS: [&str; 6] = ["Node", "Pod", "RuntimeClass", "DaemonSet", "ConfigMap", "Event"];
+pub const KINDS: [&str; 10] = [
+    "Node",
+    "Pod",
+    "RuntimeClass",
+    "DaemonSet",
+    "ConfigMap",
+    "Event",
+    "DeviceClass",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+    "ResourceSlice",
+];
 
 /// One YAML document of a file: its text and the line (1-based) it starts on.
+#[derive(Debug, Clone)]
 struct Document {
     text: String,
     first_line: u32,
@@ -118,6 +164,19 @@ fn line_of_entry(doc: &Document, name: &str, value: &str) -> u32 {
     doc.text.lines().position(holds).map_or(doc.first_line, |i| doc.first_line + i as u32)
 }
 
+/// `value` as `T`. Type errors are found by deserialising the YAML text itself, so
+/// that serde reports the line of the bad field.
+#[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
+fn typed<T: DeserializeOwned>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
+    match serde_json::from_value::<T>(value) {
+        Ok(v) => Ok(v),
+        Err(_) => match serde_norway::from_str::<T>(&doc.text) {
+            Err(e) => Err(yaml_error(file, doc, "k8s-object-invalid", &e)),
+            Ok(v) => Ok(v),
+        },
+    }
+}
+
 /// Loads one file's text. Objects that load are returned even when others fail.
 pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
     let mut out = Manifests::default();
@@ -153,18 +212,6 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
         return;
     }
     let span = Span::new(file, doc.first_line, 1);
-    // Type errors are found by deserialising the YAML text itself, so that serde
-    // reports the line of the bad field.
-    #[allow(clippy::result_large_err)]
-    fn typed<T: DeserializeOwned>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
-        match serde_json::from_value::<T>(value) {
-            Ok(v) => Ok(v),
-            Err(_) => match serde_norway::from_str::<T>(&doc.text) {
-                Err(e) => Err(yaml_error(file, doc, "k8s-object-invalid", &e)),
-                Ok(v) => Ok(v),
-            },
-        }
-    }
     let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| {
         for (path, name, text) in entries {
             if let Err(e) = Quantity::parse(&text) {
@@ -207,6 +254,9 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
             }
             "ConfigMap" => out.config_maps.push(Located { object: typed(file, doc, value)?, span }),
             "Event" => out.events.push(Located { object: typed(file, doc, value)?, span }),
+            k if DEFERRED_KINDS.contains(&k) => {
+                out.deferred.push(Deferred { kind: k.to_string(), value, span, doc: doc.clone() });
+            }
             other => {
                 return Err(Diagnostic::new("k8s-kind-unknown", Severity::Error)
                     .arg("kind", other)
@@ -267,6 +317,17 @@ mod tests {
         assert_eq!(m.nodes.len(), 1);
         assert_eq!(m.pods.len(), 1);
         assert_eq!(m.pods[0].span.line, 6);
+    }
+
+    /// DRA's kinds are recognised and kept untyped for `dra::read`, in file order,
+    /// each with its document's line; a type error in one surfaces only there.
+    #[test]
+    fn dra_kinds_are_kept_for_their_own_reader() {
+        let text = "kind: Node\nmetadata: {name: n}\n---\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\n---\nkind: ResourceSlice\nspec: {pool: {resourceSliceCount: oops}}\n";
+        let (m, diags) = load("dra.yaml", text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let kept: Vec<(&str, u32)> = m.deferred.iter().map(|d| (d.kind.as_str(), d.span.line)).collect();
+        assert_eq!((m.nodes.len(), kept), (1, vec![("DeviceClass", 4), ("ResourceSlice", 7)]));
     }
 
     /// Bad manifests give a diagnostic at the right file:line, never a panic.

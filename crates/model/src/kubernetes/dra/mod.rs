@@ -1,0 +1,165 @@
+//! Dynamic Resource Allocation (`resource.k8s.io/v1`, GA since 1.34): the objects'
+//! validation as the API server does it, and the CEL device selectors as
+//! `k8s.io/dynamic-resource-allocation/cel` compiles and evaluates them. Issue 17,
+//! items 2 and 3; allocation and scheduling (item 4) build on this.
+//!
+//! The objects are k8s-openapi's `resource::v1` types (feature `v1_36`).
+//! [`super::yaml::load`] recognises their kinds and keeps their documents untyped;
+//! [`read`] types them (file:line errors as for every other kind), so that only a
+//! caller of this module carries their deserialisers — the app's on-demand chunk
+//! reads manifests without DRA and stays within its size budget. [`diagnose`] turns
+//! validation results into diagnostics at the field's line.
+//!
+//! # Layout
+//!
+//! - [`validation`]: `pkg/apis/resource/validation/validation.go` for DeviceClass,
+//!   ResourceClaim, ResourceClaimTemplate and ResourceSlice.
+//! - [`cel`]: the selector language: lexer, parser, checker, interpreter, and
+//!   `compile.go`'s `CompileCELExpression` / `DeviceMatches`.
+//!
+//! **API Boundary:** pure functions over k8s-openapi objects; nothing here reads
+//! files.
+
+pub mod cel;
+pub mod validation;
+
+#[cfg(test)]
+mod tests;
+
+use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
+
+use crate::diagnostic::{Diagnostic, Severity, Span};
+use crate::kubernetes::quantity::Quantity;
+use crate::kubernetes::yaml::{Located, Manifests};
+use validation::Validation;
+
+/// The DRA objects of some manifests, by kind, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Objects {
+    pub device_classes: Vec<Located<DeviceClass>>,
+    pub resource_claims: Vec<Located<ResourceClaim>>,
+    pub resource_claim_templates: Vec<Located<ResourceClaimTemplate>>,
+    pub resource_slices: Vec<Located<ResourceSlice>>,
+}
+
+/// Types the DRA documents [`super::yaml::load`] kept ([`Manifests::deferred`]):
+/// the objects that read, and a diagnostic at file:line for each that does not
+/// (`k8s-object-invalid`) and for each device capacity that is not a quantity
+/// (`k8s-quantity-invalid`).
+pub fn read(manifests: &Manifests) -> (Objects, Vec<Diagnostic>) {
+    let mut out = Objects::default();
+    let mut diags = Vec::new();
+    for d in &manifests.deferred {
+        let result = match d.kind.as_str() {
+            "DeviceClass" => d.typed().map(|o| out.device_classes.push(o)),
+            "ResourceClaim" => d.typed().map(|o| out.resource_claims.push(o)),
+            "ResourceClaimTemplate" => d.typed().map(|o| out.resource_claim_templates.push(o)),
+            "ResourceSlice" => d.typed::<ResourceSlice>().map(|slice| {
+                let devices = slice.object.spec.devices.iter().flatten().enumerate();
+                for (i, device) in devices {
+                    for (name, capacity) in device.capacity.iter().flatten() {
+                        let text = &capacity.value.0;
+                        if let Err(e) = Quantity::parse(text) {
+                            diags.push(
+                                Diagnostic::new("k8s-quantity-invalid", Severity::Error)
+                                    .arg("field", format!("spec.devices[{i}].capacity[{name}]"))
+                                    .arg("value", text)
+                                    .arg("message", e)
+                                    .at(Span::new(&d.span.file, d.line_of_entry(name, text), 1)),
+                            );
+                        }
+                    }
+                }
+                out.resource_slices.push(slice);
+            }),
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            diags.push(e);
+        }
+    }
+    (out, diags)
+}
+
+/// Every DRA object of `manifests` validated: `dra-invalid` for each field error
+/// (argument `message`: the API server's text), `dra-cel-unsupported` for a
+/// selector the lab cannot evaluate (arguments `field`, `construct`, `column`). The
+/// line is the one in `text` that holds the field's key after the object's start.
+pub fn diagnose(file: &str, text: &str, manifests: &Objects) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut emit = |start: u32, kind: &str, name: Option<&String>, v: Validation| {
+        for e in v.errors {
+            let line = line_of_field(text, start, &e.field);
+            out.push(
+                Diagnostic::new("dra-invalid", Severity::Error)
+                    .arg("kind", kind)
+                    .arg("name", name.cloned().unwrap_or_default())
+                    .arg("message", e.to_string())
+                    .at(Span::new(file, line, 1)),
+            );
+        }
+        for u in v.unsupported {
+            let line = line_of_field(text, start, &u.field);
+            out.push(
+                Diagnostic::new("dra-cel-unsupported", Severity::Warning)
+                    .arg("field", &u.field)
+                    .arg("construct", &u.error.message)
+                    .arg("column", u.error.column.to_string())
+                    .at(Span::new(file, line, 1)),
+            );
+        }
+    };
+    for o in &manifests.device_classes {
+        emit(o.span.line, "DeviceClass", o.object.metadata.name.as_ref(), validation::validate_device_class(&o.object));
+    }
+    for o in &manifests.resource_claims {
+        emit(o.span.line, "ResourceClaim", o.object.metadata.name.as_ref(), validation::validate_resource_claim(&o.object));
+    }
+    for o in &manifests.resource_claim_templates {
+        let v = validation::validate_resource_claim_template(&o.object);
+        emit(o.span.line, "ResourceClaimTemplate", o.object.metadata.name.as_ref(), v);
+    }
+    for o in &manifests.resource_slices {
+        emit(o.span.line, "ResourceSlice", o.object.metadata.name.as_ref(), validation::validate_resource_slice(&o.object));
+    }
+    out
+}
+
+/// The line of a field path's keys in document order from `start` (each segment's
+/// `key:` searched after the previous one's line; `[i]` steps over list items), or
+/// the deepest one found. YAML anchors and flow style on one line land on that line.
+fn line_of_field(text: &str, start: u32, field: &str) -> u32 {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut line = start.saturating_sub(1) as usize;
+    for seg in field.split('.') {
+        let (key, index) = match seg.split_once('[') {
+            Some((k, rest)) => (k, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (seg, None),
+        };
+        let found = lines.iter().enumerate().skip(line).find(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ");
+            t.starts_with(&format!("{key}:")) || t.starts_with(&format!("\"{key}\":"))
+        });
+        let Some((at, l)) = found else { break };
+        line = at;
+        if let Some(i) = index {
+            // The i-th `- ` item at the first item's indentation.
+            let indent = lines.iter().skip(at + 1).find(|l| l.trim_start().starts_with("- ")).map(|l| l.len() - l.trim_start().len());
+            let Some(indent) = indent else { break };
+            let items: Vec<usize> = lines
+                .iter()
+                .enumerate()
+                .skip(at + 1)
+                .take_while(|(_, x)| x.trim().is_empty() || x.len() - x.trim_start().len() >= indent || x.trim_start().starts_with('#'))
+                .filter(|(_, x)| x.len() - x.trim_start().len() == indent && x.trim_start().starts_with("- "))
+                .map(|(n, _)| n)
+                .collect();
+            match items.get(i) {
+                Some(&n) => line = n,
+                None => break,
+            }
+        }
+        let _ = l;
+    }
+    line as u32 + 1
+}
