@@ -11,7 +11,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 
 use crate::kubernetes::apply::create_pod;
 use crate::kubernetes::kubelet::{create_pod_sandbox, sandbox_id, LoadedCri};
-use crate::kubernetes::scheduler::Outcome;
+use crate::kubernetes::scheduler::{NodeOutcome, Outcome};
 use crate::kubernetes::scheduler::{FilterOptions, Snapshot};
 use crate::kubernetes::KubeVersion;
 
@@ -33,6 +33,10 @@ pub struct PodState {
     pub event_reason: String,
     pub message: String,
     pub attempts: u32,
+    /// The nodes that passed every filter in the last scheduling cycle, in node order
+    /// (the real scheduler's choice among several is its scores' and chance's; a
+    /// generated scenario keeps to pods with at most one).
+    pub feasible: Vec<String>,
 }
 
 /// The kubelet's view of a node's containerd, from the containerd model.
@@ -62,6 +66,7 @@ impl PodState {
             event_reason: String::new(),
             message: String::new(),
             attempts: 0,
+            feasible: Vec::new(),
         }
     }
 
@@ -82,6 +87,14 @@ impl PodState {
                     return;
                 }
                 Ok(s) => {
+                    self.feasible = s
+                        .result
+                        .nodes
+                        .iter()
+                        .zip(&snapshot.nodes)
+                        .filter(|(o, _)| matches!(o, NodeOutcome::Feasible { .. }))
+                        .map(|(_, n)| n.name.clone())
+                        .collect();
                     self.phase = "Pending".into();
                     self.event_reason = s.event.reason.clone();
                     self.message = s.event.message.clone();
