@@ -71,11 +71,18 @@ impl PodState {
     }
 
     /// One pass: admit and schedule if unscheduled, then ask the kubelet for the sandbox.
-    pub fn reconcile(&mut self, k8s_nodes: &[Node], bound: &[Pod], rcs: &[RuntimeClass], version: KubeVersion, nodes: &[ModelNode], now: i64) {
+    /// `retry`: whether a pod the scheduler already found unschedulable is tried again —
+    /// the scheduler's queue moves it back only on a cluster event that may make it fit
+    /// (an assigned pod deleted, a node added or changed) or after time passes, not
+    /// because another pod was created (checked against the real v1.37.2 scheduler by
+    /// the generated scenarios).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reconcile(&mut self, k8s_nodes: &[Node], bound: &[Pod], rcs: &[RuntimeClass], version: KubeVersion, nodes: &[ModelNode], now: i64, retry: bool) {
         if self.phase == "Running" || self.phase == "Rejected" {
             return;
         }
-        if self.node_name.is_empty() {
+        let tried = self.phase == "Pending" && self.event_reason == "FailedScheduling";
+        if self.node_name.is_empty() && (retry || !tried) {
             let snapshot = Snapshot::new(k8s_nodes.iter().cloned(), bound);
             let opts = FilterOptions { version, ..Default::default() };
             match create_pod(self.submitted.clone(), &snapshot, rcs, &opts, now) {
