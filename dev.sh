@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU Node Lab developer entry point: `./dev.sh serve` serves the app on
-# 127.0.0.1, `./dev.sh test` runs every test tier. Both first run `setup`,
+# 127.0.0.1, `./dev.sh test` runs every test tier, `./dev.sh fuzz-k8s` replays fresh
+# random scheduling scenarios on the real control plane. All first run `setup`,
 # which installs whatever is missing on a fresh Debian 12 machine and skips
 # what is already there (idempotent; about 5 s when warm).
 set -euo pipefail
@@ -65,5 +66,6 @@ case "${1:-}" in
          step "trunk serve on http://127.0.0.1:${PORT:-8080}/"
          exec trunk serve --release --address 127.0.0.1 --port "${PORT:-8080}" --disable-address-lookup "$@" ;;
   test)  setup; shift; exec "$ROOT/tests/run-all.sh" "$@" ;;
-  *) echo "usage: ./dev.sh serve | test | setup" >&2; exit 2 ;;
+  fuzz-k8s) setup; shift; exec "$ROOT/scripts/fuzz-k8s.sh" "$@" ;;  # [MINUTES] [FIRST_SEED] [PER_SEED]
+  *) echo "usage: ./dev.sh serve | test | setup | fuzz-k8s [MINUTES] [SEED] [PER_SEED]" >&2; exit 2 ;;
 esac

@@ -71,6 +71,15 @@ if [ -x "$kube_oracle" ]; then
     || { grep -E '^(DIFFER|  error)| differ ' target/parity-kube.txt | head -n 60 || true; tail -n 5 target/parity-kube.err; tail -n 1 target/parity-kube.txt; exit 1; }
   # What stays uncompared, with its reason, then the summary line.
   if grep -q '^not compared, by reason:' target/parity-kube.txt; then sed -n '/^not compared, by reason:/,$p' target/parity-kube.txt; else tail -n 1 target/parity-kube.txt; fi
+  # Generated scenarios on the same cluster (gpulab scenario generate: random nodes,
+  # taints, cordons, RuntimeClasses and pods, the model's expectations): the real API
+  # server and scheduler judge every pod. Pods only, so the settle loop looks every 250 ms.
+  gen_seed=${GPULAB_GENERATE_SEED:-1} gen_count=${GPULAB_GENERATE_COUNT:-200}
+  gl scenario generate --seed "$gen_seed" --count "$gen_count" --out "$kube_tmp/generated"
+  GPULAB_KUBECONFIG="$kube_tmp/cluster/kubeconfig" GPULAB_KUBE_POLL_MS=250 \
+    gl parity "$kube_tmp/generated" --backend kube --context "$kube_ctx" > target/parity-generated.txt 2> target/parity-generated.err \
+    || { grep -E '^(DIFFER|  error)| differ ' target/parity-generated.txt | head -n 60 || true; tail -n 5 target/parity-generated.err; tail -n 1 target/parity-generated.txt; echo "reproduce: gpulab scenario generate --seed $gen_seed --count $gen_count --out DIR" >&2; exit 1; }
+  tail -n 1 target/parity-generated.txt
   trap - EXIT
   kube_down
   echo "stopped: none of the cluster's PIDs (${kube_pids[*]}) nor anything under its private dir runs"

@@ -124,6 +124,23 @@ pub enum ScenarioCommand {
     /// [code]`. Exit 0 clean (warnings allowed), 1 an expectation the model cannot
     /// satisfy, 2 a malformed scenario.
     Check(ScenarioCheckArgs),
+    /// Write random scheduling scenarios (nodes, taints, cordons, RuntimeClasses, pods
+    /// with selectors, affinity and tolerations) with the model's expectations, for
+    /// `gpulab parity --backend kube` to replay; the same seed writes the same files.
+    Generate(ScenarioGenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioGenerateArgs {
+    /// The seed: the same seed and count write the same scenarios.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How many scenarios.
+    #[arg(long, default_value_t = 200)]
+    pub count: u32,
+    /// Where to write them (`OUT/gen-SEED-NNNN/`).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -49,6 +49,7 @@ fn main() {
         cli::Command::Parity(args) => scenario::parity(&args, cli.output),
         cli::Command::Scenario(cli::ScenarioCommand::New(args)) => scenario::new::run(&args, cli.output),
         cli::Command::Scenario(cli::ScenarioCommand::Check(args)) => scenario::check::run(&args.dirs, cli.output),
+        cli::Command::Scenario(cli::ScenarioCommand::Generate(args)) => scenario::generate::run(&args, cli.output),
         cli::Command::Rollout(args) => rollout::run(&args, cli.output),
         cli::Command::Report(args) => report::run(&args, cli.output),
         cli::Command::Schedule(args) => schedule::run(&args, cli.output),

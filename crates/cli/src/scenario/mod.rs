@@ -7,6 +7,7 @@
 //! (e.g. `scenarios/`), run in name order.
 
 pub mod check;
+pub mod generate;
 pub mod kube;
 pub mod new;
 pub mod real_containerd;

@@ -130,11 +130,12 @@ impl Cluster {
         Ok(cluster)
     }
 
-    /// Creates a pod (replacing one of the same name) and reconciles it once.
+    /// Creates a pod (replacing one of the same name) and reconciles it once; pods
+    /// already found unschedulable are not retried for it (see [`PodState::reconcile`]).
     fn add_pod(&mut self, pod: PodState, nodes: &[ModelNode]) {
         self.pods.retain(|p| p.name != pod.name);
         self.pods.push(pod);
-        self.reconcile(nodes);
+        self.reconcile_with(nodes, false);
     }
 
     /// Each Node's readiness from its kubelet: a node whose containerd serves no CRI is
@@ -246,15 +247,21 @@ impl Cluster {
         self.plugin_config(&source, &text, nodes)
     }
 
-    /// One pass over every pod that is not settled.
+    /// One pass over every pod that is not settled, after an event that may let an
+    /// unschedulable pod fit (a pod deleted, a node changed, time passed).
     fn reconcile(&mut self, nodes: &[ModelNode]) {
+        self.reconcile_with(nodes, true);
+    }
+
+    /// One pass over every pod that is not settled; `retry`: unschedulable pods too.
+    fn reconcile_with(&mut self, nodes: &[ModelNode], retry: bool) {
         self.refresh_readiness(nodes);
         let version = self.version.unwrap_or(KubeVersion::V1_33);
         for i in 0..self.pods.len() {
             let bound: Vec<_> = self.pods.iter().enumerate().filter(|(j, p)| *j != i && !p.node_name.is_empty()).filter_map(|(_, p)| p.stored.clone()).collect();
             let (k8s_nodes, rcs, now) = (&self.manifests.nodes, &self.manifests.runtime_classes, self.now);
             if let Some(p) = self.pods.get_mut(i) {
-                p.reconcile(k8s_nodes, &bound, rcs, version, nodes, now);
+                p.reconcile(k8s_nodes, &bound, rcs, version, nodes, now, retry);
             }
         }
     }

@@ -11,7 +11,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 
 use crate::kubernetes::apply::create_pod;
 use crate::kubernetes::kubelet::{create_pod_sandbox, sandbox_id, LoadedCri};
-use crate::kubernetes::scheduler::Outcome;
+use crate::kubernetes::scheduler::{NodeOutcome, Outcome};
 use crate::kubernetes::scheduler::{FilterOptions, Snapshot};
 use crate::kubernetes::KubeVersion;
 
@@ -33,6 +33,10 @@ pub struct PodState {
     pub event_reason: String,
     pub message: String,
     pub attempts: u32,
+    /// The nodes that passed every filter in the last scheduling cycle, in node order
+    /// (the real scheduler's choice among several is its scores' and chance's; a
+    /// generated scenario keeps to pods with at most one).
+    pub feasible: Vec<String>,
 }
 
 /// The kubelet's view of a node's containerd, from the containerd model.
@@ -62,15 +66,23 @@ impl PodState {
             event_reason: String::new(),
             message: String::new(),
             attempts: 0,
+            feasible: Vec::new(),
         }
     }
 
     /// One pass: admit and schedule if unscheduled, then ask the kubelet for the sandbox.
-    pub fn reconcile(&mut self, k8s_nodes: &[Node], bound: &[Pod], rcs: &[RuntimeClass], version: KubeVersion, nodes: &[ModelNode], now: i64) {
+    /// `retry`: whether a pod the scheduler already found unschedulable is tried again —
+    /// the scheduler's queue moves it back only on a cluster event that may make it fit
+    /// (an assigned pod deleted, a node added or changed) or after time passes, not
+    /// because another pod was created (checked against the real v1.37.2 scheduler by
+    /// the generated scenarios).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reconcile(&mut self, k8s_nodes: &[Node], bound: &[Pod], rcs: &[RuntimeClass], version: KubeVersion, nodes: &[ModelNode], now: i64, retry: bool) {
         if self.phase == "Running" || self.phase == "Rejected" {
             return;
         }
-        if self.node_name.is_empty() {
+        let tried = self.phase == "Pending" && self.event_reason == "FailedScheduling";
+        if self.node_name.is_empty() && (retry || !tried) {
             let snapshot = Snapshot::new(k8s_nodes.iter().cloned(), bound);
             let opts = FilterOptions { version, ..Default::default() };
             match create_pod(self.submitted.clone(), &snapshot, rcs, &opts, now) {
@@ -82,6 +94,14 @@ impl PodState {
                     return;
                 }
                 Ok(s) => {
+                    self.feasible = s
+                        .result
+                        .nodes
+                        .iter()
+                        .zip(&snapshot.nodes)
+                        .filter(|(o, _)| matches!(o, NodeOutcome::Feasible { .. }))
+                        .map(|(_, n)| n.name.clone())
+                        .collect();
                     self.phase = "Pending".into();
                     self.event_reason = s.event.reason.clone();
                     self.message = s.event.message.clone();

@@ -122,6 +122,9 @@ pub struct KubeBackend {
     node_map: BTreeMap<String, String>,
     pub context: String,
     settle: Duration,
+    /// How long the settle loop waits between two looks (`GPULAB_KUBE_POLL_MS`, default
+    /// 1000): the pods have settled when two looks in a row see the same.
+    poll: Duration,
     // Per scenario:
     run: String,
     ns: String,
@@ -189,6 +192,7 @@ impl KubeBackend {
             node_map,
             context,
             settle: Duration::from_secs(settle),
+            poll: Duration::from_millis(std::env::var("GPULAB_KUBE_POLL_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(1000).clamp(50, 5000)),
             run: String::new(),
             ns: String::new(),
             places: BTreeMap::new(),
@@ -460,7 +464,7 @@ impl KubeBackend {
                 return Ok(());
             }
             last = Some(snapshot);
-            std::thread::sleep(Duration::from_millis(1000));
+            std::thread::sleep(self.poll);
         }
     }
 
