@@ -10,6 +10,8 @@
 //! - [`files`]: the node's files as a value, with Go's path and glob semantics.
 //! - [`parse`]: TOML with line/column spans; syntax errors as values (`parse_events`
 //!   builds the tree from the TOML parser's events, as `toml_edit` would).
+//! - `gotoml2`, `gotoml24`: go-toml v2's parsers (v2.2–2.3, v2.4), for where and how
+//!   2.x reports a syntax error.
 //! - [`value`]: the value tree every stage shares; each node knows its file:line.
 //! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
 //! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.
@@ -34,6 +36,9 @@ pub mod dump;
 pub mod encode;
 pub mod explain;
 pub mod files;
+mod gonames;
+mod gotoml2;
+mod gotoml24;
 pub mod load;
 pub mod log;
 pub mod parse;
@@ -179,8 +184,8 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
             diagnostics.push(load_error_diagnostic(err));
             // The lab's own limit is not containerd's line.
             let who = if err.code == load::LoadErrorCode::NestingLimit { "gpulab" } else { "containerd" };
-            let last_line = format!("{who}: {}", err.message);
-            let start = Start::Exited { code: 1, last_line: last_line.clone(), cri_error_line: None };
+            let (last_line, code) = fatal_line(who, err);
+            let start = Start::Exited { code, last_line: last_line.clone(), cri_error_line: None };
             if err.dump_ignores {
                 // 2.x `config dump` swallows os.IsNotExist and prints what merged so far.
                 match dump::effective(version, defaults, &loaded) {
@@ -190,22 +195,23 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
                         (out, start, Some(eff))
                     }
                     Err(e) => {
-                        stderr.push_str(&format!("containerd: {}\n", e.message));
-                        (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                        let (line, code) = fatal_line("containerd", &e);
+                        stderr.push_str(&format!("{line}\n"));
+                        (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
                     }
                 }
             } else {
                 stderr.push_str(&format!("{last_line}\n"));
-                (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
             }
         }
         None => match dump::effective(version, defaults, &loaded) {
             Err(e) => {
                 diagnostics.push(load_error_diagnostic(&e));
-                let last_line = format!("containerd: {}", e.message);
+                let (last_line, code) = fatal_line("containerd", &e);
                 stderr.push_str(&format!("{last_line}\n"));
-                let start = Start::Exited { code: 1, last_line, cri_error_line: None };
-                (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                let start = Start::Exited { code, last_line, cri_error_line: None };
+                (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
             }
             Ok(eff) => {
                 stderr.push_str(&render_log(&eff.log));
@@ -225,6 +231,17 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
     let explanation = explain::explain(version, &loaded, config.as_ref(), &start);
     diagnostics.extend(explanation.diagnostics.iter().cloned());
     LoadResult { version: version.clone(), dump, start, config, loaded, diagnostics, explanation }
+}
+
+/// The last line a fatal error prints and the exit status: `containerd: <message>`
+/// and 1, or a Go panic's `panic: <message>` and 2 (its goroutine dump follows in the
+/// real binary; addresses vary from run to run, so the lab shows the panic's line).
+fn fatal_line(who: &str, err: &load::LoadError) -> (String, i32) {
+    if err.code == load::LoadErrorCode::GoPanic {
+        (format!("panic: {}", err.message), 2)
+    } else {
+        (format!("{who}: {}", err.message), 1)
+    }
 }
 
 fn load_error_diagnostic(err: &load::LoadError) -> Diagnostic {
