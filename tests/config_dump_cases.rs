@@ -320,7 +320,7 @@ fn rare_shape(rng: &mut Rng, s: &mut String, style: Style) {
 /// shapes: conf.d glob (absolute or relative), plain files, nested chains as k0s and
 /// k3s lay them out, a missing file, a cycle back to the main config, the same pattern
 /// twice, the NVIDIA toolkit's drop-in.
-fn random_node(rng: &mut Rng) -> Node {
+pub fn random_node(rng: &mut Rng) -> Node {
     let mut node: Node = Vec::new();
     let n_dropins = rng.below(4);
     let shape = rng.below(11);

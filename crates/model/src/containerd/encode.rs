@@ -163,9 +163,9 @@ fn v1_float(f: f64) -> String {
     #[allow(clippy::cast_possible_truncation)]
     let f32v = f as f32;
     if f.trunc() == f {
-        format!("{f32v:.1}")
+        crate::float::integral_one_decimal(f64::from(f32v))
     } else {
-        format!("{f32v}")
+        crate::float::display_f32(f32v)
     }
 }
 
@@ -320,9 +320,9 @@ fn v2_float(f: f64) -> String {
     } else if f.is_infinite() {
         if f > 0.0 { "inf".into() } else { "-inf".into() }
     } else if f.trunc() == f {
-        format!("{f:.1}")
+        crate::float::integral_one_decimal(f)
     } else {
-        format!("{f}")
+        crate::float::display(f)
     }
 }
 

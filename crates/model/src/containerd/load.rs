@@ -10,9 +10,12 @@
 
 use std::collections::VecDeque;
 
+use serde::{Deserialize, Serialize};
+
 use super::files::{self, Entry, Files};
 use super::log::LogLine;
-use super::parse::{parse, ParseError, ParseErrorKind};
+use super::parse::parse;
+use super::syntax::Verdicts;
 use super::schema::{Defaults, EntryType};
 use super::value::{Node, Origin, Table, Value};
 use super::version::{Line, Version};
@@ -31,7 +34,7 @@ pub struct LoadError {
 }
 
 /// The stable code of a load failure (for diagnostics).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LoadErrorCode {
     Syntax,
     Type,
@@ -112,6 +115,9 @@ pub struct Loaded {
     /// 2.0 and 2.1 start with a nil `imports` slice: mergo then takes the first
     /// non-empty list whole (duplicates kept) instead of through the slice transformer.
     pub imports_nil: bool,
+    /// The files whose syntax the model judged with the lab's parser for want of
+    /// containerd's verdict (never with `go-toml-syntax`; see [`super::syntax`]).
+    pub syntax_unjudged: Vec<String>,
 }
 
 impl Loaded {
@@ -124,7 +130,7 @@ impl Loaded {
 const STRICT: &str = "strict mode: fields in the document are missing in the target struct";
 
 /// Runs the load loop of `version` on `files`, starting at `main`.
-pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -> Loaded {
+pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, given: &Verdicts) -> Loaded {
     let mut top = defaults.top.clone();
     top.insert("version", Node::builtin(Value::Integer(version.default_config_version())));
     if version.is_1x() {
@@ -132,7 +138,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -
         top.insert("imports", Node::builtin(Value::Array(Vec::new())));
     }
     let imports_nil = matches!(version.line, Line::V2_0 | Line::V2_1);
-    let mut st = Loaded { top, plugins: Table::new(), files: Vec::new(), log: Vec::new(), events: Vec::new(), error: None, imports_nil };
+    let mut st = Loaded { top, plugins: Table::new(), files: Vec::new(), log: Vec::new(), events: Vec::new(), error: None, imports_nil, syntax_unjudged: Vec::new() };
     let mut pending: VecDeque<String> = VecDeque::from([main.to_string()]);
     let mut loaded: Vec<String> = Vec::new();
     let mut last = main.to_string();
@@ -142,7 +148,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -
         if loaded.contains(&path) {
             continue;
         }
-        let mut file = match read_file(files, version, &path) {
+        let mut file = match read_file(files, version, &path, given, &mut st.syntax_unjudged) {
             Ok(f) => f,
             Err(e) => {
                 st.error = Some(e);
@@ -191,7 +197,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -
     st
 }
 
-fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, LoadError> {
+fn read_file(files: &Files, version: &Version, path: &str, given: &Verdicts, pending: &mut Vec<String>) -> Result<Table, LoadError> {
     let not_found = |code, what: &str| {
         let os = format!("open {path}: {what}");
         let message = if version.is_1x() { format!("failed to load TOML: {path}: {os}") } else { os };
@@ -209,6 +215,7 @@ fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, Load
             return Err(LoadError { message, code: LoadErrorCode::NotAFile, at: None, dump_ignores: false, log: None });
         }
     };
+    let original = bytes;
     let lossy;
     // go-toml v1 reads invalid UTF-8 as U+FFFD; go-toml v2 rejects it.
     let bytes = if version.is_1x() && std::str::from_utf8(bytes).is_err() {
@@ -217,224 +224,13 @@ fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, Load
     } else {
         bytes
     };
-    if let Some(dialect) = go_toml_v2_dialect(version) {
-        // go-toml v2 finds (and words) syntax errors its own way: its parser decides.
-        if let Some(e) = super::gotoml2::first_error(bytes, dialect) {
-            return Err(go_toml_v2_syntax_error(path, e));
-        }
+    let parsed = parse(path, bytes);
+    // Whether (and how) containerd reports a syntax error is its TOML library's call:
+    // `syntax` has the verdict, or the lab parser's error while it has none.
+    if let Some(e) = super::syntax::judge(version, path, original, bytes, &parsed, given, pending) {
+        return Err(e);
     }
-    let table = parse(path, bytes).map_err(|e| syntax_error(version, path, bytes, &e))?;
-    if version.is_1x() {
-        if let Some(e) = v1_local_date_error(path, bytes, &table) {
-            return Err(e);
-        }
-    }
-    Ok(table)
-}
-
-/// go-toml v1's lexer wants a time after a date: a local date (`Started = 1979-05-27`)
-/// followed by anything but a space, `T` or the end of the file is an error at the
-/// character after it (printed as is, a newline included).
-fn v1_local_date_error(path: &str, text: &[u8], table: &Table) -> Option<LoadError> {
-    fn walk(t: &Table, out: &mut Vec<Origin>) {
-        for (_, n) in &t.entries {
-            match &n.value {
-                Value::Table(sub) => walk(sub, out),
-                Value::Datetime(d) if d.len() == 10 && !d.contains([':', 'T', 't', ' ']) => out.extend(n.origin.clone()),
-                _ => {}
-            }
-        }
-    }
-    let mut dates = Vec::new();
-    walk(table, &mut dates);
-    crate::sort::sort_by(&mut dates, |a, b| (a.line, a.column).cmp(&(b.line, b.column)));
-    for at in dates {
-        let (line, column) = value_position(text, &at);
-        let after = column as usize - 1 + 10;
-        let line_text = String::from_utf8_lossy(text).lines().nth(line.saturating_sub(1) as usize).map(str::to_string).unwrap_or_default();
-        let is_last_line = !String::from_utf8_lossy(text).lines().skip(line as usize).any(|_| true) && !text.ends_with(b"\n");
-        let next = line_text.as_bytes().get(after).copied().map(char::from).or(if is_last_line { None } else { Some('\n') });
-        match next {
-            None | Some(' ' | 'T') => continue,
-            Some(c) => {
-                let message = format!("failed to load TOML: {path}: ({line}, {}): parsing error: incorrect date/time separation character: {c}", after + 1);
-                return Some(LoadError { message, code: LoadErrorCode::Syntax, at: Some(at), dump_ignores: false, log: None });
-            }
-        }
-    }
-    None
-}
-
-/// go-toml v1 names a key defined twice by its whole path: the `[table]` it is in (the
-/// last header above it, as written) and the key.
-fn v1_key_path(text: &[u8], line: u32, key: &str) -> String {
-    let text = String::from_utf8_lossy(text);
-    let header = text
-        .lines()
-        .take(line.saturating_sub(1) as usize)
-        .filter_map(|l| {
-            let t = l.trim_start();
-            let inner = t.strip_prefix("[[").or_else(|| t.strip_prefix('['))?;
-            let end = inner.find(']')?;
-            inner.get(..end).map(str::trim)
-        })
-        .last();
-    match header {
-        Some(h) if !h.is_empty() => format!("{h}.{key}"),
-        _ => key.to_string(),
-    }
-}
-
-/// The go-toml v2 parser a 2.x line reads its files with (`None`: 1.x, go-toml v1).
-fn go_toml_v2_dialect(version: &Version) -> Option<super::gotoml2::Dialect> {
-    use super::gotoml2::Dialect;
-    match version.line {
-        Line::V1_6 | Line::V1_7 => None,
-        Line::V2_0 | Line::V2_1 | Line::V2_2 => Some(Dialect::V2_2),
-        Line::V2_3 => Some(Dialect::V2_3),
-        Line::V2_4 | Line::Main => Some(Dialect::V2_4),
-    }
-}
-
-/// A go-toml v2 syntax error as containerd 2.x logs and returns it.
-fn go_toml_v2_syntax_error(path: &str, e: super::gotoml2::SyntaxError) -> LoadError {
-    let log = LogLine::new("error", "Failure unmarshaling TOML")
-        .field("column", e.column.to_string())
-        .field("error", format!("toml: {}", e.message))
-        .field("file", path)
-        .field("row", e.row.to_string());
-    LoadError {
-        message: format!("failed to unmarshal TOML at row {} column {}: toml: {}", e.row, e.column, e.message),
-        code: LoadErrorCode::Syntax,
-        at: Some(Origin { file: path.into(), line: e.row, column: e.column }),
-        dump_ignores: false,
-        log: Some(Box::new(log)),
-    }
-}
-
-/// go-toml v1's wording and position for the syntax errors learners make most
-/// (checked against Debian's 1.6.20); anything else keeps `toml_edit`'s text.
-fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
-    let line_text = e.line_text.as_str();
-    let char_at = |col: u32| line_text.chars().nth(col.saturating_sub(1) as usize);
-    if message.starts_with("string values must be quoted") {
-        let c = char_at(e.column).map_or(String::new(), |c| c.to_string());
-        return (e.line, e.column, format!("no value can start with {c}"));
-    }
-    if message.starts_with("unclosed table") {
-        let indent = line_text.chars().take_while(|c| c.is_whitespace()).count();
-        return (e.line, to_u32(indent) + 2, "unexpected token unclosed table key, was expecting a table key".into());
-    }
-    if message.starts_with("invalid literal string") {
-        let upto: String = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
-        let quote = upto.rfind('\'').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
-        return (e.line, to_u32(quote) + 2, "unclosed string".into());
-    }
-    if message.starts_with("unclosed array") {
-        return (e.line + 1, 1, "unterminated array".into());
-    }
-    if message.starts_with("unclosed inline table") {
-        return (e.line + 1, 1, "unterminated inline table".into());
-    }
-    if message.starts_with("key with no value") {
-        return (e.line, e.column, "was expecting token =, but got keys cannot contain new lines instead".into());
-    }
-    let in_header = line_text.trim_start().starts_with('[');
-    let c = char_at(e.column).map_or(String::new(), |c| c.to_string());
-    if message.starts_with("unquoted keys cannot be empty") {
-        let text = if in_header { format!("unexpected token \"{c}\", was expecting a table key") } else { format!("unexpected token {c}") };
-        return (e.line, e.column, text);
-    }
-    if message.starts_with("invalid boolean") {
-        return (e.line, e.column, format!("no value can start with {c}"));
-    }
-    if message.starts_with("missing escaped value") {
-        // go-toml v1 points at the string's first character.
-        let upto: String = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
-        let quote = upto.rfind('"').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
-        return (e.line, to_u32(quote) + 2, format!("invalid escape sequence: \\{c}"));
-    }
-    if message.starts_with("unexpected key or value") {
-        if in_header {
-            return (e.line, e.column, "parsing error: keys cannot contain new lines".into());
-        }
-        // The lexer stops at the token after the first value: `a = 1 b = 2` → `b`.
-        let chars: Vec<char> = line_text.chars().collect();
-        let mut i = chars.iter().position(|c| *c == '=').map_or(0, |p| p + 1);
-        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
-            i += 1;
-        }
-        while chars.get(i).is_some_and(|c| !c.is_whitespace()) {
-            i += 1;
-        }
-        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
-            i += 1;
-        }
-        let c = chars.get(i).map_or(String::new(), |c| c.to_string());
-        return (e.line, to_u32(i) + 1, format!("parsing error: no value can start with {c}"));
-    }
-    (e.line, e.column, message.to_string())
-}
-
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-fn syntax_error(version: &Version, path: &str, text: &[u8], e: &ParseError) -> LoadError {
-    let at = Some(Origin { file: path.into(), line: e.line, column: e.column });
-    if e.kind == ParseErrorKind::TooDeep {
-        let message = format!(
-            "{path}:{}:{}: {}: the lab does not model a file nested this deep (containerd itself reads it)",
-            e.line,
-            e.column,
-            e.kind.message()
-        );
-        return LoadError { message, code: LoadErrorCode::NestingLimit, at, dump_ignores: false, log: None };
-    }
-    let code = LoadErrorCode::Syntax;
-    if version.is_1x() {
-        let (line, col, text) = match &e.kind {
-            ParseErrorKind::UnterminatedBasicString { content_column } => {
-                (e.line, *content_column, "unescaped control character U+000A".to_string())
-            }
-            ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
-            ParseErrorKind::DuplicateKey { name } => (e.line, e.column, format!("The following key was defined twice: {}", v1_key_path(text, e.line, name))),
-            ParseErrorKind::Other { message } => go_toml_v1_syntax(e, message),
-            ParseErrorKind::InvalidUtf8 | ParseErrorKind::TooDeep => (e.line, e.column, e.kind.message()),
-        };
-        return LoadError { message: format!("failed to load TOML: {path}: ({line}, {col}): {text}"), code, at, dump_ignores: false, log: None };
-    }
-    // go-toml v2 words them as `ParseErrorKind::message` does; a duplicate has no
-    // position before v2.4 (containerd 2.4), which points at its key. What the v2.2–2.3
-    // parser let through fails when the value is decoded (into `plugins`' interface{}).
-    let text = match &e.kind {
-        ParseErrorKind::Other { message } if message.starts_with("`_` may only go between digits") => {
-            "number must have at least one digit between underscores".to_string()
-        }
-        kind => kind.message(),
-    };
-    let (line, column) = match e.kind {
-        ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, header_column + 1),
-        _ => (e.line, e.column),
-    };
-    let duplicate = matches!(e.kind, ParseErrorKind::DuplicateTable { .. } | ParseErrorKind::DuplicateKey { .. });
-    let positioned = !duplicate || version.line >= Line::V2_4;
-    if positioned {
-        let log = LogLine::new("error", "Failure unmarshaling TOML")
-            .field("column", column.to_string())
-            .field("error", format!("toml: {text}"))
-            .field("file", path)
-            .field("row", line.to_string());
-        LoadError {
-            message: format!("failed to unmarshal TOML at row {line} column {column}: toml: {text}"),
-            code,
-            at,
-            dump_ignores: false,
-            log: Some(Box::new(log)),
-        }
-    } else {
-        LoadError { message: format!("failed to unmarshal TOML: toml: {text}"), code, at, dump_ignores: false, log: None }
-    }
+    parsed.map_err(|e| super::syntax::lab_error(version, path, &e))
 }
 
 /// Go type names for conversion errors, by the default value's shape.
@@ -455,7 +251,7 @@ pub fn go_value(n: &Node) -> String {
     match &n.value {
         Value::String(s) => s.clone(),
         Value::Integer(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
+        Value::Float(f) => crate::float::display(*f),
         Value::Boolean(b) => b.to_string(),
         Value::Datetime(d) => go_time(d),
         Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
@@ -625,7 +421,7 @@ fn header_key_position(text: &[u8], at: &Origin, depth: usize) -> Option<(u32, u
 
 /// The row and byte column of the value whose key starts at `key` (go-toml v2 points
 /// a type error at the value, in bytes): past the (dotted, quoted) key, `=` and blanks.
-fn value_position(text: &[u8], key: &Origin) -> (u32, u32) {
+pub(super) fn value_position(text: &[u8], key: &Origin) -> (u32, u32) {
     let fallback = (key.line, key.column);
     let Ok(text) = std::str::from_utf8(text) else { return fallback };
     let Some(line) = text.split('\n').nth(key.line.saturating_sub(1) as usize) else { return fallback };

@@ -10,8 +10,9 @@
 //! - [`files`]: the node's files as a value, with Go's path and glob semantics.
 //! - [`parse`]: TOML with line/column spans; syntax errors as values (`parse_events`
 //!   builds the tree from the TOML parser's events, as `toml_edit` would).
-//! - `gotoml2`, `gotoml24`: go-toml v2's parsers (v2.2–2.3, v2.4), for where and how
-//!   2.x reports a syntax error.
+//! - [`syntax`]: a file's syntax error as each version reports it, and where that
+//!   wording comes from; with the feature `go-toml-syntax`, `gotoml2` / `gotoml24`
+//!   (go-toml v2's parsers: v2.2–2.3, v2.4) and `syntax_exact` (the rewording).
 //! - [`value`]: the value tree every stage shares; each node knows its file:line.
 //! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
 //! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.
@@ -37,13 +38,18 @@ pub mod encode;
 pub mod explain;
 pub mod files;
 mod gonames;
+#[cfg(feature = "go-toml-syntax")]
 mod gotoml2;
+#[cfg(feature = "go-toml-syntax")]
 mod gotoml24;
 pub mod load;
 pub mod log;
 pub mod parse;
 mod parse_events;
 pub mod schema;
+pub mod syntax;
+#[cfg(feature = "go-toml-syntax")]
+mod syntax_exact;
 pub mod value;
 pub mod version;
 
@@ -119,6 +125,15 @@ pub struct LoadResult {
 }
 
 impl LoadResult {
+    /// The load stopped at a syntax error that the lab's parser worded, standing in for
+    /// containerd's verdict on that file, which the model was not given (only without
+    /// `go-toml-syntax`; [`syntax`]): ask for it and load again with it.
+    pub fn syntax_pending(&self) -> bool {
+        self.loaded.error.as_ref().is_some_and(|e| {
+            e.code == load::LoadErrorCode::Syntax && e.at.as_ref().is_some_and(|at| self.loaded.syntax_unjudged.iter().any(|p| *p == *at.file))
+        })
+    }
+
     /// The decoded runtime handler names of the CRI plugin (`runc`, `nvidia`, …).
     pub fn runtime_handlers(&self) -> Vec<String> {
         let id = if self.version.is_1x() { "io.containerd.grpc.v1.cri" } else { "io.containerd.cri.v1.runtime" };
@@ -167,12 +182,19 @@ impl Containerd {
 
     /// [`load_from`] with this version.
     pub fn load_from(&self, files: &Files, main: &str) -> LoadResult {
-        run(files, &self.version, &self.defaults, main)
+        run(files, &self.version, &self.defaults, main, &syntax::Verdicts::new())
+    }
+
+    /// [`Containerd::load`] with containerd's verdicts on the files' syntax
+    /// ([`syntax`]): how a model without `go-toml-syntax` (the app) words a syntax
+    /// error exactly as the version does.
+    pub fn load_with(&self, files: &Files, verdicts: &syntax::Verdicts) -> LoadResult {
+        run(files, &self.version, &self.defaults, MAIN_CONFIG, verdicts)
     }
 }
 
-fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str) -> LoadResult {
-    let loaded = load::load(files, version, defaults, main);
+fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str, verdicts: &syntax::Verdicts) -> LoadResult {
+    let loaded = load::load(files, version, defaults, main, verdicts);
     let mut stderr = render_log(&loaded.log);
     let mut diagnostics = Vec::new();
     let (dump, start, config) = match &loaded.error {
