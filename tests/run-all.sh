@@ -94,6 +94,10 @@ cargo test --locked -p gpu-node-lab --lib
 tier "lint: clippy denies unwrap/expect/panic/indexing in the model and the app's Kubernetes chunk"
 cargo clippy --locked -p gpulab-model -p gpu-node-lab-k8s --lib -- -D warnings
 
+tier "the model as the app links it (without go-toml-syntax: syntax errors from the chunk's verdicts): clippy, unit tests"
+cargo clippy --locked -p gpulab-model --lib -- -D warnings
+cargo test --locked -p gpulab-model --lib
+
 tier "lint: no native-only dependency reaches the wasm build"
 leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s --target wasm32-unknown-unknown -e normal --prefix none \
   | grep -E '^(tokio|mio|clap|kube|kube-client|hyper) ' | sort -u || true)

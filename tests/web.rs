@@ -416,8 +416,9 @@ async fn steps_1_2_word_syntax_errors_with_the_chunks_verdict() {
     });
     js_sys::Reflect::set(&stand_in, &"containerd_syntax".into(), marked.as_ref()).unwrap();
     marked.forget();
-    gpu_node_lab::steps::chunk::provide(Some(stand_in.into()));
+    // After `new_root`, which hands the app the real chunk.
     let root = new_root();
+    gpu_node_lab::steps::chunk::provide(Some(stand_in.into()));
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
     yew::scheduler::flush().await;
     set_value(&root, ".ctr-version select", "2.3.4");
@@ -426,7 +427,6 @@ async fn steps_1_2_word_syntax_errors_with_the_chunks_verdict() {
     assert_eq!(texts(&root, ".ctr-daemon-exit"), ["containerd: marked by the chunk"]);
     handle.destroy();
 
-    provide_chunk();
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
     yew::scheduler::flush().await;

@@ -23,6 +23,12 @@ use std::time::{Duration, Instant};
 
 use gpulab_model::containerd::{self, Files, Version};
 
+// The generator and golden reader the every-version tier uses too
+// (`tests/config_dump_cases.rs`); a node's files keyed by their `/etc/containerd/...` path.
+#[path = "../../../tests/config_dump_cases.rs"]
+mod cases;
+use cases::Node;
+
 fn containerd_bin() -> Option<PathBuf> {
     let out = Command::new("sh").args(["-c", "command -v containerd"]).output().ok()?;
     let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -61,9 +67,6 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
-
-/// A node's files, keyed by their `/etc/containerd/...` path.
-type Node = Vec<(String, Vec<u8>)>;
 
 /// Writes `node` under `root` with `/etc/containerd` rewritten, and returns the same
 /// files as the model sees them.
@@ -157,25 +160,6 @@ fn goldens_dir() -> PathBuf {
     shared_dir::goldens("containerd")
 }
 
-fn read_golden_input(dir: &Path) -> Node {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read input").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let rel = p.strip_prefix(dir).expect("rel").to_string_lossy().into_owned();
-            let target = if rel == "main.toml" { "/etc/containerd/config.toml".to_string() } else { format!("/etc/containerd/{rel}") };
-            out.push((target, std::fs::read(&p).expect("read")));
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Every golden input: the binary and the model print the same dump.
 #[test]
 fn live_dump_matches_on_golden_inputs() {
@@ -187,7 +171,7 @@ fn live_dump_matches_on_golden_inputs() {
     cases.sort();
     for case in cases {
         n += 1;
-        let node = read_golden_input(&case.join("input"));
+        let node = cases::golden_node(&case.join("input"));
         if let Some(d) = compare_dump(&bin, &version, &node, &case.display().to_string()) {
             failures.push(d);
         }
@@ -198,10 +182,6 @@ fn live_dump_matches_on_golden_inputs() {
 }
 
 // ---- generated combinations --------------------------------------------------------
-
-// The generator the every-version tier uses too (`tests/config_dump_cases.rs`).
-#[path = "../../../tests/config_dump_cases.rs"]
-mod cases;
 
 /// The generated combinations: zero differences between the binary and the model.
 #[test]
@@ -297,7 +277,7 @@ fn live_daemon_cri_status_matches_on_a_sample() {
         return skip_loudly("live_daemon_cri_status_matches_on_a_sample (ctr missing)");
     }
     let version = binary_version(&bin).expect("containerd --version");
-    let mut nodes: Vec<Node> = vec![read_golden_input(&goldens_dir().join("v2-dropin-adds-nvidia-runtime/input"))];
+    let mut nodes: Vec<Node> = vec![cases::golden_node(&goldens_dir().join("v2-dropin-adds-nvidia-runtime/input"))];
     let mut rng = cases::Rng(0x6375_7263_6865);
     while nodes.len() < 8 {
         nodes.push(cases::random_node(&mut rng));
