@@ -59,6 +59,7 @@ ctr-cri = CRI plugin at daemon start
 ctr-cri-status = CRI plugin status: { $status }
 ctr-cri-error = The error containerd logs
 ctr-daemon-exit = The daemon exits
+ctr-syntax-pending = This syntax error is worded by the lab's TOML parser for now; containerd's own words and position are loading…
 ctr-files = Files loaded, in order
 ctr-blame = Effective settings and where each came from
 ctr-blame-key = key

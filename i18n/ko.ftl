@@ -58,6 +58,7 @@ ctr-cri = 데몬 시작 시 CRI 플러그인
 ctr-cri-status = CRI 플러그인 상태: { $status }
 ctr-cri-error = containerd가 남기는 오류
 ctr-daemon-exit = 데몬이 종료됩니다
+ctr-syntax-pending = 이 문법 오류는 지금은 실습의 TOML 파서가 쓴 문장입니다. containerd가 쓰는 문장과 위치를 불러오는 중…
 ctr-files = 로드된 파일 (순서대로)
 ctr-blame = 실제 적용 설정과 각 값의 출처
 ctr-blame-key = 키

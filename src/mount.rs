@@ -53,7 +53,9 @@ impl MountOptions {
         let step = match step {
             None => None,
             Some(n) if n.fract() == 0.0 && (1.0..=8.0).contains(&n) => Step::from_number(n as usize),
-            Some(n) => return Err(format!("gpu-lab: step {n} is not a lab step: use 1 to 8")),
+            // The model's float printing, as `{n}` prints it (core's would add its
+            // Grisu/Dragon4 code to the first load).
+            Some(n) => return Err(format!("gpu-lab: step {} is not a lab step: use 1 to 8", gpulab_model::float::display(n))),
         };
         Ok(MountOptions { lang, step, storage_key: None })
     }

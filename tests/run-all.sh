@@ -19,6 +19,9 @@ cargo test --locked --workspace --exclude gpu-node-lab
 tier "real containerd: check-runtime.sh against a live daemon (private root/state/socket; needs root)"
 cargo test --locked -p gpulab --features real-containerd --test check_runtime_daemon
 
+tier "real containerd, every version: config dump of the model = each real binary's, on every golden input and 264 generated combinations (no daemon; scripts/oracle-containerd.sh builds the binaries)"
+cargo test --locked -p gpulab --features real-containerd-dump --test live_config_dump -- --nocapture
+
 tier "scenarios: every scenario on the model, and every containerd expectation against real containerd daemons"
 cargo run --locked -q -p gpulab -- scenario run scenarios | tail -n 1
 cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail -n 1
@@ -99,6 +102,10 @@ cargo test --locked -p gpu-node-lab --lib
 
 tier "lint: clippy denies unwrap/expect/panic/indexing in the model and the app's Kubernetes chunk"
 cargo clippy --locked -p gpulab-model -p gpu-node-lab-k8s --lib -- -D warnings
+
+tier "the model as the app links it (without go-toml-syntax: syntax errors from the chunk's verdicts): clippy, unit tests"
+cargo clippy --locked -p gpulab-model --lib -- -D warnings
+cargo test --locked -p gpulab-model --lib
 
 tier "lint: no native-only dependency reaches the wasm build"
 leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s --target wasm32-unknown-unknown -e normal --prefix none \

@@ -131,6 +131,9 @@ fn provide_chunk() {
     let check = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::check(&r));
     js_sys::Reflect::set(&module, &"check".into(), check.as_ref()).unwrap();
     check.forget();
+    let syntax = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::containerd_syntax(&r));
+    js_sys::Reflect::set(&module, &"containerd_syntax".into(), syntax.as_ref()).unwrap();
+    syntax.forget();
     js_sys::Reflect::set(&module, &"scenario".into(), scenario.as_ref()).unwrap();
     js_sys::Reflect::set(&module, &"scenario_references".into(), references.as_ref()).unwrap();
     kube.forget();
@@ -403,6 +406,50 @@ async fn steps_1_2_show_the_containerd_models_results() {
             let lost: usize = r.explanation.replaced.iter().map(|x| x.lost.len()).sum();
             assert_eq!(root.query_selector_all(".ctr-lost").unwrap().length() as usize, lost.min(SHOWN), "{label}");
         }
+    }
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Steps 1 and 2 word a syntax error with the chunk's containerd verdict once it is
+/// there: the page shows what the chunk answers for the file (a stand-in chunk that
+/// marks its answer proves it is used), and with the real chunk the page's stderr and
+/// daemon exit line equal the model's — `gpulab containerd dump`'s — for 2.x and 1.x.
+/// (This test binary links go-toml's parsers through the chunk; the e2e test on the
+/// release build shows the lab parser's stand-in before the chunk arrives.)
+#[wasm_bindgen_test]
+async fn steps_1_2_word_syntax_errors_with_the_chunks_verdict() {
+    use gpu_node_lab::steps::containerd::{load, model};
+    clear_saved_work();
+    let stand_in = js_sys::Object::new();
+    let marked = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|_: String| {
+        r#"{"Ok":{"message":"marked by the chunk","code":"Syntax","line":2,"column":3,"log":null}}"#.to_string()
+    });
+    js_sys::Reflect::set(&stand_in, &"containerd_syntax".into(), marked.as_ref()).unwrap();
+    marked.forget();
+    // After `new_root`, which hands the app the real chunk.
+    let root = new_root();
+    gpu_node_lab::steps::chunk::provide(Some(stand_in.into()));
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    set_value(&root, ".ctr-version select", "2.3.4");
+    set_value(&root, ".ctr-main textarea", "version = 2\nsandbox = runc\n");
+    yew::scheduler::flush().await;
+    assert_eq!(texts(&root, ".ctr-daemon-exit"), ["containerd: marked by the chunk"]);
+    handle.destroy();
+
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 1.into())])).unwrap();
+    yew::scheduler::flush().await;
+    for (version, text) in [("2.3.4", "version = 2\nsandbox = runc\n"), ("2.0.11", "version = 2\nlist = [1, 2\n"), ("1.7.34", "version = 2\n[plugins\n")] {
+        set_value(&root, ".ctr-version select", version);
+        set_value(&root, ".ctr-main textarea", text);
+        yew::scheduler::flush().await;
+        let input = gpu_node_lab::state::ContainerdInput { version: version.into(), main: text.into(), ..Default::default() };
+        let exact = gpulab_model::containerd::load(&gpu_node_lab::steps::containerd::files(&input, false), &gpulab_model::containerd::Version::parse(version).unwrap());
+        assert_eq!(texts(&root, ".ctr-stderr"), [exact.dump.stderr.clone()], "{version}");
+        assert_eq!(load(&model(&input).unwrap(), &input, false).dump, exact.dump, "{version}");
+        assert!(root.query_selector(".ctr-syntax-pending").unwrap().is_none(), "{version}");
     }
     handle.destroy();
     clear_saved_work();

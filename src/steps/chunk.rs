@@ -59,6 +59,16 @@ thread_local! {
     /// Failed attempts so far (a retry asks for a fresh URL).
     static ATTEMPT: Cell<u32> = const { Cell::new(0) };
     static PREFETCH: Cell<bool> = const { Cell::new(false) };
+    /// Views waiting for the chunk without asking for it ([`use_chunk_arrival`]).
+    static WAITERS: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps the loaded module and tells the views waiting for it.
+fn arrived(m: JsValue) {
+    MODULE.with(|s| *s.borrow_mut() = Some(m));
+    for waiter in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+        waiter();
+    }
 }
 
 /// The loaded chunk (its ES module namespace).
@@ -94,7 +104,7 @@ pub fn prefetch_when_idle() {
         let p = load();
         wasm_bindgen_futures::spawn_local(async move {
             match wasm_bindgen_futures::JsFuture::from(p).await {
-                Ok(m) => MODULE.with(|s| *s.borrow_mut() = Some(m)),
+                Ok(m) => arrived(m),
                 // Not shown: the step that needs it loads it again and says so.
                 Err(_) => forget_failure(),
             }
@@ -108,8 +118,13 @@ pub fn prefetch_when_idle() {
 /// the same functions), or forgets the one it has (`None`): for a host page that
 /// bundles the chunk itself, and for the browser tests.
 pub fn provide(module: Option<JsValue>) {
-    MODULE.with(|m| *m.borrow_mut() = module);
     LOADING.with(|l| *l.borrow_mut() = None);
+    // What another module answered does not hold for this one.
+    crate::steps::syntax::forget();
+    match module {
+        Some(m) => arrived(m),
+        None => MODULE.with(|m| *m.borrow_mut() = None),
+    }
 }
 
 fn forget_failure() {
@@ -131,7 +146,7 @@ pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
                 wasm_bindgen_futures::spawn_local(async move {
                     match wasm_bindgen_futures::JsFuture::from(p).await {
                         Ok(m) => {
-                            MODULE.with(|s| *s.borrow_mut() = Some(m.clone()));
+                            arrived(m.clone());
                             state.set(Chunk::Ready(Module(m)));
                         }
                         Err(e) => {
@@ -145,6 +160,38 @@ pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
     }
     let retry = Callback::from(move |_| attempt.set(*attempt + 1));
     ((*state).clone(), retry)
+}
+
+/// For a view that is complete without the chunk but better with it (steps 1, 2 and 4
+/// word a syntax error exactly once it is there): renders the component again when
+/// the chunk arrives, if it was not there at this render (`ready_at_render`). `now`
+/// imports it at once; otherwise `wait` waits for the idle prefetch or another step.
+/// A failed import is not shown: the view stays as it is.
+#[hook]
+pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
+    let tick = use_state(|| 0u32);
+    use_effect_with((ready_at_render, now, wait), move |&(ready_at_render, now, wait)| {
+        if ready_at_render {
+            return;
+        }
+        let again = move || tick.set(*tick + 1);
+        if ready().is_some() {
+            again();
+        } else if now {
+            let p = load();
+            wasm_bindgen_futures::spawn_local(async move {
+                match wasm_bindgen_futures::JsFuture::from(p).await {
+                    Ok(m) => {
+                        arrived(m);
+                        again();
+                    }
+                    Err(_) => forget_failure(),
+                }
+            });
+        } else if wait {
+            WAITERS.with(|w| w.borrow_mut().push(Box::new(again)));
+        }
+    });
 }
 
 /// Calls the chunk's `func` with `request` as JSON and reads its `Reply<View>` with
@@ -185,7 +232,7 @@ pub fn load_now() -> js_sys::Promise {
     wasm_bindgen_futures::future_to_promise(async move {
         match wasm_bindgen_futures::JsFuture::from(p).await {
             Ok(m) => {
-                MODULE.with(|s| *s.borrow_mut() = Some(m.clone()));
+                arrived(m.clone());
                 Ok(m)
             }
             Err(e) => {

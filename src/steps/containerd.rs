@@ -3,6 +3,8 @@
 //! Everything shown — `config dump` output, diagnostics with file:line, the blame
 //! view, tables replaced whole and keys lost, the CRI plugin's status and error — is
 //! `gpulab_model::containerd::load` output; upstream texts stay verbatim (`lang="en"`).
+//! A syntax error is worded by the lab's parser until the chunk's containerd verdict
+//! is there ([`crate::steps::syntax`]); the step says so meanwhile.
 
 use gpulab_model::containerd::{self, version::RECORDED, Containerd, Files, LoadResult, Version};
 use gpulab_model::Diagnostic;
@@ -45,9 +47,25 @@ pub fn model(input: &ContainerdInput) -> Result<Containerd, String> {
     Ok(Containerd::new(version(input)?))
 }
 
-/// What the model computes for these files on this version.
+/// What the model computes for these files on this version, with containerd's
+/// verdicts on their syntax that the chunk gave (it is asked for the texts it has not
+/// judged yet, when it is loaded).
 pub fn load(model: &Containerd, input: &ContainerdInput, with_dropin: bool) -> LoadResult {
-    model.load(&files(input, with_dropin))
+    let mut texts = vec![(MAIN, input.main.as_str())];
+    if with_dropin {
+        texts.push((DROPIN, input.dropin.as_str()));
+    }
+    let verdicts = crate::steps::syntax::verdicts(&model.version, &texts);
+    model.load_with(&files(input, with_dropin), &verdicts)
+}
+
+/// The line that says a syntax error is the lab parser's for now (containerd's own
+/// wording comes with the chunk).
+pub fn syntax_pending(lang: Lang, result: &LoadResult) -> Html {
+    if !result.syntax_pending() {
+        return Html::default();
+    }
+    html! { <p class="ctr-syntax-pending" role="status">{ t(lang, MessageId::CtrSyntaxPending) }</p> }
 }
 
 /// A containerd diagnostic's text in the UI language (message id `diag-<code>`; the
@@ -152,10 +170,19 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
     let with_dropin = props.step != Step::MainConfig;
     let select_id = use_state(|| unique_id("ctr-version"));
     let model = use_memo(props.input.version.clone(), |_| model(&props.input));
-    let result_rc = use_memo_later_drop((props.input.clone(), with_dropin), |(input, with)| match model.as_ref() {
+    // Loaded again once the chunk is there: its syntax verdicts may change the result.
+    let chunk_ready = crate::steps::chunk::ready().is_some();
+    let result_rc = use_memo_later_drop((props.input.clone(), with_dropin, chunk_ready), |(input, with, _)| match model.as_ref() {
         Ok(m) => Ok(load(m, input, *with)),
         Err(e) => Err(e.clone()),
     });
+    let (pending, unjudged) = match result_rc.as_ref() {
+        Ok(r) => (r.syntax_pending(), !r.loaded.syntax_unjudged.is_empty()),
+        Err(_) => (false, false),
+    };
+    // A syntax error shown in the lab parser's words asks for the chunk at once; a
+    // file without one waits for the idle prefetch (go-toml may still find one).
+    crate::steps::chunk::use_chunk_arrival(chunk_ready, pending, unjudged);
     let input = &props.input;
     let (version, result) = match (model.as_ref(), result_rc.as_ref()) {
         (Ok(m), Ok(r)) => (m.version.clone(), r),
@@ -207,6 +234,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
                     <p>{ t(lang, MessageId::CtrDaemonExit) }</p>
                     <Upstream {lang} class="ctr-daemon-exit" text={l.clone()} />
                 }
+                { syntax_pending(lang, result) }
             </section>
             if with_dropin {
                 <ExplanationView {lang} result={Loaded(result_rc.clone())} />

@@ -10,6 +10,7 @@ pub mod requests;
 pub mod restart;
 pub mod rollout;
 pub mod slots;
+pub mod syntax;
 pub mod view_js;
 
 use crate::i18n::MessageId;

@@ -2,7 +2,7 @@
 //! [`crate::json`] instead of serde_json so the first load carries no serde code).
 //! The chunk reads them with serde; a test holds the two together.
 
-use gpulab_view::{CheckRequest, ContainerdFiles, KubeRequest, RolloutRequest, SlotsRequest};
+use gpulab_view::{CheckRequest, ContainerdFiles, KubeRequest, RolloutRequest, SlotsRequest, SyntaxRequest};
 
 use crate::json::{self, Object};
 use crate::work_json::write_patch;
@@ -77,6 +77,14 @@ impl ToJson for CheckRequest {
     }
 }
 
+impl ToJson for SyntaxRequest {
+    fn to_json(&self) -> String {
+        let mut out = String::new();
+        Object::new(&mut out).str("version", &self.version).str("path", &self.path).str("text", &self.text).end();
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +119,8 @@ mod tests {
             let c = CheckRequest { containerd: files(), by_hand: true, ops, handler: "nvidia".into(), keep: "runc".into(), lang: "ko".into() };
             assert_eq!(c.to_json(), serde_json::to_string(&c).unwrap());
         }
+        let syntax = SyntaxRequest { version: "2.3.4".into(), path: "/etc/containerd/config.toml".into(), text: TRICKY.into() };
+        assert_eq!(syntax.to_json(), serde_json::to_string(&syntax).unwrap());
         for answered in [false, true] {
             let r = RolloutRequest { syncs: 7, node: "gpu-node-3".into(), cause: "daemon-not-restarted".into(), answered, lang: "en".into(), containerd: files() };
             assert_eq!(r.to_json(), serde_json::to_string(&r).unwrap());

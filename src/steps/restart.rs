@@ -16,7 +16,7 @@ use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartAction, RestartInput, SupervisorChoice};
 use crate::steps::check::check_request;
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
-use crate::steps::containerd::{files, version, version_select, DROPIN};
+use crate::steps::containerd::{files, version, version_select, DROPIN, MAIN};
 use crate::steps::view_js::check_view;
 use crate::steps::Step;
 
@@ -32,13 +32,16 @@ pub fn node_op(op: DaemonOp) -> NodeOp {
 }
 
 /// The daemon after the learner's operations, replayed from its first start on a
-/// fresh model daemon (the check runs on the way are the chunk's).
+/// fresh model daemon (the check runs on the way are the chunk's), with containerd's
+/// syntax verdicts on both files that the chunk gave ([`crate::steps::syntax`]).
 pub fn replay(input: &ContainerdInput, restart: &RestartInput) -> Result<Daemon, String> {
     let supervisor = match restart.supervisor {
         SupervisorChoice::Systemd => Supervisor::systemd(),
         SupervisorChoice::ByHand => Supervisor::ByHand,
     };
-    let d = Daemon::new(version(input)?, supervisor, files(input, false));
+    let version = version(input)?;
+    let verdicts = crate::steps::syntax::verdicts(&version, &[(MAIN, input.main.as_str()), (DROPIN, input.dropin.as_str())]);
+    let d = Daemon::new(version, supervisor, files(input, false)).with_verdicts(verdicts);
     let ops: Vec<NodeOp> = restart.ops.iter().map(|op| node_op(*op)).collect();
     Ok(simulated::replay(d, DROPIN, &input.dropin, &ops, |_| ()).0)
 }
@@ -98,8 +101,10 @@ pub struct RestartStepProps {
 pub fn restart_step(props: &RestartStepProps) -> Html {
     let lang = props.lang;
     let select_id = use_state(|| crate::components::editor::unique_id("ctr-version"));
-    let replayed = use_memo((props.input.clone(), props.restart.clone()), |(i, r)| replay(i, r));
     let (chunk, retry) = use_chunk();
+    // Replayed again once the chunk is there: its syntax verdicts may change a start.
+    let ready = matches!(chunk, Chunk::Ready(_));
+    let replayed = use_memo((props.input.clone(), props.restart.clone(), ready), |(i, r, _)| replay(i, r));
     let has_runs = props.restart.ops.contains(&DaemonOp::RunCheck);
     let runs = use_memo((chunk.clone(), props.input.clone(), props.restart.clone(), props.check.clone(), lang), |(chunk, i, r, c, lang)| match chunk {
         Chunk::Ready(m) if r.ops.contains(&DaemonOp::RunCheck) => Some(call(m, api::CHECK, &check_request(i, r, c, *lang), check_view).map(|v| v.runs)),

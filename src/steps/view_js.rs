@@ -5,6 +5,9 @@
 //! default JSON of the view types (a test checks the round trip); a missing or
 //! mistyped field reads as empty, never a panic.
 
+use gpulab_model::containerd::load::LoadErrorCode;
+use gpulab_model::containerd::log::LogLine;
+use gpulab_model::containerd::syntax::Failure;
 use gpulab_model::Severity;
 use gpulab_view::{CheckRun, CheckView, DiagLine, Judgement, KubeOutcome, KubeView, LinkView, NodeView, RolloutView, Sandbox, SlotsView};
 use wasm_bindgen::JsValue;
@@ -107,6 +110,28 @@ pub fn kube_view(v: &JsValue) -> KubeView {
         versions: texts(v, "versions"),
         patch_errors: texts(v, "patch_errors"),
     }
+}
+
+/// The chunk's `containerd_syntax` view: `null`, or a `Failure` (its `log` line's
+/// fields are `[name, value]` pairs).
+pub fn syntax_failure(v: &JsValue) -> Option<Failure> {
+    if v.is_null() || v.is_undefined() {
+        return None;
+    }
+    let code = match text(v, "code").as_str() {
+        "NestingLimit" => LoadErrorCode::NestingLimit,
+        _ => LoadErrorCode::Syntax,
+    };
+    let l = get(v, "log");
+    let log = (!l.is_null() && !l.is_undefined()).then(|| LogLine {
+        level: text(&l, "level"),
+        msg: text(&l, "msg"),
+        fields: items(&get(&l, "fields")).iter().map(|pair| {
+            let cell = |i: u32| js_sys::Array::from(pair).get(i).as_string().unwrap_or_default();
+            (cell(0), cell(1))
+        }).collect(),
+    });
+    Some(Failure { message: text(v, "message"), code, line: number(v, "line").unwrap_or(0), column: number(v, "column").unwrap_or(0), log })
 }
 
 pub fn rollout_view(v: &JsValue) -> RolloutView {

@@ -5,7 +5,7 @@
 // `cargo build -p gpulab`).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -89,6 +89,44 @@ test("steps 1-2: `config dump` equals `gpulab containerd dump` for the same file
     assert.equal(await page.locator(".ctr-dump").textContent(), dump(version), `step 2 on ${version}`);
     await page.screenshot({ path: path.join(OUT, `step2-${version}.png`), fullPage: true });
     execFileSync("rm", [path.join(root, "etc/containerd/conf.d/99-nvidia.toml")]);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("steps 1-2: a syntax error is the lab parser's until the chunk is there, then containerd's own text, as `gpulab containerd dump` prints it", async () => {
+  // The app leaves go-toml's parsers out of its first load: the chunk words syntax
+  // errors. Hold the chunk so the page shows its stand-in first, then let it through.
+  const root = mkdtempSync(path.join(tmpdir(), "gpulab-syntax-"));
+  mkdirSync(path.join(root, "etc/containerd"), { recursive: true });
+  const { page, errors } = await newCheckedPage(browser);
+  let release;
+  const released = new Promise((r) => { release = r; });
+  await page.route("**/gpu-node-lab-k8s-*_bg.wasm", async (route) => { await released; await route.continue(); });
+  await page.goto(`${server.url}embed.html?lang=en&step=1`);
+  await page.locator(".ctr-main textarea").waitFor({ timeout: 20000 });
+  const cases = [
+    ["2.3.4", "version = 2\nsandbox = runc\n"],
+    ["1.7.34", "version = 2\n[plugins\n"],
+    ["2.0.11", "version = 2\nlist = [1, 2\n"],
+  ];
+  for (const [i, [version, text]] of cases.entries()) {
+    await page.locator(".ctr-version select").selectOption(version);
+    await page.locator(".ctr-main textarea").fill(text);
+    writeFileSync(path.join(root, "etc/containerd/config.toml"), text);
+    const cli = spawnSync(GPULAB, ["containerd", "dump", "--root", root, "--containerd-version", version], { encoding: "utf8" });
+    assert.equal(cli.status, 1, cli.stderr);
+    if (i === 0) {
+      await page.locator(".ctr-syntax-pending").waitFor({ timeout: 20000 });
+      const standIn = await page.locator(".ctr-stderr").textContent();
+      assert.notEqual(standIn, cli.stderr, "before the chunk: the lab parser's words");
+      assert.match(standIn, /failed to unmarshal TOML at row 2 column \d+: toml: /);
+      release();
+    }
+    await page.locator(".ctr-syntax-pending").waitFor({ state: "detached", timeout: 20000 });
+    assert.equal(await page.locator(".ctr-stderr").textContent(), cli.stderr, `stderr on ${version}`);
+    const last = cli.stderr.trimEnd().split("\n").at(-1);
+    assert.equal(await page.locator(".ctr-daemon-exit").textContent(), last, `daemon exit on ${version}`);
   }
   assert.deepEqual(errors, []);
   await page.close();

@@ -1,7 +1,8 @@
 //! Live parity with the real `containerd` binary (Debian's package, 1.6.x): the
 //! model's `config dump` must equal the binary's — stdout, stderr, exit code — on
-//! every golden input and on 240 generated main/drop-in combinations (random tables,
-//! keys, versions and import shapes, from a fixed seed), and the CRI plugin status of
+//! every golden input and on the 264 generated main/drop-in combinations of
+//! `tests/config_dump_cases.rs` (random tables, keys, versions and import shapes, from
+//! a fixed seed; the every-version tier's generator), and the CRI plugin status of
 //! a real daemon (private root, state and socket; stopped by PID) must equal the
 //! model's for a sample of them.
 //!
@@ -21,6 +22,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gpulab_model::containerd::{self, Files, Version};
+
+// The generator and golden reader the every-version tier uses too
+// (`tests/config_dump_cases.rs`); a node's files keyed by their `/etc/containerd/...` path.
+#[path = "../../../tests/config_dump_cases.rs"]
+mod cases;
+use cases::Node;
 
 fn containerd_bin() -> Option<PathBuf> {
     let out = Command::new("sh").args(["-c", "command -v containerd"]).output().ok()?;
@@ -60,9 +67,6 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
-
-/// A node's files, keyed by their `/etc/containerd/...` path.
-type Node = Vec<(String, Vec<u8>)>;
 
 /// Writes `node` under `root` with `/etc/containerd` rewritten, and returns the same
 /// files as the model sees them.
@@ -156,25 +160,6 @@ fn goldens_dir() -> PathBuf {
     shared_dir::goldens("containerd")
 }
 
-fn read_golden_input(dir: &Path) -> Node {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read input").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let rel = p.strip_prefix(dir).expect("rel").to_string_lossy().into_owned();
-            let target = if rel == "main.toml" { "/etc/containerd/config.toml".to_string() } else { format!("/etc/containerd/{rel}") };
-            out.push((target, std::fs::read(&p).expect("read")));
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Every golden input: the binary and the model print the same dump.
 #[test]
 fn live_dump_matches_on_golden_inputs() {
@@ -186,7 +171,7 @@ fn live_dump_matches_on_golden_inputs() {
     cases.sort();
     for case in cases {
         n += 1;
-        let node = read_golden_input(&case.join("input"));
+        let node = cases::golden_node(&case.join("input"));
         if let Some(d) = compare_dump(&bin, &version, &node, &case.display().to_string()) {
             failures.push(d);
         }
@@ -198,207 +183,19 @@ fn live_dump_matches_on_golden_inputs() {
 
 // ---- generated combinations --------------------------------------------------------
 
-/// SplitMix64: a seeded generator, so every run makes the same 240 nodes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
-const CRI: &str = "plugins.\"io.containerd.grpc.v1.cri\"";
-
-/// One random config file: a version line (or none), top-level scalars and arrays,
-/// server sections, CRI tables (sandbox, runtimes, options, registry, cni), other
-/// plugins, timeouts, proxy plugins, stream processors.
-fn random_file(rng: &mut Rng, is_main: bool, imports: &[String]) -> String {
-    let mut s = String::new();
-    match rng.below(10) {
-        0..=3 => {}
-        4..=7 => s.push_str("version = 2\n"),
-        8 => s.push_str("version = 1\n"),
-        _ => s.push_str("version = 3\n"),
-    }
-    if !imports.is_empty() {
-        s.push_str(&format!("imports = [{}]\n", imports.iter().map(|i| format!("{i:?}")).collect::<Vec<_>>().join(", ")));
-    }
-    if rng.chance(25) {
-        s.push_str(&format!("root = \"/var/lib/containerd-{}\"\n", rng.below(5)));
-    }
-    if rng.chance(20) {
-        s.push_str(&format!("oom_score = {}\n", [-999, -500, 0, 5][rng.below(4)]));
-    }
-    if rng.chance(15) {
-        s.push_str(&format!("disabled_plugins = [\"{}\"]\n", rng.pick(&["io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.aufs", "io.containerd.internal.v1.opt"])));
-    }
-    if rng.chance(15) {
-        s.push_str(&format!("[grpc]\n  max_recv_message_size = {}\n", [16777216, 33554432, 0][rng.below(3)]));
-    }
-    if rng.chance(15) {
-        s.push_str(&format!("[debug]\n  level = \"{}\"\n", rng.pick(&["info", "debug", ""])));
-    }
-    if rng.chance(15) {
-        s.push_str(&format!("[timeouts]\n  \"io.containerd.timeout.shim.cleanup\" = \"{}s\"\n", rng.below(9) + 1));
-    }
-    if rng.chance(10) {
-        s.push_str(&format!("[proxy_plugins.p{}]\n  type = \"snapshot\"\n  address = \"/run/p.sock\"\n", rng.below(2)));
-    }
-    if rng.chance(10) {
-        s.push_str("[stream_processors.\"io.containerd.ocicrypt.decoder.v1.tar\"]\n  accepts = [\"application/vnd.oci.image.layer.v1.tar+encrypted\"]\n  path = \"/usr/local/bin/dec\"\n");
-    }
-    if rng.chance(15) {
-        s.push_str(&format!("[plugins.\"io.containerd.gc.v1.scheduler\"]\n  deletion_threshold = {}\n", rng.below(3)));
-    }
-    let short = rng.chance(10);
-    let cri = if short { "plugins.cri" } else { CRI };
-    let cri_body = rng.chance(if is_main { 85 } else { 70 });
-    if cri_body {
-        let mut table_written = false;
-        if rng.chance(50) {
-            s.push_str(&format!("[{cri}]\n  sandbox_image = \"registry.k8s.io/pause:3.{}\"\n", rng.below(10)));
-            table_written = true;
-            if rng.chance(20) {
-                s.push_str(&format!("  max_concurrent_downloads = {}\n", rng.below(6)));
-            }
-            if rng.chance(15) {
-                s.push_str("  enable_selinux = true\n");
-            }
-        }
-        if rng.chance(50) {
-            s.push_str(&format!("[{cri}.containerd]\n  default_runtime_name = \"{}\"\n", rng.pick(&["runc", "runc", "nvidia", "kata"])));
-            table_written = true;
-            if rng.chance(15) {
-                s.push_str(&format!("  snapshotter = \"{}\"\n", rng.pick(&["overlayfs", "native"])));
-            }
-        }
-        for rt in ["runc", "nvidia", "kata"] {
-            if rng.chance(40) {
-                s.push_str(&format!("[{cri}.containerd.runtimes.{rt}]\n  runtime_type = \"io.containerd.runc.v2\"\n"));
-                table_written = true;
-                if rng.chance(60) {
-                    s.push_str(&format!("[{cri}.containerd.runtimes.{rt}.options]\n"));
-                    if rng.chance(70) {
-                        s.push_str(&format!("  SystemdCgroup = {}\n", rng.chance(60)));
-                    }
-                    if rt == "nvidia" && rng.chance(70) {
-                        s.push_str("  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n");
-                    }
-                }
-            }
-        }
-        if rng.chance(20) {
-            s.push_str(&format!("[{cri}.registry]\n  config_path = \"/etc/containerd/certs.d\"\n"));
-            table_written = true;
-        }
-        if rng.chance(10) {
-            s.push_str(&format!("[{cri}.registry.mirrors.\"docker.io\"]\n  endpoint = [\"https://mirror.example.com\"]\n"));
-            table_written = true;
-        }
-        if rng.chance(20) {
-            s.push_str(&format!("[{cri}.cni]\n  bin_dir = \"/opt/cni/{}\"\n", rng.pick(&["bin", "custom-bin"])));
-            table_written = true;
-        }
-        if !table_written {
-            s.push_str(&format!("[{cri}]\n"));
-        }
-    }
-    if rng.chance(8) {
-        s.push_str("[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n");
-    }
-    // Rarer shapes: zero values, floats, arrays in plugins, unknown keys and plugins,
-    // legacy runtime tables, required plugins, type and syntax errors.
-    match rng.below(40) {
-        0 => s.push_str("[plugins.\"io.containerd.gc.v1.scheduler\"]\n  pause_threshold = 0.05\n  schedule_delay = \"0s\"\n"),
-        1 => s.push_str("[plugins.\"io.containerd.runtime.v2.task\"]\n  platforms = [\"linux/amd64\", \"linux/arm64\"]\n"),
-        2 => s.push_str("unknown_top = 1\n[unknown_section]\n  a = 1\n"),
-        3 => s.push_str("[plugins.\"io.containerd.nonexistent.v1.foo\"]\n  a = \"b\"\n"),
-        4 => s.push_str(&format!("[{CRI}.containerd.default_runtime]\n  runtime_type = \"io.containerd.runc.v2\"\n")),
-        5 => s.push_str(&format!("[{CRI}.containerd.untrusted_workload_runtime]\n  runtime_type = \"io.containerd.runc.v2\"\n")),
-        6 => s.push_str("required_plugins = [\"io.containerd.grpc.v1.cri\"]\n"),
-        7 => s.push_str(&format!("[{CRI}]\n  max_concurrent_downloads = \"3\"\n")),
-        8 => s.push_str("root = \"unterminated\n"),
-        9 => s.push_str("[debug]\n  level = \"info\"\n[debug]\n  level = \"debug\"\n"),
-        10 => s.push_str("oom_score = 0\nroot = \"\"\n"),
-        11 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  SystemdCgroup = false\n  NoNewKeyring = true\n")),
-        12 => s.push_str(&format!("[{CRI}]\n  stream_idle_timeout = \"forever\"\n")),
-        13 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc]\n  runtime_engine = \"/usr/bin/runc\"\n")),
-        14 => s.push_str("[stream_processors.\"io.containerd.ocicrypt.decoder.v1.tar.gzip\"]\n  returns = \"x\"\n"),
-        15 => s.push_str("[plugins]\n"),
-        16 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  Root = \"/run/runc\"\n  IoUid = 0\n")),
-        17 => s.push_str("[cgroup]\n  path = \"/containerd\"\n[metrics]\n  address = \"127.0.0.1:1338\"\n  grpc_histogram = true\n"),
-        18 => s.push_str(&format!("[{CRI}.containerd.runtimes.\"odd name\".options]\n  BinaryName = \"/usr/bin/a \\\"quoted\\\" \\\\ tab\\t é\"\n  'lit key' = 'its'\n")),
-        19 => s.push_str("[plugins.\"io.containerd.internal.v1.opt\"]\n  path = 1979-05-27T07:32:00Z\n"),
-        20 => s.push_str(&format!("[{CRI}.containerd.runtimes.runc.options]\n  Nested = {{ a = 1, b = [\"x\"] }}\n  Weights = [1.5, 2.0]\n")),
-        21 => s.push_str("[plugins.\"io.containerd.gc.v1.scheduler\"]\n  pause_threshold = 1\n"),
-        22 => s.push_str("imports = [\"/etc/containerd/conf.d/[\"]\n"),
-        // The syntax errors learners make most.
-        23 => s.push_str("sandbox = runc\n"),
-        24 => s.push_str("  [plugins.\"io.containerd.grpc.v1.cri\"\n"),
-        25 => s.push_str("x = 'unclosed\n"),
-        26 => s.push_str("key \"no equals\"\n"),
-        _ => {}
-    }
-    s
-}
-
-/// A random node: a main config and up to four other files in one of several import
-/// shapes (conf.d glob, relative glob, plain file, nested, missing, cycle).
-fn random_node(rng: &mut Rng) -> Node {
-    let mut node: Node = Vec::new();
-    let n_dropins = rng.below(4);
-    let shape = rng.below(8);
-    let main_imports: Vec<String> = match shape {
-        0 => vec![],
-        1..=3 => vec!["/etc/containerd/conf.d/*.toml".into()],
-        4 => vec!["conf.d/*.toml".into(), "extra.toml".into()],
-        5 => vec!["/etc/containerd/conf.d/*.toml".into(), "/etc/containerd/missing.toml".into()],
-        6 => vec!["/etc/containerd/extra.toml".into(), "/etc/containerd/conf.d/*.toml".into()],
-        _ => vec!["/etc/containerd/conf.d/*.toml".into(), "/etc/containerd/config.toml".into()],
-    };
-    node.push(("/etc/containerd/config.toml".into(), random_file(rng, true, &main_imports).into_bytes()));
-    for i in 0..n_dropins {
-        let nested = if shape == 7 && i == 0 { vec!["/etc/containerd/config.toml".into(), "/etc/containerd/extra.d/*.toml".into()] } else { vec![] };
-        let name = format!("/etc/containerd/conf.d/{}-{}.toml", 10 * (i + 1), rng.pick(&["nvidia", "registry", "cni", "x"]));
-        node.push((name, random_file(rng, false, &nested).into_bytes()));
-    }
-    if matches!(shape, 4 | 6) {
-        node.push(("/etc/containerd/extra.toml".into(), random_file(rng, false, &[]).into_bytes()));
-    }
-    if shape == 7 {
-        node.push(("/etc/containerd/extra.d/30-nested.toml".into(), random_file(rng, false, &[]).into_bytes()));
-    }
-    if rng.chance(10) {
-        node.push(("/etc/containerd/conf.d/99-nvidia.toml.disabled".into(), b"this is = not toml [".to_vec()));
-    }
-    node
-}
-
-/// 240 generated combinations: zero differences between the binary and the model.
+/// The generated combinations: zero differences between the binary and the model.
 #[test]
 fn live_dump_matches_on_generated_combinations() {
     let Some(bin) = containerd_bin() else { return skip_loudly("live_dump_matches_on_generated_combinations") };
     let version = binary_version(&bin).expect("containerd --version");
-    // The fixed seed and count; `GPULAB_LIVE_SEED` / `GPULAB_LIVE_N` explore further.
-    let seed = std::env::var("GPULAB_LIVE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x6770_756c_6162);
-    let n: usize = std::env::var("GPULAB_LIVE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
-    let mut rng = Rng(seed);
+    // The shared generator's seed and count; `GPULAB_LIVE_SEED` / `GPULAB_LIVE_N`
+    // explore further.
+    let seed = std::env::var("GPULAB_LIVE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(cases::SEED);
+    let n: usize = std::env::var("GPULAB_LIVE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(cases::GENERATED);
+    let mut rng = cases::Rng(seed);
     let mut failures = Vec::new();
     for i in 0..n {
-        let node = random_node(&mut rng);
+        let node = cases::random_node(&mut rng);
         if let Some(d) = compare_dump(&bin, &version, &node, &format!("combination #{i}")) {
             failures.push(d);
         }
@@ -480,10 +277,10 @@ fn live_daemon_cri_status_matches_on_a_sample() {
         return skip_loudly("live_daemon_cri_status_matches_on_a_sample (ctr missing)");
     }
     let version = binary_version(&bin).expect("containerd --version");
-    let mut nodes: Vec<Node> = vec![read_golden_input(&goldens_dir().join("v2-dropin-adds-nvidia-runtime/input"))];
-    let mut rng = Rng(0x6375_7263_6865);
+    let mut nodes: Vec<Node> = vec![cases::golden_node(&goldens_dir().join("v2-dropin-adds-nvidia-runtime/input"))];
+    let mut rng = cases::Rng(0x6375_7263_6865);
     while nodes.len() < 8 {
-        nodes.push(random_node(&mut rng));
+        nodes.push(cases::random_node(&mut rng));
     }
     let mut failures = Vec::new();
     for (i, node) in nodes.iter().enumerate() {

@@ -11,6 +11,7 @@
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
 //! - [`sort`]: one shared stable sort (driftsort per call site costs wasm size).
+//! - [`float`]: floats printed as `Display` does, without core's Grisu/Dragon4 (wasm size).
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
@@ -30,6 +31,7 @@ pub mod check_runtime;
 pub mod containerd;
 pub mod daemonset;
 pub mod diagnostic;
+pub mod float;
 pub mod go;
 pub mod kubernetes;
 pub mod scenario;

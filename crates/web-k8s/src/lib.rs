@@ -15,6 +15,9 @@
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
 //! - [`scenario`]: an author's scenario given to the page (loaded before such a lab
 //!   mounts).
+//! - [`containerd_syntax`]: containerd's own verdict on a file's syntax for steps 1, 2
+//!   and 4, which the app's model words without (go-toml's parsers are here, not in
+//!   the first load: `gpulab_model::containerd::syntax`).
 
 pub mod check;
 pub mod kube;
@@ -66,6 +69,17 @@ pub fn scenario(request: &str) -> String {
     reply(parse(request).map(|r| scenario::outcome(&r)))
 }
 
+/// Steps 1, 2 and 4: `SyntaxRequest` JSON in, `Reply<Option<Failure>>` JSON out —
+/// containerd's verdict on one file's syntax, exactly as the version words it.
+#[wasm_bindgen]
+pub fn containerd_syntax(request: &str) -> String {
+    use gpulab_model::containerd::{syntax, Version};
+    reply(parse::<gpulab_view::SyntaxRequest>(request).and_then(|r| {
+        let version = Version::parse(&r.version).map_err(|e| e.to_string())?;
+        Ok(syntax::verdict(&version, &r.path, &r.text))
+    }))
+}
+
 /// The files a `scenario.toml` references, as a JSON array of paths.
 #[wasm_bindgen]
 pub fn scenario_references(text: &str) -> String {
@@ -84,5 +98,24 @@ mod tests {
         assert!(bad.unwrap_err().starts_with("bad request"));
         let ok: Reply<RolloutView> = serde_json::from_str(&super::rollout(r#"{"syncs":1,"lang":"en"}"#)).unwrap();
         assert!(ok.unwrap().get_ds.starts_with("NAME"));
+    }
+
+    /// containerd's syntax verdict: the exact text the companion prints for the file
+    /// (go-toml v2.3's words on 2.3), `None` for a file that reads, an error reply for
+    /// a version the model does not know.
+    #[test]
+    fn containerd_syntax_is_the_models_verdict() {
+        use gpulab_model::containerd::{load, syntax::Failure, Files, Version, MAIN_CONFIG};
+        let ask = |version: &str, text: &str| {
+            let request = serde_json::json!({ "version": version, "path": MAIN_CONFIG, "text": text }).to_string();
+            serde_json::from_str::<Reply<Option<Failure>>>(&super::containerd_syntax(&request)).unwrap()
+        };
+        let text = "version = 2\nsandbox = runc\n";
+        let failure = ask("2.3.4", text).unwrap().unwrap();
+        let exact = load(&Files::new().with(MAIN_CONFIG, text), &Version::parse("2.3.4").unwrap());
+        assert_eq!(Some(failure.message.as_str()), exact.loaded.error.as_ref().map(|e| e.message.as_str()));
+        assert_eq!(failure.message, "failed to unmarshal TOML at row 2 column 11: toml: incomplete number");
+        assert_eq!(ask("2.3.4", "version = 2\n").unwrap(), None);
+        assert!(ask("9.9.9", text).is_err());
     }
 }

@@ -22,6 +22,21 @@ pub mod api {
     pub const SCENARIO: &str = "scenario";
     /// `scenario_references(scenario.toml text) -> [path]` (the files to fetch next to it).
     pub const SCENARIO_REFERENCES: &str = "scenario_references";
+    /// `containerd_syntax(request: SyntaxRequest) -> Option<Failure>` (steps 1, 2 and 4:
+    /// containerd's own verdict on a file's syntax, `gpulab_model::containerd::syntax`).
+    pub const CONTAINERD_SYNTAX: &str = "containerd_syntax";
+}
+
+/// One file the app's model has no syntax verdict for: the chunk answers with
+/// containerd's (`Option<gpulab_model::containerd::syntax::Failure>`; `None`: the file
+/// reads without a syntax error). The app's first load leaves go-toml's parsers out.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SyntaxRequest {
+    /// The containerd version, as `Version::parse` reads it.
+    pub version: String,
+    pub path: String,
+    pub text: String,
 }
 
 /// Step 7's inputs (as `gpulab slots --gpu-model M --gpus-per-node G --nodes N

@@ -11,7 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{load, CommandOutput, CriOutcome, Files, LoadResult, Start, Version};
+use super::syntax::Verdicts;
+use super::{CommandOutput, Containerd, CriOutcome, Files, LoadResult, Start, Version};
 
 /// Who started the daemon.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,12 +75,35 @@ pub struct Daemon {
     loaded: Option<Box<LoadResult>>,
     now: u64,
     pub events: Vec<DaemonEvent>,
+    /// containerd's verdicts on the files' syntax, for a model without go-toml's
+    /// parsers ([`super::syntax`]; the app).
+    verdicts: Verdicts,
 }
 
 impl Daemon {
     /// A daemon that has not started yet.
     pub fn new(version: Version, supervisor: Supervisor, files: Files) -> Self {
-        Daemon { version, supervisor, files, state: DaemonState::NeverStarted, loaded_files: None, loaded: None, now: 0, events: Vec::new() }
+        Daemon {
+            version,
+            supervisor,
+            files,
+            state: DaemonState::NeverStarted,
+            loaded_files: None,
+            loaded: None,
+            now: 0,
+            events: Vec::new(),
+            verdicts: Verdicts::new(),
+        }
+    }
+
+    /// The daemon, reading its files' syntax with these verdicts ([`super::syntax`]).
+    pub fn with_verdicts(mut self, verdicts: Verdicts) -> Self {
+        self.verdicts = verdicts;
+        self
+    }
+
+    fn load(&self) -> LoadResult {
+        Containerd::new(self.version.clone()).load_with(&self.files, &self.verdicts)
     }
 
     /// The current time (seconds since the scenario began).
@@ -96,7 +120,7 @@ impl Daemon {
         if self.is_running() {
             return;
         }
-        let result = load(&self.files, &self.version);
+        let result = self.load();
         self.loaded_files = Some(self.files.clone());
         match &result.start {
             Start::Serving(cri) => {
@@ -182,7 +206,7 @@ impl Daemon {
 
     /// `containerd config dump`: reads the files on disk, not the daemon.
     pub fn config_dump(&self) -> CommandOutput {
-        load(&self.files, &self.version).dump
+        self.load().dump
     }
 
     /// The CRI plugins as `ctr plugins ls` shows them (only while running).

@@ -10,7 +10,8 @@
 
 use std::borrow::Cow;
 
-use super::load::{fits, go_value, type_error, LoadError};
+use super::gonames;
+use super::load::{fits, go_value, type_error, type_error_go, GoField, LoadError};
 use super::schema::{hidden_fields, kind_at, Defaults, EntryType, HiddenKind, Kind};
 use super::value::{Node, Origin, Table, Value};
 use super::version::Version;
@@ -100,7 +101,10 @@ impl Ctx<'_> {
             path.push(k.clone());
             let parent = parent(path);
             let field = self.field(parent, default, k);
+            // go-toml v2 leaves a nil map nil for an empty table (nothing is printed).
+            let nil_map = !out.contains(k) && v.as_table().is_some_and(|t| t.entries.is_empty());
             let decoded = match self.kind(path) {
+                Some(Kind::Map(_) | Kind::Any) if nil_map => None,
                 Some(Kind::Map(entry)) => Some(self.map(path, entry, out.get(k), v)?),
                 Some(Kind::Any) => Some(merge_any(out.get(k), v)),
                 _ => match &field {
@@ -126,8 +130,43 @@ impl Ctx<'_> {
                 Ok(Node::new(Value::Table(t), v.origin.clone()))
             }
             _ if fits(default, v) => Ok(v.clone()),
-            _ => Err(type_error(self.version, v, go_type_name(default), true)),
+            // go-toml v2 stores an integer in a float field.
+            (Value::Float(_), Value::Integer(i)) if !self.version.is_1x() => {
+                #[allow(clippy::cast_precision_loss)]
+                let f = *i as f64;
+                Ok(Node::new(Value::Float(f), v.origin.clone()))
+            }
+            _ => Err(self.field_error(path, default, v)),
         }
+    }
+
+    /// A plugin field of the wrong type: go-toml v1's words on 1.x, v2's (the Go field,
+    /// no position: 2.x decodes a re-encoded copy of the table) on 2.x.
+    fn field_error(&self, path: &[String], default: &Node, v: &Node) -> LoadError {
+        if self.version.is_1x() {
+            return type_error(self.version, v, go_type_name(default), true);
+        }
+        let owner = gonames::struct_name(self.plugin, parent(path));
+        let key = path.last().map_or("", String::as_str);
+        let go = GoField { owner, field: gonames::field_name(owner, key), go_type: gonames::go_type(owner, key, Some(default)), at: None };
+        type_error_go(self.version, v, go)
+    }
+
+    /// A map entry of the wrong type (`path` ends at the entry): v2.2–2.3 name the map
+    /// field, v2.4 the entry's type alone.
+    fn entry_error(&self, path: &[String], entry_type: &str, v1_want: &str, v: &Node) -> LoadError {
+        if self.version.is_1x() {
+            return type_error(self.version, v, v1_want, true);
+        }
+        if self.version.line >= super::version::Line::V2_4 {
+            let message = format!("toml: cannot decode TOML {} into {entry_type}", gonames::toml_kind(v));
+            return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
+        }
+        let map_path = parent(path);
+        let owner = gonames::struct_name(self.plugin, parent(map_path));
+        let key = map_path.last().map_or("", String::as_str);
+        let go = GoField { owner, field: gonames::field_name(owner, key), go_type: format!("map[string]{entry_type}"), at: None };
+        type_error_go(self.version, v, go)
     }
 
     /// A Go map: 1.x rebuilds it from the table; 2.x decodes into the existing one.
@@ -144,13 +183,13 @@ impl Ctx<'_> {
             let decoded = match entry {
                 EntryType::String => {
                     if ev.as_str().is_none() {
-                        return Err(type_error(self.version, ev, "string", true));
+                        return Err(self.entry_error(path, "string", "string", ev));
                     }
                     ev.clone()
                 }
                 EntryType::StringArray => {
                     if !matches!(ev.value, Value::Array(_)) {
-                        return Err(type_error(self.version, ev, "[]string", true));
+                        return Err(self.entry_error(path, "[]string", "[]string", ev));
                     }
                     ev.clone()
                 }
@@ -164,7 +203,7 @@ impl Ctx<'_> {
                         None => self.defaults.template(self.version, entry),
                     };
                     let (Some(d), Some(r)) = (base.as_table(), ev.as_table()) else {
-                        return Err(type_error(self.version, ev, &struct_name(entry), true));
+                        return Err(self.entry_error(path, &struct_name(entry), &struct_name(entry), ev));
                     };
                     let t = if self.version.is_1x() { self.v1_struct(path, d, r)? } else { self.v2_struct(path, d, r)? };
                     Node::new(Value::Table(t), ev.origin.clone())

@@ -7,7 +7,7 @@ use super::decode::{decode_plugin, sort_maps, UnknownKey};
 use super::encode::{encode, Flavor};
 use super::load::{migrate_cri_plugins, LoadError, Loaded};
 use super::log::LogLine;
-use super::schema::{short_id, Defaults};
+use super::schema::{self, short_id, Defaults};
 use super::value::{Node, Table, Value};
 use super::version::{Line, Version};
 
@@ -39,14 +39,20 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     let mut plugins = loaded.plugins.clone();
     let merged_version = loaded.version();
     if !version.is_1x() && merged_version < 3 {
-        migrate_cri_plugins(version, &mut plugins, merged_version);
+        migrate_cri_plugins(version, &mut plugins, merged_version)?;
     }
     let by_short_id = version.is_1x() && merged_version <= 1;
     let mut decoded = Table::new();
     let mut unknown = Vec::new();
     let mut log = Vec::new();
     let mut used: Vec<String> = Vec::new();
-    for (uri, default) in &defaults.plugins.entries {
+    // 2.x decodes in plugin-graph order (1.x: the order does not show).
+    let graph: Vec<&str> = schema::plugin_graph_order(version).split(' ').collect();
+    let rank = |uri: &str| graph.iter().position(|g| uri.strip_prefix("io.containerd.") == Some(*g)).unwrap_or(graph.len());
+    let mut order: Vec<&(String, Node)> = defaults.plugins.entries.iter().collect();
+    crate::sort::sort_by(&mut order, |a, b| rank(&a.0).cmp(&rank(&b.0)));
+    let mut decoded_in_order: Vec<(String, Node)> = Vec::new();
+    for (uri, default) in order {
         // 1.x matches disabled plugins by short ID when the config is version 1.
         let key = if by_short_id { short_id(uri).to_string() } else { uri.clone() };
         if disabled.contains(&key) {
@@ -71,7 +77,14 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
                 node
             }
         };
-        decoded.insert(uri.clone(), node);
+        decoded_in_order.push((uri.clone(), node));
+    }
+    // Kept in the defaults' (URI) order, as before.
+    for (uri, _) in &defaults.plugins.entries {
+        if let Some(i) = decoded_in_order.iter().position(|(u, _)| u == uri) {
+            let (u, n) = decoded_in_order.swap_remove(i);
+            decoded.insert(u, n);
+        }
     }
     let ignored_tables: Vec<(String, Node)> =
         plugins.entries.iter().filter(|(k, _)| !used.contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -133,7 +146,10 @@ pub fn dump_text(version: &Version, effective: &Effective) -> String {
     let flavor = if version.is_1x() {
         Flavor::GoTomlV1
     } else {
-        Flavor::GoTomlV2 { compact_empty_tables: version.line == Line::Main }
+        Flavor::GoTomlV2 {
+            compact_empty_tables: version.line >= Line::V2_4,
+            tab_in_literal: version.line <= Line::V2_3,
+        }
     };
     encode(&effective.root, flavor)
 }

@@ -10,7 +10,10 @@ use super::value::{Node, Table, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flavor {
     GoTomlV1,
-    GoTomlV2 { compact_empty_tables: bool },
+    /// `compact_empty_tables`: no blank line after a table with nothing in it (v2.4);
+    /// `tab_in_literal`: a tab may stand in a `'literal'` string (v2.2–2.3; v2.4
+    /// writes such a string `"basic"`, with `\t`).
+    GoTomlV2 { compact_empty_tables: bool, tab_in_literal: bool },
 }
 
 /// Encodes `root` as `config dump` prints it.
@@ -18,8 +21,9 @@ pub fn encode(root: &Table, flavor: Flavor) -> String {
     let mut out = String::new();
     match flavor {
         Flavor::GoTomlV1 => v1_table(&mut out, &mut Vec::new(), root),
-        Flavor::GoTomlV2 { compact_empty_tables } => {
-            v2_table(&mut out, &mut Vec::new(), root, compact_empty_tables);
+        Flavor::GoTomlV2 { compact_empty_tables, tab_in_literal } => {
+            let style = V2 { compact: compact_empty_tables, tab_in_literal };
+            let _ = v2_table(&mut out, &mut Vec::new(), root, style);
         }
     }
     out
@@ -159,9 +163,9 @@ fn v1_float(f: f64) -> String {
     #[allow(clippy::cast_possible_truncation)]
     let f32v = f as f32;
     if f.trunc() == f {
-        format!("{f32v:.1}")
+        crate::float::integral_one_decimal(f64::from(f32v))
     } else {
-        format!("{f32v}")
+        crate::float::display_f32(f32v)
     }
 }
 
@@ -178,15 +182,25 @@ fn inline_table(out: &mut String, t: &Table, key: fn(&str) -> String, value: fn(
 
 // ---- go-toml v2 -------------------------------------------------------------------
 
-fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, compact: bool) {
+/// The go-toml v2 revision's choices.
+#[derive(Clone, Copy)]
+struct V2 {
+    compact: bool,
+    tab_in_literal: bool,
+}
+
+/// Writes `t`'s keys and sub-tables; returns whether the last table written (the
+/// deepest, last one) had nothing in it, which v2.4 follows with no blank line.
+fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, style: V2) -> bool {
+    let compact = style.compact;
     let depth = path.len();
     let mut has_kv = false;
     for (k, n) in t.entries.iter().filter(|(_, n)| !is_table_like(n)) {
         has_kv = true;
         indent(out, depth);
-        out.push_str(&v2_key(k));
+        out.push_str(&v2_key(k, style));
         out.push_str(" = ");
-        v2_value(out, n);
+        v2_value(out, n, style);
         out.push('\n');
     }
     let mut first = true;
@@ -199,7 +213,7 @@ fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, compact: bool) 
         };
         let aot = !n.is_table();
         path.push(k.clone());
-        let header: Vec<String> = path.iter().map(|p| v2_key(p)).collect();
+        let header: Vec<String> = path.iter().map(|p| v2_key(p, style)).collect();
         for sub in items {
             if first {
                 first = false;
@@ -215,22 +229,27 @@ fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, compact: bool) 
             } else {
                 out.push_str(&format!("[{}]\n", header.join(".")));
             }
-            v2_table(out, path, sub, compact);
-            prev_empty = sub.entries.is_empty();
+            prev_empty = v2_table(out, path, sub, style);
         }
         path.pop();
     }
+    if first {
+        // No sub-table: this table is the last one written.
+        return t.entries.is_empty();
+    }
+    prev_empty
 }
 
-/// go-toml v2 quotes a string when it holds a `'` or a control character.
-fn v2_needs_quoting(s: &str) -> bool {
-    s.chars().any(|c| c == '\'' || (c as u32) < 0x20 || c == '\u{7f}')
+/// go-toml v2 quotes a string when it holds a `'` or a control character (a tab is
+/// fine in a literal string before v2.4).
+fn v2_needs_quoting(s: &str, style: V2) -> bool {
+    s.chars().any(|c| c == '\'' || ((c as u32) < 0x20 && !(c == '\t' && style.tab_in_literal)) || c == '\u{7f}')
 }
 
-fn v2_key(k: &str) -> String {
+fn v2_key(k: &str, style: V2) -> String {
     if is_bare(k) {
         k.to_string()
-    } else if !v2_needs_quoting(k) {
+    } else if !v2_needs_quoting(k, style) {
         format!("'{k}'")
     } else {
         format!("\"{}\"", v2_escape(k))
@@ -255,10 +274,10 @@ fn v2_escape(s: &str) -> String {
     b
 }
 
-fn v2_value(out: &mut String, n: &Node) {
+fn v2_value(out: &mut String, n: &Node, style: V2) {
     match &n.value {
         Value::String(s) => {
-            if v2_needs_quoting(s) {
+            if v2_needs_quoting(s, style) {
                 out.push('"');
                 out.push_str(&v2_escape(s));
                 out.push('"');
@@ -278,11 +297,20 @@ fn v2_value(out: &mut String, n: &Node) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                v2_value(out, item);
+                v2_value(out, item, style);
             }
             out.push(']');
         }
-        Value::Table(t) => inline_table(out, t, v2_key, v2_value),
+        Value::Table(t) => {
+            out.push('{');
+            for (i, (k, n)) in t.entries.iter().enumerate() {
+                out.push_str(if i > 0 { ", " } else { " " });
+                out.push_str(&v2_key(k, style));
+                out.push_str(" = ");
+                v2_value(out, n, style);
+            }
+            out.push_str(if t.entries.is_empty() { "}" } else { " }" });
+        }
     }
 }
 
@@ -292,9 +320,9 @@ fn v2_float(f: f64) -> String {
     } else if f.is_infinite() {
         if f > 0.0 { "inf".into() } else { "-inf".into() }
     } else if f.trunc() == f {
-        format!("{f:.1}")
+        crate::float::integral_one_decimal(f)
     } else {
-        format!("{f}")
+        crate::float::display(f)
     }
 }
 
@@ -315,10 +343,10 @@ mod tests {
     #[test]
     fn v2_layout() {
         let t = parse("f", b"b = \"x\"\na = 0.5\n[t.'k.v']\nz = [\"it's\"]\n[t.w]\n[s]\n").unwrap();
-        let s = encode(&t, Flavor::GoTomlV2 { compact_empty_tables: false });
+        let s = encode(&t, Flavor::GoTomlV2 { compact_empty_tables: false, tab_in_literal: true });
         assert_eq!(s, "b = 'x'\na = 0.5\n\n[t]\n  [t.'k.v']\n    z = [\"it's\"]\n\n  [t.w]\n\n[s]\n");
         let t = parse("f", b"[t.e]\n[t.f]\nx = 1\n").unwrap();
-        let s = encode(&t, Flavor::GoTomlV2 { compact_empty_tables: true });
+        let s = encode(&t, Flavor::GoTomlV2 { compact_empty_tables: true, tab_in_literal: false });
         assert_eq!(s, "[t]\n  [t.e]\n  [t.f]\n    x = 1\n");
     }
 }

@@ -126,7 +126,7 @@ pub fn show(n: &Node) -> String {
     match &n.value {
         Value::String(s) => format!("{s:?}"),
         Value::Integer(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
+        Value::Float(f) => crate::float::display(*f),
         Value::Boolean(b) => b.to_string(),
         Value::Datetime(d) => d.clone(),
         Value::Array(a) => format!("[{}]", a.iter().map(show).collect::<Vec<_>>().join(", ")),

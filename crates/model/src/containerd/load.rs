@@ -10,9 +10,12 @@
 
 use std::collections::VecDeque;
 
+use serde::{Deserialize, Serialize};
+
 use super::files::{self, Entry, Files};
 use super::log::LogLine;
-use super::parse::{parse, ParseError, ParseErrorKind};
+use super::parse::parse;
+use super::syntax::Verdicts;
 use super::schema::{Defaults, EntryType};
 use super::value::{Node, Origin, Table, Value};
 use super::version::{Line, Version};
@@ -31,7 +34,7 @@ pub struct LoadError {
 }
 
 /// The stable code of a load failure (for diagnostics).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LoadErrorCode {
     Syntax,
     Type,
@@ -44,6 +47,8 @@ pub enum LoadErrorCode {
     /// The lab's own limit, not containerd's: a file nested deeper than
     /// [`DEPTH_LIMIT`](super::parse::DEPTH_LIMIT).
     NestingLimit,
+    /// containerd itself panics (a Go runtime panic: `panic: <message>`, exit 2).
+    GoPanic,
 }
 
 impl LoadErrorCode {
@@ -58,6 +63,7 @@ impl LoadErrorCode {
             LoadErrorCode::DropinVersionAboveRoot => "containerd-dropin-version-above-root",
             LoadErrorCode::BadPluginUri => "containerd-plugin-uri-invalid",
             LoadErrorCode::NestingLimit => "containerd-nesting-limit",
+            LoadErrorCode::GoPanic => "containerd-panic",
         }
     }
 }
@@ -106,6 +112,12 @@ pub struct Loaded {
     pub log: Vec<LogLine>,
     pub events: Vec<MergeEvent>,
     pub error: Option<LoadError>,
+    /// 2.0 and 2.1 start with a nil `imports` slice: mergo then takes the first
+    /// non-empty list whole (duplicates kept) instead of through the slice transformer.
+    pub imports_nil: bool,
+    /// The files whose syntax the model judged with the lab's parser for want of
+    /// containerd's verdict (never with `go-toml-syntax`; see [`super::syntax`]).
+    pub syntax_unjudged: Vec<String>,
 }
 
 impl Loaded {
@@ -118,14 +130,15 @@ impl Loaded {
 const STRICT: &str = "strict mode: fields in the document are missing in the target struct";
 
 /// Runs the load loop of `version` on `files`, starting at `main`.
-pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -> Loaded {
+pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, given: &Verdicts) -> Loaded {
     let mut top = defaults.top.clone();
     top.insert("version", Node::builtin(Value::Integer(version.default_config_version())));
     if version.is_1x() {
         // 1.x's defaultConfig() has no timeouts (dump fills them) and no imports.
         top.insert("imports", Node::builtin(Value::Array(Vec::new())));
     }
-    let mut st = Loaded { top, plugins: Table::new(), files: Vec::new(), log: Vec::new(), events: Vec::new(), error: None };
+    let imports_nil = matches!(version.line, Line::V2_0 | Line::V2_1);
+    let mut st = Loaded { top, plugins: Table::new(), files: Vec::new(), log: Vec::new(), events: Vec::new(), error: None, imports_nil, syntax_unjudged: Vec::new() };
     let mut pending: VecDeque<String> = VecDeque::from([main.to_string()]);
     let mut loaded: Vec<String> = Vec::new();
     let mut last = main.to_string();
@@ -135,7 +148,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -
         if loaded.contains(&path) {
             continue;
         }
-        let mut file = match read_file(files, version, &path) {
+        let mut file = match read_file(files, version, &path, given, &mut st.syntax_unjudged) {
             Ok(f) => f,
             Err(e) => {
                 st.error = Some(e);
@@ -143,7 +156,11 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -
             }
         };
         let parsed = file.clone();
-        let raw = match decode_file(version, defaults, &path, file, &mut st) {
+        let text = match files.read(&path) {
+            Entry::File(b) => b,
+            _ => &[],
+        };
+        let raw = match decode_file(version, defaults, &path, text, file, &mut st) {
             Ok(t) => t,
             Err(e) => {
                 st.error = Some(e);
@@ -180,7 +197,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str) -
     st
 }
 
-fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, LoadError> {
+fn read_file(files: &Files, version: &Version, path: &str, given: &Verdicts, pending: &mut Vec<String>) -> Result<Table, LoadError> {
     let not_found = |code, what: &str| {
         let os = format!("open {path}: {what}");
         let message = if version.is_1x() { format!("failed to load TOML: {path}: {os}") } else { os };
@@ -198,6 +215,7 @@ fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, Load
             return Err(LoadError { message, code: LoadErrorCode::NotAFile, at: None, dump_ignores: false, log: None });
         }
     };
+    let original = bytes;
     let lossy;
     // go-toml v1 reads invalid UTF-8 as U+FFFD; go-toml v2 rejects it.
     let bytes = if version.is_1x() && std::str::from_utf8(bytes).is_err() {
@@ -206,86 +224,13 @@ fn read_file(files: &Files, version: &Version, path: &str) -> Result<Table, Load
     } else {
         bytes
     };
-    parse(path, bytes).map_err(|e| syntax_error(version, path, &e))
-}
-
-/// go-toml v1's wording and position for the syntax errors learners make most
-/// (checked against Debian's 1.6.20); anything else keeps `toml_edit`'s text.
-fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
-    let line_text = e.line_text.as_str();
-    let char_at = |col: u32| line_text.chars().nth(col.saturating_sub(1) as usize);
-    if message.starts_with("string values must be quoted") {
-        let c = char_at(e.column).map_or(String::new(), |c| c.to_string());
-        return (e.line, e.column, format!("no value can start with {c}"));
+    let parsed = parse(path, bytes);
+    // Whether (and how) containerd reports a syntax error is its TOML library's call:
+    // `syntax` has the verdict, or the lab parser's error while it has none.
+    if let Some(e) = super::syntax::judge(version, path, original, bytes, &parsed, given, pending) {
+        return Err(e);
     }
-    if message.starts_with("unclosed table") {
-        let indent = line_text.chars().take_while(|c| c.is_whitespace()).count();
-        return (e.line, to_u32(indent) + 2, "unexpected token unclosed table key, was expecting a table key".into());
-    }
-    if message.starts_with("invalid literal string") {
-        let upto: String = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
-        let quote = upto.rfind('\'').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
-        return (e.line, to_u32(quote) + 2, "unclosed string".into());
-    }
-    if message.starts_with("unclosed array") {
-        return (e.line + 1, 1, "unterminated array".into());
-    }
-    if message.starts_with("unclosed inline table") {
-        return (e.line + 1, 1, "unterminated inline table".into());
-    }
-    if message.starts_with("key with no value") {
-        return (e.line, e.column, "was expecting token =, but got keys cannot contain new lines instead".into());
-    }
-    (e.line, e.column, message.to_string())
-}
-
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-fn syntax_error(version: &Version, path: &str, e: &ParseError) -> LoadError {
-    let at = Some(Origin { file: path.into(), line: e.line, column: e.column });
-    if e.kind == ParseErrorKind::TooDeep {
-        let message = format!(
-            "{path}:{}:{}: {}: the lab does not model a file nested this deep (containerd itself reads it)",
-            e.line,
-            e.column,
-            e.kind.message()
-        );
-        return LoadError { message, code: LoadErrorCode::NestingLimit, at, dump_ignores: false, log: None };
-    }
-    let code = LoadErrorCode::Syntax;
-    if version.is_1x() {
-        let (line, col, text) = match &e.kind {
-            ParseErrorKind::UnterminatedBasicString { content_column } => {
-                (e.line, *content_column, "unescaped control character U+000A".to_string())
-            }
-            ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
-            ParseErrorKind::DuplicateKey { name } => (e.line, 1, format!("The following key was defined twice: {name}")),
-            ParseErrorKind::Other { message } => go_toml_v1_syntax(e, message),
-            ParseErrorKind::InvalidUtf8 | ParseErrorKind::TooDeep => (e.line, e.column, e.kind.message()),
-        };
-        return LoadError { message: format!("failed to load TOML: {path}: ({line}, {col}): {text}"), code, at, dump_ignores: false, log: None };
-    }
-    // go-toml v2 words them as `ParseErrorKind::message` does; a duplicate has no position.
-    let text = e.kind.message();
-    let positioned = !matches!(e.kind, ParseErrorKind::DuplicateTable { .. } | ParseErrorKind::DuplicateKey { .. });
-    if positioned {
-        let log = LogLine::new("error", "Failure unmarshaling TOML")
-            .field("column", e.column.to_string())
-            .field("error", format!("toml: {text}"))
-            .field("file", path)
-            .field("row", e.line.to_string());
-        LoadError {
-            message: format!("failed to unmarshal TOML at row {} column {}: toml: {text}", e.line, e.column),
-            code,
-            at,
-            dump_ignores: false,
-            log: Some(Box::new(log)),
-        }
-    } else {
-        LoadError { message: format!("failed to unmarshal TOML: toml: {text}"), code, at, dump_ignores: false, log: None }
-    }
+    parsed.map_err(|e| super::syntax::lab_error(version, path, &e))
 }
 
 /// Go type names for conversion errors, by the default value's shape.
@@ -306,7 +251,7 @@ pub fn go_value(n: &Node) -> String {
     match &n.value {
         Value::String(s) => s.clone(),
         Value::Integer(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
+        Value::Float(f) => crate::float::display(*f),
         Value::Boolean(b) => b.to_string(),
         Value::Datetime(d) => go_time(d),
         Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
@@ -355,22 +300,182 @@ pub fn type_error(version: &Version, value: &Node, want: &str, in_plugin: bool) 
         let want = if matches!(value.value, Value::Array(_)) { "a slice" } else { want };
         format!("{prefix}({line}, {col}): Can't convert {}({}) to {want}", go_value(value), value.type_name())
     } else {
-        format!("failed to unmarshal TOML at row {line} column {col}: toml: cannot decode TOML {} into a Go value of type {want}", toml_type(value))
+        format!("failed to unmarshal TOML at row {line} column {col}: toml: cannot decode TOML {} into a Go value of type {want}", super::gonames::toml_kind(value))
     };
     LoadError { message, code: LoadErrorCode::Type, at: value.origin.clone(), dump_ignores: false, log: None }
 }
 
-fn toml_type(n: &Node) -> &'static str {
-    match &n.value {
-        Value::String(_) => "string",
-        Value::Integer(_) => "integer",
-        Value::Float(_) => "float",
-        Value::Boolean(_) => "boolean",
-        Value::Datetime(_) => "datetime",
-        Value::Array(_) => "array",
-        Value::Table(_) => "table",
+/// Where a 2.x type error happened: the Go struct field, and for a file's own
+/// fields (not a plugin's: those are decoded from a re-encoded copy) the row and byte
+/// column of the value.
+pub struct GoField {
+    pub owner: &'static str,
+    pub field: String,
+    pub go_type: String,
+    pub at: Option<(u32, u32)>,
+}
+
+/// A Go runtime panic as the model reports it (stderr `panic: <message>`, exit 2).
+pub fn go_panic(message: String, at: Option<Origin>) -> LoadError {
+    LoadError { message, code: LoadErrorCode::GoPanic, at, dump_ignores: false, log: None }
+}
+
+/// A conversion error as go-toml v2 (containerd 2.x) words it; a datetime into a
+/// field of another type panics inside go-toml v2.2 (`reflect.Set`, 2.0–2.2).
+pub fn type_error_go(version: &Version, value: &Node, go: GoField) -> LoadError {
+    if let Value::Datetime(d) = &value.value {
+        if version.line <= Line::V2_2 {
+            let t = super::gonames::datetime_type(d);
+            return go_panic(format!("reflect.Set: value of type {t} is not assignable to type {}", go.go_type), value.origin.clone());
+        }
+    }
+    let text = format!(
+        "toml: cannot decode TOML {} into struct field {}.{} of type {}",
+        super::gonames::toml_kind(value),
+        go.owner,
+        go.field,
+        go.go_type
+    );
+    match go.at {
+        Some((row, column)) => {
+            let file = value.origin.as_ref().map_or_else(String::new, |o| o.file.to_string());
+            let log = LogLine::new("error", "Failure unmarshaling TOML")
+                .field("column", column.to_string())
+                .field("error", text.clone())
+                .field("file", file)
+                .field("row", row.to_string());
+            LoadError {
+                message: format!("failed to unmarshal TOML at row {row} column {column}: {text}"),
+                code: LoadErrorCode::Type,
+                at: value.origin.clone(),
+                dump_ignores: false,
+                log: Some(Box::new(log)),
+            }
+        }
+        None => LoadError { message: text, code: LoadErrorCode::Type, at: value.origin.clone(), dump_ignores: false, log: None },
     }
 }
+
+/// A type error in a file's own (server config) fields: go-toml v1's words on 1.x,
+/// v2's with the Go field and the value's position on 2.x.
+fn file_type_error(version: &Version, text: &[u8], value: &Node, want_v1: &str, owner: &'static str, key: &str, default: Option<&Node>) -> LoadError {
+    if version.is_1x() {
+        return type_error(version, value, want_v1, false);
+    }
+    let field = super::gonames::field_name(owner, key);
+    let go_type = super::gonames::go_type(owner, key, default);
+    let at = value.origin.as_ref().map(|o| value_position(text, o));
+    type_error_go(version, value, GoField { owner, field, go_type, at })
+}
+
+/// Where go-toml v2 places an unknown table: at its key inside the `[header]` that
+/// `at` points to (the `depth`-th dotted part), not at the `[`. `None` when `at` is
+/// not a header.
+fn header_key_position(text: &[u8], at: &Origin, depth: usize) -> Option<(u32, u32)> {
+    let text = std::str::from_utf8(text).ok()?;
+    let line = text.split('\n').nth(at.line.saturating_sub(1) as usize)?;
+    let (open, _) = line.char_indices().nth(at.column.saturating_sub(1) as usize)?;
+    let b = line.as_bytes();
+    if b.get(open) != Some(&b'[') {
+        return None;
+    }
+    let mut i = open + 1;
+    if b.get(i) == Some(&b'[') {
+        i += 1;
+    }
+    let skip_ws = |mut i: usize| {
+        while matches!(b.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        i
+    };
+    for part in 0..=depth {
+        i = skip_ws(i);
+        if part == depth {
+            return Some((at.line, u32::try_from(i + 1).unwrap_or(u32::MAX)));
+        }
+        match b.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                i += 1;
+                while let Some(&c) = b.get(i) {
+                    i += if c == b'\\' && q == b'"' { 2 } else { 1 };
+                    if c == q {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-' || *c == b'_') {
+                    i += 1;
+                }
+            }
+        }
+        i = skip_ws(i);
+        if b.get(i) != Some(&b'.') {
+            return None;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The row and byte column of the value whose key starts at `key` (go-toml v2 points
+/// a type error at the value, in bytes): past the (dotted, quoted) key, `=` and blanks.
+pub(super) fn value_position(text: &[u8], key: &Origin) -> (u32, u32) {
+    let fallback = (key.line, key.column);
+    let Ok(text) = std::str::from_utf8(text) else { return fallback };
+    let Some(line) = text.split('\n').nth(key.line.saturating_sub(1) as usize) else { return fallback };
+    let Some((start, _)) = line.char_indices().nth(key.column.saturating_sub(1) as usize) else { return fallback };
+    let b = line.as_bytes();
+    let at = |i: usize| b.get(i).copied();
+    let mut i = start;
+    loop {
+        match at(i) {
+            Some(b'"') => {
+                i += 1;
+                while let Some(c) = at(i) {
+                    i += if c == b'\\' { 2 } else { 1 };
+                    if c == b'"' {
+                        break;
+                    }
+                }
+            }
+            Some(b'\'') => {
+                i += 1;
+                while let Some(c) = at(i) {
+                    i += 1;
+                    if c == b'\'' {
+                        break;
+                    }
+                }
+            }
+            _ => {
+                while at(i).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_') {
+                    i += 1;
+                }
+            }
+        }
+        while matches!(at(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        if at(i) == Some(b'.') {
+            i += 1;
+            while matches!(at(i), Some(b' ' | b'\t')) {
+                i += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    if at(i) == Some(b'=') {
+        i += 1;
+        while matches!(at(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+    }
+    (key.line, u32::try_from(i + 1).unwrap_or(u32::MAX))
+}
+
 
 /// The fields of server-config section `name` this version knows.
 fn section_fields(version: &Version, defaults: &Defaults, name: &str) -> Table {
@@ -408,15 +513,16 @@ fn is_section(version: &Version, defaults: &Defaults, name: &str) -> bool {
 
 /// Decodes one file into the server `Config` struct: known keys, right types; unknown
 /// keys are warned about (2.x) or silently dropped (1.x).
-fn decode_file(version: &Version, defaults: &Defaults, path: &str, raw: Table, st: &mut Loaded) -> Result<Table, LoadError> {
+fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], raw: Table, st: &mut Loaded) -> Result<Table, LoadError> {
     let mut out = Table::new();
+    const CONFIG: &str = "config.Config";
+    let top_error = |node: &Node, want: &str, key: &str| file_type_error(version, text, node, want, CONFIG, key, defaults.top.get(key));
     let mut unknown: Vec<(Vec<String>, Option<Origin>)> = Vec::new();
     for (key, node) in raw.entries {
         match key.as_str() {
             "plugins" => {
                 if !node.is_table() {
-                    let want = if version.is_1x() { "map[string]toml.Tree(map)" } else { "map[string]interface {}" };
-                    return Err(type_error(version, &node, want, false));
+                    return Err(top_error(&node, "map[string]toml.Tree(map)", "plugins"));
                 }
                 if version.is_1x() {
                     if let Some((_, bad)) = node.as_table().and_then(|t| t.entries.iter().find(|(_, v)| !v.is_table())) {
@@ -428,32 +534,33 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, raw: Table, s
             "imports" | "disabled_plugins" | "required_plugins" => {
                 let ok = matches!(&node.value, Value::Array(a) if a.iter().all(|e| e.as_str().is_some()));
                 if !ok {
-                    return Err(type_error(version, &node, "[]string", false));
+                    return Err(top_error(&node, "[]string", &key));
                 }
                 out.insert(key, node);
             }
             "version" | "oom_score" => {
                 if node.as_int().is_none() {
-                    return Err(type_error(version, &node, "int", false));
+                    return Err(file_type_error(version, text, &node, "int", CONFIG, &key, Some(&Node::builtin(Value::Integer(0)))));
                 }
                 out.insert(key, node);
             }
             k if defaults.top.get(k).is_some_and(|d| d.as_str().is_some()) => {
                 if node.as_str().is_none() {
-                    return Err(type_error(version, &node, "string", false));
+                    return Err(top_error(&node, "string", k));
                 }
                 out.insert(key, node);
             }
             k if is_section(version, defaults, k) => {
                 let fields = section_fields(version, defaults, k);
                 let Value::Table(t) = node.value else {
-                    return Err(type_error(version, &node, "struct", false));
+                    return Err(top_error(&node, "struct", k));
                 };
+                let owner = super::gonames::struct_name("", std::slice::from_ref(&key));
                 let mut section = Table::new();
                 for (f, v) in t.entries {
                     match fields.get(&f) {
                         Some(d) if fits(d, &v) => section.insert(f, v),
-                        Some(d) => return Err(type_error(version, &v, go_type(d), false)),
+                        Some(d) => return Err(file_type_error(version, text, &v, go_type(d), owner, &f, Some(d))),
                         None => unknown.push((vec![key.clone(), f], v.origin.clone())),
                     }
                 }
@@ -461,7 +568,7 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, raw: Table, s
             }
             "proxy_plugins" | "stream_processors" | "timeouts" => {
                 let Value::Table(t) = node.value else {
-                    return Err(type_error(version, &node, "map", false));
+                    return Err(top_error(&node, "map", &key));
                 };
                 let entry_type = match key.as_str() {
                     "proxy_plugins" => EntryType::ProxyPlugin,
@@ -473,14 +580,15 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, raw: Table, s
                 for (name, v) in t.entries {
                     if entry_type == EntryType::String {
                         if v.as_str().is_none() {
-                            return Err(type_error(version, &v, "string", false));
+                            return Err(top_error(&v, "string", &key));
                         }
                         map.insert(name, v);
                         continue;
                     }
                     let Value::Table(fields) = &v.value else {
-                        return Err(type_error(version, &v, "struct", false));
+                        return Err(top_error(&v, "struct", &key));
                     };
+                    let owner = super::gonames::struct_name("", &[key.clone(), name.clone()]);
                     let mut entry = template.clone();
                     entry.origin.clone_from(&v.origin);
                     if let Some(e) = entry.as_table_mut() {
@@ -488,7 +596,7 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, raw: Table, s
                             let known = e.get(f).cloned().or_else(|| (f == "exports" && key == "proxy_plugins").then(|| Node::builtin(Value::Table(Table::new()))));
                             match known {
                                 Some(d) if fits(&d, fv) => e.insert(f.clone(), fv.clone()),
-                                Some(d) => return Err(type_error(version, fv, go_type(&d), false)),
+                                Some(d) => return Err(file_type_error(version, text, fv, go_type(&d), owner, f, Some(&d))),
                                 None => unknown.push((vec![key.clone(), name.clone(), f.clone()], fv.origin.clone())),
                             }
                         }
@@ -506,7 +614,7 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, raw: Table, s
     let file_path = path;
     for (path, at) in unknown {
         if !version.is_1x() {
-            let (row, col) = at.as_ref().map_or((0, 0), |o| (o.line, o.column));
+            let (row, col) = at.as_ref().map_or((0, 0), |o| header_key_position(text, o, path.len().saturating_sub(1)).unwrap_or((o.line, o.column)));
             st.log.push(
                 LogLine::new("warning", "Ignoring unknown key in TOML")
                     .field("file", file_path.to_string())
@@ -671,12 +779,43 @@ fn service_migrate(file: &mut Table) {
 
 /// The CRI plugins' `ConfigMigration` functions (v2 → v3), in plugin-graph order:
 /// images, runtime, then the gRPC CRI plugin trims what the others took.
-pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_version: i64) {
+pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_version: i64) -> Result<(), LoadError> {
+    // Each CRI plugin migrates while the version is below the line's own
+    // (`configVersion >= version.ConfigVersion`): on 2.3+ (4) a version 3 file's
+    // `io.containerd.grpc.v1.cri` table moves too.
+    if config_version >= version.config_version() {
+        return Ok(());
+    }
+    // The images plugin's migration asserts these are tables (`v.(map[string]interface{})`)
+    // and panics otherwise.
+    if let Some(src) = plugins.get("io.containerd.grpc.v1.cri") {
+        expect_map(src)?;
+        if let Some(c) = src.as_table().and_then(|t| t.get("containerd")) {
+            expect_map(c)?;
+            if let Some(r) = c.as_table().and_then(|t| t.get("runtimes")) {
+                expect_map(r)?;
+                for (_, rt) in r.as_table().map_or(&[][..], |t| &t.entries[..]) {
+                    expect_map(rt)?;
+                }
+            }
+        }
+    }
+    migrate_cri_tables(version, plugins);
+    Ok(())
+}
+
+/// A Go type assertion to `map[string]interface{}`: a panic unless `n` is a table.
+fn expect_map(n: &Node) -> Result<(), LoadError> {
+    if n.is_table() {
+        return Ok(());
+    }
+    let t = super::gonames::interface_type(n);
+    Err(go_panic(format!("interface conversion: interface {{}} is {t}, not map[string]interface {{}}"), n.origin.clone()))
+}
+
+fn migrate_cri_tables(version: &Version, plugins: &mut Table) {
     // `cni.bin_dirs` (and the bin_dir → bin_dirs move) arrived in 2.1.
     let has_bin_dirs = version.line >= Line::V2_1;
-    if config_version >= 3 {
-        return;
-    }
     let Some(src) = plugins.get_table("io.containerd.grpc.v1.cri").cloned() else {
         return;
     };
@@ -695,7 +834,9 @@ pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_versio
             dst.insert(key, v.clone());
         }
     }
-    if let Some(c) = src.get_table("containerd") {
+    // `migrateConfig` returns early when `containerd.runtimes` is missing, before it
+    // copies these.
+    if let Some(c) = src.get_table("containerd").filter(|c| c.contains("runtimes")) {
         for key in ["snapshotter", "disable_snapshot_annotations", "discard_unpacked_layers"] {
             if let Some(v) = c.get(key) {
                 dst.insert(key, v.clone());
@@ -766,11 +907,9 @@ pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_versio
             kept.insert(key, v.clone());
         }
     }
-    if kept.entries.is_empty() {
-        plugins.remove("io.containerd.grpc.v1.cri");
-    } else {
-        plugins.insert("io.containerd.grpc.v1.cri", Node::new(Value::Table(kept), images_origin));
-    }
+    // Written back even when empty (`pluginConfigs[pluginName] = dst`): a disabled CRI
+    // plugin's table is then printed as `[plugins.'io.containerd.grpc.v1.cri']`.
+    plugins.insert("io.containerd.grpc.v1.cri", Node::new(Value::Table(kept), images_origin));
 }
 
 fn src_origin(plugins: &Table) -> Option<Origin> {
@@ -783,6 +922,11 @@ fn migrate_file(version: &Version, path: &str, file: &mut Table, declared: i64, 
         // 2.0–2.2: only version-less and v1 files, up to the merged version, without
         // plugin migrations.
         if declared <= 1 {
+            // `MigrateConfigTo(out.Version)` indexes `migrations` (versions 0–2): a
+            // merged version above 3 runs past its end.
+            if current > 3 {
+                return Err(go_panic("runtime error: index out of range [3] with length 3".to_string(), file.get("version").and_then(|n| n.origin.clone())));
+            }
             if declared < 2 && current >= 2 {
                 v1_migrate(file, st);
             }
@@ -810,7 +954,7 @@ fn migrate_file(version: &Version, path: &str, file: &mut Table, declared: i64, 
                 _ => {}
             }
             if let Some(plugins) = file.get_mut("plugins").and_then(Node::as_table_mut) {
-                migrate_cri_plugins(version, plugins, v);
+                migrate_cri_plugins(version, plugins, v)?;
             }
         }
         file.insert("version", Node::builtin(Value::Integer(current)));
@@ -897,6 +1041,11 @@ fn merge(version: &Version, st: &mut Loaded, file: Table) {
             }
             "imports" | "disabled_plugins" | "required_plugins" => {
                 let Value::Array(items) = node.value else { continue };
+                if key == "imports" && st.imports_nil && !items.is_empty() {
+                    st.imports_nil = false;
+                    st.top.insert(key.clone(), Node::new(Value::Array(items), node.origin));
+                    continue;
+                }
                 let target = match st.top.get_mut(&key) {
                     Some(Node { value: Value::Array(a), .. }) => a,
                     _ => {

@@ -10,6 +10,9 @@
 //! - [`files`]: the node's files as a value, with Go's path and glob semantics.
 //! - [`parse`]: TOML with line/column spans; syntax errors as values (`parse_events`
 //!   builds the tree from the TOML parser's events, as `toml_edit` would).
+//! - [`syntax`]: a file's syntax error as each version reports it, and where that
+//!   wording comes from; with the feature `go-toml-syntax`, `gotoml2` / `gotoml24`
+//!   (go-toml v2's parsers: v2.2–2.3, v2.4) and `syntax_exact` (the rewording).
 //! - [`value`]: the value tree every stage shares; each node knows its file:line.
 //! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
 //! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.
@@ -34,11 +37,19 @@ pub mod dump;
 pub mod encode;
 pub mod explain;
 pub mod files;
+mod gonames;
+#[cfg(feature = "go-toml-syntax")]
+mod gotoml2;
+#[cfg(feature = "go-toml-syntax")]
+mod gotoml24;
 pub mod load;
 pub mod log;
 pub mod parse;
 mod parse_events;
 pub mod schema;
+pub mod syntax;
+#[cfg(feature = "go-toml-syntax")]
+mod syntax_exact;
 pub mod value;
 pub mod version;
 
@@ -114,6 +125,15 @@ pub struct LoadResult {
 }
 
 impl LoadResult {
+    /// The load stopped at a syntax error that the lab's parser worded, standing in for
+    /// containerd's verdict on that file, which the model was not given (only without
+    /// `go-toml-syntax`; [`syntax`]): ask for it and load again with it.
+    pub fn syntax_pending(&self) -> bool {
+        self.loaded.error.as_ref().is_some_and(|e| {
+            e.code == load::LoadErrorCode::Syntax && e.at.as_ref().is_some_and(|at| self.loaded.syntax_unjudged.iter().any(|p| *p == *at.file))
+        })
+    }
+
     /// The decoded runtime handler names of the CRI plugin (`runc`, `nvidia`, …).
     pub fn runtime_handlers(&self) -> Vec<String> {
         let id = if self.version.is_1x() { "io.containerd.grpc.v1.cri" } else { "io.containerd.cri.v1.runtime" };
@@ -162,12 +182,19 @@ impl Containerd {
 
     /// [`load_from`] with this version.
     pub fn load_from(&self, files: &Files, main: &str) -> LoadResult {
-        run(files, &self.version, &self.defaults, main)
+        run(files, &self.version, &self.defaults, main, &syntax::Verdicts::new())
+    }
+
+    /// [`Containerd::load`] with containerd's verdicts on the files' syntax
+    /// ([`syntax`]): how a model without `go-toml-syntax` (the app) words a syntax
+    /// error exactly as the version does.
+    pub fn load_with(&self, files: &Files, verdicts: &syntax::Verdicts) -> LoadResult {
+        run(files, &self.version, &self.defaults, MAIN_CONFIG, verdicts)
     }
 }
 
-fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str) -> LoadResult {
-    let loaded = load::load(files, version, defaults, main);
+fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str, verdicts: &syntax::Verdicts) -> LoadResult {
+    let loaded = load::load(files, version, defaults, main, verdicts);
     let mut stderr = render_log(&loaded.log);
     let mut diagnostics = Vec::new();
     let (dump, start, config) = match &loaded.error {
@@ -179,8 +206,8 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
             diagnostics.push(load_error_diagnostic(err));
             // The lab's own limit is not containerd's line.
             let who = if err.code == load::LoadErrorCode::NestingLimit { "gpulab" } else { "containerd" };
-            let last_line = format!("{who}: {}", err.message);
-            let start = Start::Exited { code: 1, last_line: last_line.clone(), cri_error_line: None };
+            let (last_line, code) = fatal_line(who, err);
+            let start = Start::Exited { code, last_line: last_line.clone(), cri_error_line: None };
             if err.dump_ignores {
                 // 2.x `config dump` swallows os.IsNotExist and prints what merged so far.
                 match dump::effective(version, defaults, &loaded) {
@@ -190,22 +217,23 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
                         (out, start, Some(eff))
                     }
                     Err(e) => {
-                        stderr.push_str(&format!("containerd: {}\n", e.message));
-                        (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                        let (line, code) = fatal_line("containerd", &e);
+                        stderr.push_str(&format!("{line}\n"));
+                        (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
                     }
                 }
             } else {
                 stderr.push_str(&format!("{last_line}\n"));
-                (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
             }
         }
         None => match dump::effective(version, defaults, &loaded) {
             Err(e) => {
                 diagnostics.push(load_error_diagnostic(&e));
-                let last_line = format!("containerd: {}", e.message);
+                let (last_line, code) = fatal_line("containerd", &e);
                 stderr.push_str(&format!("{last_line}\n"));
-                let start = Start::Exited { code: 1, last_line, cri_error_line: None };
-                (CommandOutput { stdout: String::new(), stderr, exit: 1 }, start, None)
+                let start = Start::Exited { code, last_line, cri_error_line: None };
+                (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
             }
             Ok(eff) => {
                 stderr.push_str(&render_log(&eff.log));
@@ -225,6 +253,17 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
     let explanation = explain::explain(version, &loaded, config.as_ref(), &start);
     diagnostics.extend(explanation.diagnostics.iter().cloned());
     LoadResult { version: version.clone(), dump, start, config, loaded, diagnostics, explanation }
+}
+
+/// The last line a fatal error prints and the exit status: `containerd: <message>`
+/// and 1, or a Go panic's `panic: <message>` and 2 (its goroutine dump follows in the
+/// real binary; addresses vary from run to run, so the lab shows the panic's line).
+fn fatal_line(who: &str, err: &load::LoadError) -> (String, i32) {
+    if err.code == load::LoadErrorCode::GoPanic {
+        (format!("panic: {}", err.message), 2)
+    } else {
+        (format!("{who}: {}", err.message), 1)
+    }
 }
 
 fn load_error_diagnostic(err: &load::LoadError) -> Diagnostic {

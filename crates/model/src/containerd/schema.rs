@@ -19,7 +19,25 @@ fn defaults_text(recorded: &str) -> &'static str {
         "2.1.9" => include_str!("../../data/containerd/defaults-2.1.9.toml"),
         "2.2.7" => include_str!("../../data/containerd/defaults-2.2.7.toml"),
         "2.3.4" => include_str!("../../data/containerd/defaults-2.3.4.toml"),
+        "2.4.2" => include_str!("../../data/containerd/defaults-2.4.2.toml"),
         _ => include_str!("../../data/containerd/defaults-main-301026e.toml"),
+    }
+}
+
+/// The order in which a 2.x `config dump` decodes plugin configs (the plugin graph,
+/// `registry.Graph`): it decides the order of "Ignoring unknown key in TOML for
+/// plugin" warnings and which plugin's type error is reported. Read off each real
+/// binary (an unknown key in every plugin table; the same order on every run), without
+/// the `io.containerd.` prefix. Plugins not listed (none warns) come last, by URI.
+pub fn plugin_graph_order(version: &Version) -> &'static str {
+    match version.recorded() {
+        "2.0.11" => "image-verifier.v1.bindir internal.v1.opt snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler service.v1.diff-service runtime.v2.task service.v1.tasks-service cri.v1.images cri.v1.runtime transfer.v1.local monitor.container.v1.restart tracing.processor.v1.otlp internal.v1.tracing nri.v1.nri",
+        "2.1.9" => "image-verifier.v1.bindir internal.v1.opt snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.erofs snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler differ.v1.erofs service.v1.diff-service runtime.v2.task service.v1.tasks-service transfer.v1.local cri.v1.images cri.v1.runtime monitor.container.v1.restart tracing.processor.v1.otlp internal.v1.tracing nri.v1.nri",
+        "2.2.7" => "image-verifier.v1.bindir internal.v1.opt mount-handler.v1.erofs snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.erofs snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler nri.v1.nri differ.v1.erofs service.v1.diff-service runtime.v2.task service.v1.tasks-service transfer.v1.local cri.v1.images cri.v1.runtime monitor.container.v1.restart tracing.processor.v1.otlp internal.v1.tracing",
+        "2.3.4" => "image-verifier.v1.bindir internal.v1.opt mount-handler.v1.erofs snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.erofs snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler server.v1.metrics tracing.processor.v1.otlp internal.v1.tracing nri.v1.nri differ.v1.erofs service.v1.diff-service runtime.v2.task service.v1.tasks-service transfer.v1.local cri.v1.images cri.v1.runtime server.v1.ttrpc monitor.container.v1.restart metrics.v1.grpc-prometheus server.v1.grpc server.v1.grpc-tcp server.v1.debug",
+        "2.4.2" => "image-verifier.v1.bindir internal.v1.opt mount-handler.v1.erofs snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups snapshotter.v1.erofs metadata.v1.bolt gc.v1.scheduler server.v1.metrics nri.v1.nri differ.v1.erofs service.v1.diff-service runtime.v2.task service.v1.tasks-service transfer.v1.local cri.v1.images cri.v1.runtime server.v1.ttrpc monitor.container.v1.restart metrics.v1.grpc-prometheus server.v1.grpc server.v1.grpc-tcp server.v1.debug",
+        // main@301026e was not available to read; 2.4's order stands for it.
+        _ => "",
     }
 }
 

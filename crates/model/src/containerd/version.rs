@@ -7,8 +7,8 @@
 //! | merged `version > 2` is fatal, new v1 deprecation text | 1.6.32+, 1.7.17+ (text: 1.6.32+ and all 1.7) |
 //! | drop-in version higher than the root's is fatal | 2.3.0–2.3.4 |
 //!
-//! Built-in defaults are embedded for the eight recorded binaries; any other patch
-//! release uses the nearest recorded one of its line.
+//! Built-in defaults are embedded for the eight recorded binaries and 2.4.2 (read off
+//! the real binary); any other patch release uses the nearest recorded one of its line.
 
 use std::fmt;
 
@@ -23,6 +23,7 @@ pub enum Line {
     V2_1,
     V2_2,
     V2_3,
+    V2_4,
     /// Upstream `main` at 301026e58c61.
     Main,
 }
@@ -45,7 +46,7 @@ impl fmt::Display for VersionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unsupported containerd version {:?}: expected 1.6.x, 1.7.x, 2.0.x, 2.1.x, 2.2.x, 2.3.x or main",
+            "unsupported containerd version {:?}: expected 1.6.x, 1.7.x, 2.0.x, 2.1.x, 2.2.x, 2.3.x, 2.4.x or main",
             self.input
         )
     }
@@ -85,6 +86,7 @@ impl Version {
             (2, 1) => Line::V2_1,
             (2, 2) => Line::V2_2,
             (2, 3) => Line::V2_3,
+            (2, 4) => Line::V2_4,
             _ => return Err(err()),
         };
         Ok(Version { line, patch })
@@ -123,7 +125,7 @@ impl Version {
 
     /// Each file is migrated to the current version, plugins included, before merging.
     pub fn migrates_per_file(&self) -> bool {
-        matches!(self.line, Line::V2_3 | Line::Main)
+        matches!(self.line, Line::V2_3 | Line::V2_4 | Line::Main)
     }
 
     /// A drop-in whose version is higher than the root config's is fatal (#12891,
@@ -137,7 +139,7 @@ impl Version {
         match self.line {
             Line::V1_6 | Line::V1_7 => 2,
             Line::V2_0 | Line::V2_1 | Line::V2_2 => 3,
-            Line::V2_3 | Line::Main => 4,
+            Line::V2_3 | Line::V2_4 | Line::Main => 4,
         }
     }
 
@@ -169,6 +171,7 @@ impl Version {
             Line::V2_1 => "2.1.9",
             Line::V2_2 => "2.2.7",
             Line::V2_3 => "2.3.4",
+            Line::V2_4 => "2.4.2",
             Line::Main => "main-301026e",
         }
     }
@@ -184,6 +187,7 @@ impl fmt::Display for Version {
             Line::V2_1 => write!(f, "2.1.{}", self.patch),
             Line::V2_2 => write!(f, "2.2.{}", self.patch),
             Line::V2_3 => write!(f, "2.3.{}", self.patch),
+            Line::V2_4 => write!(f, "2.4.{}", self.patch),
         }
     }
 }
@@ -200,7 +204,8 @@ mod tests {
             assert_eq!(v.recorded(), name);
         }
         assert_eq!(Version::parse("1.6.20~ds1-1+deb12u3").unwrap(), Version::parse("1.6.20").unwrap());
-        assert!(Version::parse("2.4.0").is_err());
+        assert_eq!(Version::parse("v2.4.2").unwrap().recorded(), "2.4.2");
+        assert!(Version::parse("2.5.0").is_err());
         assert!(Version::parse("banana").is_err());
     }
 

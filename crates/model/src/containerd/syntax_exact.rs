@@ -1,0 +1,225 @@
+//! containerd's own verdict on a file's syntax (compiled with the feature
+//! `go-toml-syntax`): go-toml v2's parsers decide on 2.x (`gotoml2`, `gotoml24`), and
+//! the lab parser's error is reworded and re-placed as go-toml v1 (1.x) or v2 report
+//! it. [`super::syntax`] says where this is used and what stands in without it.
+
+use super::gotoml2::{self, Dialect};
+use super::load::{value_position, LoadError, LoadErrorCode};
+use super::log::LogLine;
+use super::parse::{ParseError, ParseErrorKind};
+use super::value::{Origin, Table, Value};
+use super::version::{Line, Version};
+
+/// What reading `path` (its bytes as the version reads them: `text`, parsed by the
+/// lab into `parsed`) fails with, as containerd `version` reports it.
+pub fn failure(version: &Version, path: &str, text: &[u8], parsed: &Result<Table, ParseError>) -> Option<LoadError> {
+    if let Some(dialect) = go_toml_v2_dialect(version) {
+        // go-toml v2 finds (and words) syntax errors its own way: its parser decides.
+        if let Some(e) = gotoml2::first_error(text, dialect) {
+            return Some(go_toml_v2_syntax_error(path, e));
+        }
+    }
+    match parsed {
+        Err(e) => Some(syntax_error(version, path, text, e)),
+        Ok(table) if version.is_1x() => v1_local_date_error(path, text, table),
+        Ok(_) => None,
+    }
+}
+
+/// go-toml v1's lexer wants a time after a date: a local date (`Started = 1979-05-27`)
+/// followed by anything but a space, `T` or the end of the file is an error at the
+/// character after it (printed as is, a newline included).
+fn v1_local_date_error(path: &str, text: &[u8], table: &Table) -> Option<LoadError> {
+    fn walk(t: &Table, out: &mut Vec<Origin>) {
+        for (_, n) in &t.entries {
+            match &n.value {
+                Value::Table(sub) => walk(sub, out),
+                Value::Datetime(d) if d.len() == 10 && !d.contains([':', 'T', 't', ' ']) => out.extend(n.origin.clone()),
+                _ => {}
+            }
+        }
+    }
+    let mut dates = Vec::new();
+    walk(table, &mut dates);
+    crate::sort::sort_by(&mut dates, |a, b| (a.line, a.column).cmp(&(b.line, b.column)));
+    for at in dates {
+        let (line, column) = value_position(text, &at);
+        let after = column as usize - 1 + 10;
+        let line_text = String::from_utf8_lossy(text).lines().nth(line.saturating_sub(1) as usize).map(str::to_string).unwrap_or_default();
+        let is_last_line = !String::from_utf8_lossy(text).lines().skip(line as usize).any(|_| true) && !text.ends_with(b"\n");
+        let next = line_text.as_bytes().get(after).copied().map(char::from).or(if is_last_line { None } else { Some('\n') });
+        match next {
+            None | Some(' ' | 'T') => continue,
+            Some(c) => {
+                let message = format!("failed to load TOML: {path}: ({line}, {}): parsing error: incorrect date/time separation character: {c}", after + 1);
+                return Some(LoadError { message, code: LoadErrorCode::Syntax, at: Some(at), dump_ignores: false, log: None });
+            }
+        }
+    }
+    None
+}
+
+/// go-toml v1 names a key defined twice by its whole path: the `[table]` it is in (the
+/// last header above it, as written) and the key.
+fn v1_key_path(text: &[u8], line: u32, key: &str) -> String {
+    let text = String::from_utf8_lossy(text);
+    let header = text
+        .lines()
+        .take(line.saturating_sub(1) as usize)
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let inner = t.strip_prefix("[[").or_else(|| t.strip_prefix('['))?;
+            let end = inner.find(']')?;
+            inner.get(..end).map(str::trim)
+        })
+        .last();
+    match header {
+        Some(h) if !h.is_empty() => format!("{h}.{key}"),
+        _ => key.to_string(),
+    }
+}
+
+/// The go-toml v2 parser a 2.x line reads its files with (`None`: 1.x, go-toml v1).
+fn go_toml_v2_dialect(version: &Version) -> Option<Dialect> {
+    match version.line {
+        Line::V1_6 | Line::V1_7 => None,
+        Line::V2_0 | Line::V2_1 | Line::V2_2 => Some(Dialect::V2_2),
+        Line::V2_3 => Some(Dialect::V2_3),
+        Line::V2_4 | Line::Main => Some(Dialect::V2_4),
+    }
+}
+
+/// A go-toml v2 syntax error as containerd 2.x logs and returns it.
+fn go_toml_v2_syntax_error(path: &str, e: gotoml2::SyntaxError) -> LoadError {
+    let log = LogLine::new("error", "Failure unmarshaling TOML")
+        .field("column", e.column.to_string())
+        .field("error", format!("toml: {}", e.message))
+        .field("file", path)
+        .field("row", e.row.to_string());
+    LoadError {
+        message: format!("failed to unmarshal TOML at row {} column {}: toml: {}", e.row, e.column, e.message),
+        code: LoadErrorCode::Syntax,
+        at: Some(Origin { file: path.into(), line: e.row, column: e.column }),
+        dump_ignores: false,
+        log: Some(Box::new(log)),
+    }
+}
+
+/// go-toml v1's wording and position for the syntax errors learners make most
+/// (checked against Debian's 1.6.20); anything else keeps `toml_edit`'s text.
+fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
+    let line_text = e.line_text.as_str();
+    let char_at = |col: u32| line_text.chars().nth(col.saturating_sub(1) as usize);
+    if message.starts_with("string values must be quoted") {
+        let c = char_at(e.column).map_or(String::new(), |c| c.to_string());
+        return (e.line, e.column, format!("no value can start with {c}"));
+    }
+    if message.starts_with("unclosed table") {
+        let indent = line_text.chars().take_while(|c| c.is_whitespace()).count();
+        return (e.line, to_u32(indent) + 2, "unexpected token unclosed table key, was expecting a table key".into());
+    }
+    if message.starts_with("invalid literal string") {
+        let upto: String = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
+        let quote = upto.rfind('\'').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
+        return (e.line, to_u32(quote) + 2, "unclosed string".into());
+    }
+    if message.starts_with("unclosed array") {
+        return (e.line + 1, 1, "unterminated array".into());
+    }
+    if message.starts_with("unclosed inline table") {
+        return (e.line + 1, 1, "unterminated inline table".into());
+    }
+    if message.starts_with("key with no value") {
+        return (e.line, e.column, "was expecting token =, but got keys cannot contain new lines instead".into());
+    }
+    let in_header = line_text.trim_start().starts_with('[');
+    let c = char_at(e.column).map_or(String::new(), |c| c.to_string());
+    if message.starts_with("unquoted keys cannot be empty") {
+        let text = if in_header { format!("unexpected token \"{c}\", was expecting a table key") } else { format!("unexpected token {c}") };
+        return (e.line, e.column, text);
+    }
+    if message.starts_with("invalid boolean") {
+        return (e.line, e.column, format!("no value can start with {c}"));
+    }
+    if message.starts_with("missing escaped value") {
+        // go-toml v1 points at the string's first character.
+        let upto: String = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
+        let quote = upto.rfind('"').map_or(0, |b| upto.get(..b).map_or(0, |s| s.chars().count()));
+        return (e.line, to_u32(quote) + 2, format!("invalid escape sequence: \\{c}"));
+    }
+    if message.starts_with("unexpected key or value") {
+        if in_header {
+            return (e.line, e.column, "parsing error: keys cannot contain new lines".into());
+        }
+        // The lexer stops at the token after the first value: `a = 1 b = 2` → `b`.
+        let chars: Vec<char> = line_text.chars().collect();
+        let mut i = chars.iter().position(|c| *c == '=').map_or(0, |p| p + 1);
+        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        while chars.get(i).is_some_and(|c| !c.is_whitespace()) {
+            i += 1;
+        }
+        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        let c = chars.get(i).map_or(String::new(), |c| c.to_string());
+        return (e.line, to_u32(i) + 1, format!("parsing error: no value can start with {c}"));
+    }
+    (e.line, e.column, message.to_string())
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn syntax_error(version: &Version, path: &str, text: &[u8], e: &ParseError) -> LoadError {
+    let at = Some(Origin { file: path.into(), line: e.line, column: e.column });
+    if e.kind == ParseErrorKind::TooDeep {
+        return super::syntax::lab_error(version, path, e);
+    }
+    let code = LoadErrorCode::Syntax;
+    if version.is_1x() {
+        let (line, col, text) = match &e.kind {
+            ParseErrorKind::UnterminatedBasicString { content_column } => {
+                (e.line, *content_column, "unescaped control character U+000A".to_string())
+            }
+            ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
+            ParseErrorKind::DuplicateKey { name } => (e.line, e.column, format!("The following key was defined twice: {}", v1_key_path(text, e.line, name))),
+            ParseErrorKind::Other { message } => go_toml_v1_syntax(e, message),
+            ParseErrorKind::InvalidUtf8 | ParseErrorKind::TooDeep => (e.line, e.column, e.kind.message()),
+        };
+        return LoadError { message: format!("failed to load TOML: {path}: ({line}, {col}): {text}"), code, at, dump_ignores: false, log: None };
+    }
+    // go-toml v2 words them as `ParseErrorKind::message` does; a duplicate has no
+    // position before v2.4 (containerd 2.4), which points at its key. What the v2.2–2.3
+    // parser let through fails when the value is decoded (into `plugins`' interface{}).
+    let text = match &e.kind {
+        ParseErrorKind::Other { message } if message.starts_with("`_` may only go between digits") => {
+            "number must have at least one digit between underscores".to_string()
+        }
+        kind => kind.message(),
+    };
+    let (line, column) = match e.kind {
+        ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, header_column + 1),
+        _ => (e.line, e.column),
+    };
+    let duplicate = matches!(e.kind, ParseErrorKind::DuplicateTable { .. } | ParseErrorKind::DuplicateKey { .. });
+    let positioned = !duplicate || version.line >= Line::V2_4;
+    if positioned {
+        let log = LogLine::new("error", "Failure unmarshaling TOML")
+            .field("column", column.to_string())
+            .field("error", format!("toml: {text}"))
+            .field("file", path)
+            .field("row", line.to_string());
+        LoadError {
+            message: format!("failed to unmarshal TOML at row {line} column {column}: toml: {text}"),
+            code,
+            at,
+            dump_ignores: false,
+            log: Some(Box::new(log)),
+        }
+    } else {
+        LoadError { message: format!("failed to unmarshal TOML: toml: {text}"), code, at, dump_ignores: false, log: None }
+    }
+}
