@@ -11,6 +11,7 @@
 //! - [`daemonset`]: the DaemonSet rolling update and rollout status.
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
 //! - [`sort`]: one shared stable sort (driftsort per call site costs wasm size).
+//! - [`hash`]: a fast deterministic hasher for the model's lookup maps.
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
@@ -31,6 +32,7 @@ pub mod containerd;
 pub mod daemonset;
 pub mod diagnostic;
 pub mod go;
+pub mod hash;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;
