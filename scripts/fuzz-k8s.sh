@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 minutes=${1:-60}
 seed=${2:-$(date +%s)}
 per_seed=${3:-20}
-gl() { cargo run --locked -q --release -p gpulab -- "$@"; }
+gl() { cargo run --locked -q -p gpulab -- "$@"; }  # the build tests/run-all.sh uses
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gpulab-fuzz-k8s.XXXXXX")
 down() { gl cluster down --dir "$dir/cluster" >/dev/null || true; rm -rf "$dir"; }
 trap down EXIT

@@ -96,6 +96,9 @@ test("iframes: resize messages to allowed parents, origin allowlist, independent
   assert.equal(await current("d"), "3");
   // Clicking inside one lab changes only that lab.
   await page.frameLocator("#d").locator("[data-step='1']").click();
+  // The click's render may land after click() returns on a loaded machine (seen once in
+  // a full run): wait for it as for lab a above, then compare.
+  await page.frameLocator("#d").locator("[data-step='1'][aria-current=step]").waitFor();
   assert.equal(await current("d"), "1");
   assert.equal(await current("c"), "2");
   assert.deepEqual(errors, []);

@@ -13,7 +13,6 @@
 //! is still compared). The same seed and index give the same files (splitmix64, no
 //! clock), so a difference found with `--seed S` reproduces.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -316,17 +315,11 @@ pub fn generate(seed: u64, index: u32) -> Result<Vec<(String, String)>, String> 
     let mut pods = pods(&mut rng, &nodes);
     // Pin each pod that several nodes would take, in order, until none is left.
     for _ in 0..=pods.len() {
-        let states = run_model(&name, seed, index, &nodes, &pods, "")?;
-        let ambiguous = states.iter().find(|s| s.feasible.len() > 1);
-        let Some(s) = ambiguous else {
-            let expect = expectations(&states);
-            let files = vec![
-                (scenario::SCENARIO_FILE.to_string(), scenario_toml(&name, seed, index, &nodes, &expect)),
-                ("k8s/nodes.yaml".to_string(), nodes_yaml(&nodes)),
-                ("k8s/runtimeclasses.yaml".to_string(), RUNTIME_CLASSES.to_string()),
-                ("k8s/pods.yaml".to_string(), pods_yaml(&pods)),
-                ("nodes/config.toml".to_string(), CONTAINERD_CONFIG.to_string()),
-            ];
+        let mut files = files(&nodes, &pods);
+        let states = run_model(&name, &scenario_toml(&name, seed, index, &nodes, ""), &files)?;
+        let Some(s) = states.iter().find(|s| s.feasible.len() > 1) else {
+            let toml = scenario_toml(&name, seed, index, &nodes, &expectations(&states));
+            files.insert(0, (scenario::SCENARIO_FILE.to_string(), toml));
             return Ok(files);
         };
         let (pod, node) = (s.name.clone(), s.node_name.clone());
@@ -337,19 +330,20 @@ pub fn generate(seed: u64, index: u32) -> Result<Vec<(String, String)>, String> 
     Err(format!("{name}: pinning did not settle"))
 }
 
-/// Each pod's state after the apply step on the model.
-fn run_model(name: &str, seed: u64, index: u32, nodes: &[GenNode], pods: &[GenPod], expect: &str) -> Result<Vec<scenario::pods::PodState>, String> {
-    let files: BTreeMap<&str, String> = [
-        ("k8s/nodes.yaml", nodes_yaml(nodes)),
-        ("k8s/runtimeclasses.yaml", RUNTIME_CLASSES.to_string()),
-        ("k8s/pods.yaml", pods_yaml(pods)),
-        ("nodes/config.toml", CONTAINERD_CONFIG.to_string()),
+/// The files `scenario.toml` references (path in the scenario directory, content).
+fn files(nodes: &[GenNode], pods: &[GenPod]) -> Vec<(String, String)> {
+    vec![
+        ("k8s/nodes.yaml".to_string(), nodes_yaml(nodes)),
+        ("k8s/runtimeclasses.yaml".to_string(), RUNTIME_CLASSES.to_string()),
+        ("k8s/pods.yaml".to_string(), pods_yaml(pods)),
+        ("nodes/config.toml".to_string(), CONTAINERD_CONFIG.to_string()),
     ]
-    .into_iter()
-    .collect();
-    let read = |rel: &str| files.get(rel).cloned().ok_or_else(|| format!("{rel}: not generated"));
-    let text = scenario_toml(name, seed, index, nodes, expect);
-    let parsed = scenario::parse(name, scenario::SCENARIO_FILE, &text, &read).map_err(|d| format!("{name}: generated an invalid scenario: {d:?}"))?;
+}
+
+/// Each pod's state after `toml`'s steps on the model, its files read from `files`.
+fn run_model(name: &str, toml: &str, files: &[(String, String)]) -> Result<Vec<scenario::pods::PodState>, String> {
+    let read = |rel: &str| files.iter().find(|(p, _)| p == rel).map(|(_, c)| c.clone()).ok_or_else(|| format!("{rel}: not generated"));
+    let parsed = scenario::parse(name, scenario::SCENARIO_FILE, toml, &read).map_err(|d| format!("{name}: generated an invalid scenario: {d:?}"))?;
     let mut backend = ModelBackend::new();
     backend.setup(&parsed)?;
     for step in &parsed.steps {
@@ -430,18 +424,14 @@ mod tests {
         let mut outcomes = std::collections::BTreeSet::new();
         for index in 0..40 {
             let files = generate(1, index).unwrap();
-            let map: BTreeMap<String, String> = files.into_iter().collect();
+            let map: std::collections::BTreeMap<String, String> = files.into_iter().collect();
             let read = |rel: &str| map.get(rel).cloned().ok_or_else(|| rel.to_string());
             let name = format!("gen-1-{index:04}");
             let s = scenario::parse(&name, "scenario.toml", &map["scenario.toml"], &read).unwrap();
             let record = scenario::run_on_model(&s);
             assert!(record.passed(), "{name}: {:?}\n{}", record.counts(), map["scenario.toml"]);
-            let mut backend = ModelBackend::new();
-            backend.setup(&s).unwrap();
-            for step in &s.steps {
-                backend.act(&step.action).unwrap();
-            }
-            for p in backend.cluster.unwrap().pods {
+            let referenced: Vec<(String, String)> = map.iter().filter(|(p, _)| *p != "scenario.toml").map(|(p, c)| (p.clone(), c.clone())).collect();
+            for p in run_model(&name, &map["scenario.toml"], &referenced).unwrap() {
                 assert!(p.feasible.len() <= 1, "{name}: {} fits {:?}", p.name, p.feasible);
                 outcomes.insert(if p.phase == "Rejected" { "rejected".to_string() } else { p.event_reason.clone() });
             }

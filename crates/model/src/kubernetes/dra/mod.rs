@@ -140,7 +140,7 @@ fn line_of_field(text: &str, start: u32, field: &str) -> u32 {
             let t = l.trim_start().trim_start_matches("- ");
             t.starts_with(&format!("{key}:")) || t.starts_with(&format!("\"{key}\":"))
         });
-        let Some((at, l)) = found else { break };
+        let Some((at, _)) = found else { break };
         line = at;
         if let Some(i) = index {
             // The i-th `- ` item at the first item's indentation.
@@ -159,7 +159,6 @@ fn line_of_field(text: &str, start: u32, field: &str) -> u32 {
                 None => break,
             }
         }
-        let _ = l;
     }
     line as u32 + 1
 }
