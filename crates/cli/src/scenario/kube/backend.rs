@@ -85,6 +85,12 @@ fn api_error(e: &kube::Error) -> String {
     }
 }
 
+/// Whether the scheduler bound `pod` (the binding sets `PodScheduled=True`; a pod
+/// created with `spec.nodeName` has no such condition until a kubelet writes one).
+fn bound_by_scheduler(pod: &Value) -> bool {
+    pod["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "PodScheduled" && c["status"] == "True"))
+}
+
 fn rfc3339_now() -> String {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (days, rem) = (secs / 86_400, secs % 86_400);
@@ -439,6 +445,15 @@ impl KubeBackend {
                                 Err(kube::Error::Api(s)) if matches!(s.code, 404 | 409) => {}
                                 Err(e) => return Err(format!("finalising pod {name}: {}", api_error(&e))),
                             }
+                            waiting = true;
+                            continue;
+                        }
+                        if bound_by_scheduler(p) && !self.pod_events(&name)?.iter().any(|e| e["reason"] == "Scheduled") {
+                            // A kubelet acts on a pod after the scheduler has recorded the
+                            // binding: its `Scheduled` event is written asynchronously (the
+                            // event broadcaster), so on a loaded machine the companion could
+                            // otherwise write `Started` first and the last event would read
+                            // `Scheduled` (seen on gen-1-0189 under load). Wait for it.
                             waiting = true;
                             continue;
                         }
