@@ -157,9 +157,10 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
                     println!("  {}: {} {} {}", r.request, r.driver, r.pool, r.device);
                 }
             }
-            if let Some(claim) = &deallocated {
+            if let Some((claim, first)) = &deallocated {
                 println!();
-                println!("ResourceClaim {claim}: deallocated by the scheduler's PostFilter");
+                println!("ResourceClaim {claim}: deallocated by the scheduler's PostFilter; the first attempt said:");
+                println!("  {first}");
             }
         }
         OutputFormat::Json => {
@@ -185,7 +186,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
                         "request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device,
                     })).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
-                "deallocated": deallocated,
+                "deallocated": deallocated.as_ref().map(|(claim, first)| json!({"claim": claim, "firstAttempt": first})),
             });
             println!("{v:#}");
         }

@@ -25,9 +25,11 @@ pub enum Applied {
     ClaimNotCreated { pod: Pod, event: EventRecord },
     /// PreEnqueue holds the pod: the reason (the scheduler writes no event for it).
     Waiting { pod: Pod, reason: String },
-    /// One scheduling cycle ran: its verdict, and the claims it allocated (by claim
-    /// name) when the pod was bound, or the claim PostFilter deallocated.
-    Cycle { scheduled: Box<Scheduled>, allocations: Vec<(String, AllocationResult)>, deallocated: Option<String> },
+    /// The scheduling cycle's verdict, and the claims it allocated (by claim name)
+    /// when the pod was bound. When PostFilter deallocated a claim, the claim's change
+    /// requeues the pod at once and this is the second cycle; `deallocated` names the
+    /// claim and gives the first cycle's FailedScheduling text.
+    Cycle { scheduled: Box<Scheduled>, allocations: Vec<(String, AllocationResult)>, deallocated: Option<(String, String)> },
 }
 
 impl Applied {
@@ -68,20 +70,8 @@ pub fn create_pod(
     let mut opts = opts.clone();
     opts.dra = Some(Arc::new(plugin.clone()));
     let scheduled = schedule(pod, snapshot, &opts, at);
-    let mut allocations = Vec::new();
-    let mut deallocated = None;
-    match &scheduled.result.outcome {
-        Outcome::Scheduled { node_index, .. } => {
-            if let Some(node) = snapshot.nodes.get(*node_index) {
-                allocations = plugin.allocations(&scheduled.pod, &node.node);
-            }
-            state.bind(&scheduled.pod, &allocations);
-            let info = PodInfo::new(scheduled.pod.clone(), snapshot.pod_level_resources);
-            if let Some(node) = snapshot.nodes.get_mut(*node_index) {
-                node.add_pod(info.as_bound());
-            }
-        }
-        Outcome::Unschedulable { message, .. } if message.contains(DEALLOCATED) => {
+    if let Outcome::Unschedulable { message, .. } = &scheduled.result.outcome {
+        if message.contains(DEALLOCATED) {
             let rejected: Vec<_> = snapshot
                 .nodes
                 .iter()
@@ -91,10 +81,29 @@ pub fn create_pod(
                 .collect();
             if let Some((ns, name)) = plugin.claim_to_deallocate(&scheduled.pod, &rejected) {
                 state.deallocate(&ns, &name);
-                deallocated = Some(name);
+                let first = message.clone();
+                let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
+                opts.dra = Some(Arc::new(plugin.clone()));
+                let again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
+                let allocations = bind(state, snapshot, &plugin, &again);
+                return Ok(Applied::Cycle { scheduled: Box::new(again), allocations, deallocated: Some((name, first)) });
             }
         }
-        _ => {}
     }
+    let allocations = bind(state, snapshot, &plugin, &scheduled);
+    let deallocated = None;
     Ok(Applied::Cycle { scheduled: Box::new(scheduled), allocations, deallocated })
+}
+
+/// PreBind and binding for a cycle that found a node: the claims' allocations and
+/// reservations, the pod on its node.
+fn bind(state: &mut State, snapshot: &mut Snapshot, plugin: &Plugin, scheduled: &Scheduled) -> Vec<(String, AllocationResult)> {
+    let Outcome::Scheduled { node_index, .. } = &scheduled.result.outcome else { return Vec::new() };
+    let allocations = snapshot.nodes.get(*node_index).map(|n| plugin.allocations(&scheduled.pod, &n.node)).unwrap_or_default();
+    state.bind(&scheduled.pod, &allocations);
+    let info = PodInfo::new(scheduled.pod.clone(), snapshot.pod_level_resources);
+    if let Some(node) = snapshot.nodes.get_mut(*node_index) {
+        node.add_pod(info.as_bound());
+    }
+    allocations
 }

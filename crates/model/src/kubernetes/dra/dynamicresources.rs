@@ -9,9 +9,9 @@
 //! never tried, so it gets no FailedScheduling event), PreFilter's
 //! `resourceclaim in use` and `request R: device class C does not exist`, Filter's
 //! `cannot allocate all claims` and `resourceclaim not available on the node`,
-//! PostFilter's `still not schedulable` and `deallocation of ResourceClaim
-//! completed`. The plugin is in the default profile from 1.34 (DRA GA); the texts
-//! are the same from 1.34 to 1.37.
+//! PostFilter's `still not schedulable` (1.34–1.36; 1.37 says nothing there) and
+//! `deallocation of ResourceClaim completed`. The plugin is in the default profile
+//! from 1.34 (DRA GA).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -246,6 +246,7 @@ fn suffix(key: &str) -> String {
 pub struct Plugin {
     pub state: Arc<State>,
     pub features: Features,
+    pub version: KubeVersion,
     allocated: Arc<BTreeSet<DeviceId>>,
 }
 
@@ -253,7 +254,7 @@ impl Plugin {
     /// The plugin for `version` over `state`.
     pub fn new(state: Arc<State>, version: KubeVersion) -> Plugin {
         let allocated = Arc::new(state.allocated_devices());
-        Plugin { state, features: features(version), allocated }
+        Plugin { state, features: features(version), version, allocated }
     }
 
     /// `PreEnqueue`: why the pod waits before any scheduling attempt (no event is
@@ -435,6 +436,7 @@ impl DraCycle for Cycle {
         if self.plugin.claim_to_deallocate(&self.pod, &dra_rejected).is_some() {
             return Status::new(Code::Unschedulable, [DEALLOCATED]);
         }
-        Status::new(Code::Unschedulable, [STILL_NOT_SCHEDULABLE])
+        let reasons: &[&str] = if self.plugin.version.dra_still_not_schedulable_message() { &[STILL_NOT_SCHEDULABLE] } else { &[] };
+        Status::new(Code::Unschedulable, reasons.iter().copied())
     }
 }
