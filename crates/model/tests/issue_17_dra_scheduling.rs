@@ -273,3 +273,86 @@ fn unreserved_allocated_claim_is_deallocated() {
         assert_eq!(got, vec![format!("failed={first} [deallocated left] then failed={then}")], "{v}");
     }
 }
+
+/// Cases of upstream's plugin test (`dynamicresources_test.go`, `TestPlugin`), with
+/// their names and statuses: PreEnqueue's refusals, PreFilter's Skip, Filter's and
+/// PostFilter's texts (PostFilter's `still not schedulable` as 1.34–1.36 say it).
+#[test]
+fn plugin_cases_from_upstream() {
+    use gpulab_model::kubernetes::dra::dynamicresources::Plugin;
+    use gpulab_model::kubernetes::scheduler::framework::{DraReason, DynamicResources};
+    use gpulab_model::kubernetes::scheduler::{NodeInfo, PodInfo};
+    use std::sync::Arc;
+
+    let worker = "apiVersion: v1\nkind: Node\nmetadata: {name: worker}\n";
+    let class = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: my-resource-class}\nspec: {}\n";
+    let slice = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: worker-slice}\nspec: {driver: some-driver, nodeName: worker, pool: {name: worker, generation: 1, resourceSliceCount: 1}, devices: [{name: instance-1}]}\n";
+    let claim = |extra_meta: &str, status: &str| {
+        format!("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: my-pod-my-resource, namespace: default{extra_meta}}}\nspec: {{devices: {{requests: [{{name: req-1, exactly: {{deviceClassName: my-resource-class}}}}]}}}}\n{status}")
+    };
+    let other_allocated = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: other, namespace: default}\nspec: {devices: {requests: [{name: req-1, exactly: {deviceClassName: my-resource-class}}]}}\nstatus: {allocation: {devices: {results: [{request: req-1, driver: some-driver, pool: worker, device: instance-1}]}}}\n";
+    let owned = ", ownerReferences: [{apiVersion: v1, kind: Pod, name: my-pod, uid: '1234', controller: true}]";
+    let wrong_owner = ", ownerReferences: [{apiVersion: v1, kind: Pod, name: my-pod, uid: '1234123', controller: true}]";
+    let deleted = ", deletionTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{apiVersion: v1, kind: Pod, name: my-pod, uid: '1234', controller: true}]";
+    let pod_template = "apiVersion: v1\nkind: Pod\nmetadata: {name: my-pod, namespace: default, uid: '1234'}\nspec: {resourceClaims: [{name: my-resource, resourceClaimTemplateName: my-template}], containers: [{name: c, image: x}]}\n";
+    let pod_template_in_status = format!("{pod_template}status: {{resourceClaimStatuses: [{{name: my-resource, resourceClaimName: my-pod-my-resource}}]}}\n");
+    let pod_claim_name = "apiVersion: v1\nkind: Pod\nmetadata: {name: my-pod, namespace: default, uid: '1234'}\nspec: {resourceClaims: [{name: my-resource, resourceClaimName: my-pod-my-resource}], containers: [{name: c, image: x}]}\n";
+    let empty_pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: foo, namespace: default}\nspec: {containers: [{name: c, image: x}]}\n";
+
+    // (name, objects, pod, PreEnqueue error, Filter on the worker, PostFilter on 1.35)
+    let cases: Vec<(&str, Vec<String>, String, Option<&str>, Option<DraReason>, Option<&str>)> = vec![
+        ("empty", vec![], empty_pod.into(), None, None, None),
+        ("missing-claim", vec![claim(owned, "")], pod_template.into(), Some("pod \"default/my-pod\": ResourceClaim not created yet"), None, None),
+        ("deleted-claim", vec![claim(deleted, "")], pod_template_in_status.clone(), Some("resourceclaim \"my-pod-my-resource\" is being deleted"), None, None),
+        (
+            "wrong-claim",
+            vec![claim(wrong_owner, "")],
+            pod_template_in_status.clone(),
+            Some("ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)"),
+            None,
+            None,
+        ),
+        ("no-resources", vec![class.into(), claim("", "")], pod_claim_name.into(), None, Some(DraReason::CannotAllocate), Some("still not schedulable")),
+        ("with-resources", vec![class.into(), slice.into(), claim("", "")], pod_claim_name.into(), None, None, None),
+        (
+            "exhausted-resources",
+            vec![class.into(), slice.into(), claim("", ""), other_allocated.into()],
+            pod_claim_name.into(),
+            None,
+            Some(DraReason::CannotAllocate),
+            Some("still not schedulable"),
+        ),
+    ];
+    for (name, docs, pod, pre_enqueue, filter, post_filter) in cases {
+        let mut all = vec![worker.to_string()];
+        all.extend(docs);
+        let (cluster, diags) = load("cluster.yaml", &all.join("---\n"));
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        let (objects, diags) = gpulab_model::kubernetes::dra::read(&cluster);
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        let state = State {
+            classes: objects.device_classes.into_iter().map(|o| o.object).collect(),
+            claims: objects.resource_claims.into_iter().map(|o| o.object).collect(),
+            templates: Vec::new(),
+            slices: objects.resource_slices.into_iter().map(|o| o.object).collect(),
+        };
+        let plugin = Plugin::new(Arc::new(state), KubeVersion::V1_35);
+        let (p, diags) = load("pod.yaml", &pod);
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        let pod = p.pods.into_iter().next().unwrap().object;
+        assert_eq!(plugin.pre_enqueue(&pod).err().as_deref(), pre_enqueue, "{name}: PreEnqueue");
+        if pre_enqueue.is_some() {
+            continue;
+        }
+        let node = NodeInfo::new(cluster.nodes.into_iter().next().unwrap().object);
+        match plugin.pre_filter(&PodInfo::new(pod, true)).unwrap() {
+            None => assert_eq!(name, "empty", "PreFilter Skip only without claims"),
+            Some(cycle) => {
+                assert_eq!(cycle.filter(&node), filter, "{name}: Filter");
+                if let Some(want) = post_filter {
+                    assert_eq!(cycle.post_filter(&[&node]).reasons, vec![want.to_string()], "{name}: PostFilter");
+                }
+            }
+        }
+    }
+}

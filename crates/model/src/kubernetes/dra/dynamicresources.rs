@@ -78,10 +78,10 @@ impl State {
         let mut out = Vec::new();
         let statuses = pod.status.as_ref().and_then(|s| s.resource_claim_statuses.as_deref()).unwrap_or(&[]);
         for pc in pod.spec.as_ref().and_then(|s| s.resource_claims.as_deref()).unwrap_or(&[]) {
-            let claim_name = match (&pc.resource_claim_name, &pc.resource_claim_template_name) {
-                (Some(n), _) => n.clone(),
+            let (claim_name, must_check_owner) = match (&pc.resource_claim_name, &pc.resource_claim_template_name) {
+                (Some(n), _) => (n.clone(), false),
                 (None, Some(_)) => match statuses.iter().find(|s| s.name == pc.name) {
-                    Some(PodResourceClaimStatus { resource_claim_name: Some(n), .. }) => n.clone(),
+                    Some(PodResourceClaimStatus { resource_claim_name: Some(n), .. }) => (n.clone(), true),
                     Some(_) => continue,
                     None => return Err(format!("pod \"{namespace}/{pod_name}\": ResourceClaim not created yet")),
                 },
@@ -95,6 +95,18 @@ impl State {
             let Some(claim) = self.claim(namespace, &claim_name) else {
                 return Err(format!("resourceclaim.resource.k8s.io \"{claim_name}\" not found"));
             };
+            if claim.metadata.deletion_timestamp.is_some() {
+                return Err(format!("resourceclaim {claim_name:?} is being deleted"));
+            }
+            // `resourceclaim.IsForPod`: a claim from a template must be controlled by the pod.
+            let uid = pod.metadata.uid.as_deref().unwrap_or("");
+            let owned = claim.metadata.owner_references.iter().flatten().any(|o| o.controller == Some(true) && o.uid == uid);
+            if must_check_owner && !owned {
+                return Err(format!(
+                    "ResourceClaim {}/{claim_name} was not created for pod {namespace}/{pod_name} (pod is not owner)",
+                    ns(&claim.metadata)
+                ));
+            }
             out.push(claim);
         }
         Ok(out)
@@ -260,12 +272,7 @@ impl Plugin {
     /// `PreEnqueue`: why the pod waits before any scheduling attempt (no event is
     /// written for it), or `Ok`.
     pub fn pre_enqueue(&self, pod: &Pod) -> Result<(), String> {
-        for c in self.state.pod_claims(pod)? {
-            if c.metadata.deletion_timestamp.is_some() {
-                return Err(format!("resourceclaim {:?} is being deleted", name(&c.metadata)));
-            }
-        }
-        Ok(())
+        self.state.pod_claims(pod).map(|_| ())
     }
 
     /// The allocations the pod's claims get on `node` (the Filter's result that
