@@ -3,7 +3,7 @@
 //! ResourceSlices, claims and templates, then pods in order — is written through the
 //! API (no driver, no kubelet: the slices are written as a driver would, the nodes made
 //! Ready as a kubelet would), and every pod's end — the node and the devices its claims
-//! got, the FailedScheduling text, the claim controller's warning, or waiting unseen in
+//! got, every FailedScheduling text, the claim controller's warning, or waiting unseen in
 //! the queue — is compared with `gpulab_model::kubernetes::dra::apply::create_pod` on
 //! the same files. A difference fails the test.
 #![cfg(feature = "real-kube")]
@@ -65,6 +65,10 @@ fn model(m: &Manifests, version: KubeVersion) -> Vec<(String, String)> {
         let end = match &applied {
             Applied::ClaimNotCreated { event, .. } => format!("event={}", event.message),
             Applied::Waiting { .. } => "waiting".to_string(),
+            Applied::Cycle { scheduled, deallocated: Some((_, first)), .. } => match &scheduled.result.outcome {
+                Outcome::Unschedulable { message, .. } => format!("failed={first} | {message}"),
+                _ => panic!("{name}: a pod bound after a deallocation is not among the cases"),
+            },
             Applied::Cycle { scheduled, .. } => match &scheduled.result.outcome {
                 Outcome::Scheduled { node, .. } => {
                     let claims: Vec<Value> = state.pod_claims(applied.pod()).unwrap().into_iter().map(|c| serde_json::to_value(c).unwrap()).collect();
@@ -149,7 +153,21 @@ fn real_end(api: &Api, ns: &str, pod: &str) -> String {
             since = Instant::now();
         }
     }
-    format!("failed={last}")
+    // Every distinct FailedScheduling text in the order written (a deallocation leaves
+    // two); the last is the condition's.
+    let events = api.get(&format!("/api/v1/namespaces/{ns}/events?fieldSelector=involvedObject.name={pod}"));
+    let mut items: Vec<Value> = events["items"].as_array().unwrap().iter().filter(|e| e["reason"] == "FailedScheduling").cloned().collect();
+    let when = |e: &Value| e["eventTime"].as_str().or(e["firstTimestamp"].as_str()).unwrap_or("").to_string();
+    items.sort_by_key(when);
+    let mut texts: Vec<String> = Vec::new();
+    for e in &items {
+        let m = e["message"].as_str().unwrap_or("").to_string();
+        if !texts.contains(&m) {
+            texts.push(m);
+        }
+    }
+    assert_eq!(texts.last(), Some(&last), "{pod}: the last FailedScheduling event is the condition's text");
+    format!("failed={}", texts.join(" | "))
 }
 
 /// The case written through the API; each pod's real end.
