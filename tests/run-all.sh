@@ -30,6 +30,9 @@ tier "real control plane: gpulab cluster up/down on the kube-oracle binary (gate
 kube_oracle=${GPULAB_CACHE:-$HOME/.cache/gpulab}/kube/v1.37.2/kube-oracle
 if [ -x "$kube_oracle" ]; then
   cargo test --locked -p gpulab --features real-kube --test cluster_live
+  # DRA (issue 17): ResourceSlices, DeviceClasses and claims written through the API;
+  # every pod's node, devices and FailedScheduling text vs the model.
+  cargo test --locked -p gpulab --features real-kube --test dra_live -- --nocapture 2>&1 | grep -E "pods agree|DIFFER|test result|panicked"
 else
   echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
 fi

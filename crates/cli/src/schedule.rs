@@ -2,11 +2,17 @@
 //! pod through the model (defaulting, admission, validation, one scheduling cycle)
 //! and print what a learner would see — the verdict, the Events table of
 //! `kubectl describe pod`, and node × plugin results. Glue only: every rule is the
-//! model's ([`gpulab_model::kubernetes::apply::create_pod`]).
+//! model's ([`gpulab_model::kubernetes::apply::create_pod`]; with DRA objects in the
+//! files — DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice —
+//! [`gpulab_model::kubernetes::dra::apply::create_pod`], which also prints the
+//! devices each claim got).
 
 use std::path::Path;
 
-use gpulab_model::kubernetes::apply::create_pod;
+use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
+use gpulab_model::kubernetes::dra::apply::Applied;
+use gpulab_model::kubernetes::dra::dynamicresources::State;
+use gpulab_model::kubernetes::events::EventRecord;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
@@ -19,11 +25,25 @@ use crate::cli::ScheduleArgs;
 use crate::exit::ExitCode;
 use crate::output::OutputFormat;
 
-fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>) -> Manifests {
+fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut State) -> Manifests {
     match std::fs::read_to_string(path) {
         Ok(text) => {
-            let (m, d) = load(&path.display().to_string(), &text);
+            let file = path.display().to_string();
+            let (m, d) = load(&file, &text);
             diags.extend(d);
+            if !m.deferred.is_empty() {
+                let (objects, typed) = gpulab_model::kubernetes::dra::read(&m);
+                diags.extend(typed);
+                diags.extend(
+                    gpulab_model::kubernetes::dra::diagnose(&file, &text, &objects)
+                        .into_iter()
+                        .filter(|d| d.severity == gpulab_model::diagnostic::Severity::Error),
+                );
+                dra.classes.extend(objects.device_classes.into_iter().map(|o| o.object));
+                dra.claims.extend(objects.resource_claims.into_iter().map(|o| o.object));
+                dra.templates.extend(objects.resource_claim_templates.into_iter().map(|o| o.object));
+                dra.slices.extend(objects.resource_slices.into_iter().map(|o| o.object));
+            }
             m
         }
         Err(e) => {
@@ -49,11 +69,18 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
         }
     };
     let (mut diags, mut errors) = (Vec::new(), Vec::new());
-    let cluster = read(&args.nodes, &mut diags, &mut errors);
-    let pod_file = read(&args.pod, &mut diags, &mut errors);
+    let mut dra = State::default();
+    let cluster = read(&args.nodes, &mut diags, &mut errors, &mut dra);
+    let pod_file = read(&args.pod, &mut diags, &mut errors, &mut dra);
     let mut runtime_classes: Vec<_> = cluster.runtime_classes.iter().map(|l| l.object.clone()).collect();
     if let Some(p) = &args.runtimeclasses {
-        runtime_classes.extend(read(p, &mut diags, &mut errors).runtime_classes.into_iter().map(|l| l.object));
+        runtime_classes.extend(read(p, &mut diags, &mut errors, &mut dra).runtime_classes.into_iter().map(|l| l.object));
+    }
+    let has_dra = !(dra.classes.is_empty() && dra.claims.is_empty() && dra.templates.is_empty() && dra.slices.is_empty());
+    if has_dra && !version.dynamic_resources_enabled() {
+        errors.push(format!(
+            "resource.k8s.io/v1 (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice) is served from Kubernetes 1.34; not by {version}"
+        ));
     }
     for e in &errors {
         eprintln!("gpulab schedule: {e}");
@@ -68,13 +95,24 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
         eprintln!("{}: expected exactly one Pod, found {}", args.pod.display(), pod_file.pods.len());
         return ExitCode::BadInput;
     };
-    let snapshot = Snapshot::new(
+    let mut snapshot = Snapshot::new(
         cluster.nodes.iter().map(|l| l.object.clone()),
         &cluster.pods.iter().map(|l| l.object.clone()).collect::<Vec<_>>(),
     );
     let opts = FilterOptions { version, ..Default::default() };
-    let created = match create_pod(pod.object.clone(), &snapshot, &runtime_classes, &opts, 0) {
-        Ok(c) => c,
+    let uses_claims = pod.object.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty());
+    let created = if has_dra || uses_claims {
+        gpulab_model::kubernetes::dra::apply::create_pod(&mut dra, &mut snapshot, pod.object.clone(), &runtime_classes, &opts, 0)
+    } else {
+        create_pod(pod.object.clone(), &snapshot, &runtime_classes, &opts, 0).map(|s| Applied::Cycle {
+            scheduled: Box::new(s),
+            allocations: Vec::new(),
+            deallocated: None,
+        })
+    };
+    let created = match created {
+        Ok(Applied::Cycle { scheduled, allocations, deallocated }) => (*scheduled, allocations, deallocated),
+        Ok(waiting) => return print_waiting(&waiting, version, output),
         Err(rejection) => {
             let text = rejection.kubectl_text(&args.pod.display().to_string());
             match output {
@@ -87,6 +125,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
             return ExitCode::CheckFailed;
         }
     };
+    let (created, allocations, deallocated): (Scheduled, _, _) = created;
     let name = created.pod.metadata.name.clone().unwrap_or_default();
     let namespace = created.pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
     let (verdict, node, tied, nominated) = match &created.result.outcome {
@@ -111,6 +150,18 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
             print!("{}", describe_events(std::slice::from_ref(&created.event), 0));
             println!();
             print!("{}", table(&created.explanation));
+            for (claim, a) in &allocations {
+                println!();
+                println!("ResourceClaim {claim}: allocated");
+                for r in a.devices.iter().flat_map(|d| d.results.iter().flatten()) {
+                    println!("  {}: {} {} {}", r.request, r.driver, r.pool, r.device);
+                }
+            }
+            if let Some((claim, first)) = &deallocated {
+                println!();
+                println!("ResourceClaim {claim}: deallocated by the scheduler's PostFilter; the first attempt said:");
+                println!("  {first}");
+            }
         }
         OutputFormat::Json => {
             let v = json!({
@@ -129,6 +180,13 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
                     "reason": created.condition.reason, "message": created.condition.message,
                 },
                 "nodes": created.explanation,
+                "allocations": allocations.iter().map(|(claim, a)| json!({
+                    "claim": claim,
+                    "devices": a.devices.iter().flat_map(|d| d.results.iter().flatten()).map(|r| json!({
+                        "request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device,
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "deallocated": deallocated.as_ref().map(|(claim, first)| json!({"claim": claim, "firstAttempt": first})),
             });
             println!("{v:#}");
         }
@@ -138,4 +196,41 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
     } else {
         ExitCode::CheckFailed
     }
+}
+
+/// A pod the scheduler does not try: its claim could not be made from a template
+/// (the controller's warning event) or is missing (PreEnqueue; no event at all).
+fn print_waiting(applied: &Applied, version: KubeVersion, output: OutputFormat) -> ExitCode {
+    let pod = applied.pod();
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let namespace = pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+    let (event, reason): (Option<&EventRecord>, Option<&str>) = match applied {
+        Applied::ClaimNotCreated { event, .. } => (Some(event), None),
+        Applied::Waiting { reason, .. } => (None, Some(reason.as_str())),
+        Applied::Cycle { .. } => (None, None),
+    };
+    match output {
+        OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => {
+            println!("{namespace}/{name}: Pending (Kubernetes {version}), not tried by the scheduler");
+            if let Some(e) = event {
+                print!("{}", describe_events(std::slice::from_ref(e), 0));
+            }
+            if let Some(r) = reason {
+                println!("Events:  <none>");
+                println!("Waiting in the scheduling queue (DynamicResources PreEnqueue): {r}");
+            }
+        }
+        OutputFormat::Json => {
+            let v = json!({
+                "verdict": "Pending",
+                "kubernetesVersion": version.to_string(),
+                "pod": {"namespace": namespace, "name": name},
+                "node": null,
+                "event": event.map(|e| json!({"type": e.type_, "reason": e.reason, "from": e.from, "message": e.message})),
+                "preEnqueue": reason,
+            });
+            println!("{v:#}");
+        }
+    }
+    ExitCode::CheckFailed
 }

@@ -14,12 +14,13 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gpulab::cluster::ports::Ports;
 use gpulab::cluster::process::live_cmdline;
 use gpulab::cluster::{Cluster, Component, ErrorKind, Options, DEFAULT_RELEASE};
 use serde_json::{json, Value};
+use support::kube_api::Api;
 use support::TempDir;
 
 /// One control plane at a time: two at once on a small machine would race the 60 s.
@@ -41,49 +42,6 @@ fn assert_nothing_left(pids: &[(Component, u32)], ports: &Ports, dir: &Path) {
         TcpListener::bind((Ipv4Addr::LOCALHOST, port)).unwrap_or_else(|e| panic!("{who} 127.0.0.1:{port} still bound: {e}"));
     }
     assert!(!dir.exists(), "{} is left", dir.display());
-}
-
-struct Api {
-    rt: tokio::runtime::Runtime,
-    client: kube::Client,
-}
-
-impl Api {
-    fn new(kubeconfig: &Path) -> Api {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let kc = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
-        let config = rt.block_on(kube::Config::from_custom_kubeconfig(kc, &Default::default())).unwrap();
-        let client = {
-            let _g = rt.enter();
-            kube::Client::try_from(config).unwrap()
-        };
-        Api { rt, client }
-    }
-
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, (u16, String)> {
-        let req = http::Request::builder().method(method).uri(path).header("content-type", "application/json");
-        let req = req.body(body.map(|b| b.to_string().into_bytes()).unwrap_or_default()).unwrap();
-        self.rt.block_on(self.client.request::<Value>(req)).map_err(|e| match e {
-            kube::Error::Api(s) => (s.code, s.message.clone()),
-            other => (0, other.to_string()),
-        })
-    }
-
-    fn get(&self, path: &str) -> Value {
-        self.call("GET", path, None).unwrap_or_else(|e| panic!("GET {path}: {e:?}"))
-    }
-
-    /// Polls `GET path` until `done` holds (30 s at most).
-    fn wait_for(&self, what: &str, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            match self.call("GET", path, None) {
-                Ok(v) if done(&v) => return v,
-                last => assert!(Instant::now() < deadline, "{what}: not within 30 s (last: {last:?})"),
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
 }
 
 /// Up, the API at work, down without a trace.

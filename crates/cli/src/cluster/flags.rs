@@ -13,8 +13,9 @@ use super::ports::Ports;
 /// The service-account token issuer (what kubeadm uses).
 pub const SERVICE_ACCOUNT_ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
-/// The controller manager's controllers.
-pub const CONTROLLERS: &str = "daemonset,namespace,garbagecollector,serviceaccount,serviceaccount-token";
+/// The controller manager's controllers (`resourceclaim-controller` makes a pod's
+/// ResourceClaims from its templates: DRA, issue 17).
+pub const CONTROLLERS: &str = "daemonset,namespace,garbagecollector,serviceaccount,serviceaccount-token,resourceclaim-controller";
 
 fn flag(name: &str, value: impl AsRef<std::ffi::OsStr>) -> String {
     format!("--{name}={}", value.as_ref().to_string_lossy())
@@ -155,7 +156,7 @@ mod tests {
         assert_eq!(value(&s, "controllers"), None);
         let m = args(Component::KubeControllerManager, &l, &ports());
         assert_eq!((value(&m, "secure-port"), value(&m, "bind-address")), (Some("6003"), Some("127.0.0.1")));
-        assert_eq!(value(&m, "controllers"), Some("daemonset,namespace,garbagecollector,serviceaccount,serviceaccount-token"));
+        assert_eq!(value(&m, "controllers"), Some("daemonset,namespace,garbagecollector,serviceaccount,serviceaccount-token,resourceclaim-controller"));
         assert!(!CONTROLLERS.contains("nodelifecycle"));
         assert_eq!(value(&m, "root-ca-file"), Some("/d/pki/ca.crt"));
         assert_eq!(value(&m, "service-account-private-key-file"), Some("/d/pki/sa.key"));

@@ -93,7 +93,7 @@ fn check_post_filter(case: &Value) -> Result<(), String> {
         .iter()
         .map(|n| statuses.and_then(|s| s.get(&n.name)).and_then(Value::as_str).and_then(Code::parse))
         .collect();
-    let state = CycleState { skip_node_affinity: true, skip_node_ports: true };
+    let state = CycleState { skip_node_affinity: true, skip_node_ports: true, dra: None };
     let got = post_filter(&snapshot, &pod, &codes, &state, &FilterOptions::default());
     let expected = case.get("expected").ok_or("no expected")?;
     expect_eq("code", str_field(expected, "code")?, got.status.code.as_str())?;

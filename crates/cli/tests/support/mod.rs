@@ -3,6 +3,9 @@
 //! `gpulab_model::check_runtime::evaluate` to agree finding by finding, text by text.
 #![allow(dead_code)]
 
+#[cfg(feature = "real-kube")]
+pub mod kube_api;
+
 #[path = "../../../../tests/shared_dir.rs"]
 mod shared_dir;
 

@@ -339,7 +339,7 @@ impl Rollout {
         let node = target.as_deref().and_then(|t| index.node(nodes, t));
         if let (Some(target), Some(node)) = (&target, node) {
             let node_info = index.node_info(node, &self.controller.pods, info.pod.metadata.name.as_ref());
-            let state = CycleState { skip_node_affinity: false, skip_node_ports: info.host_ports.is_empty() };
+            let state = CycleState { skip_node_affinity: false, skip_node_ports: info.host_ports.is_empty(), dra: None };
             if run_filter_plugins(info, &node_info, &state, opts).is_none() {
                 return Ok(target.clone());
             }

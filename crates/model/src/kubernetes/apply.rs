@@ -46,12 +46,18 @@ pub struct Scheduled {
 
 /// Creates `pod` at time `at` and schedules it once.
 pub fn create_pod(
-    mut pod: Pod,
+    pod: Pod,
     snapshot: &Snapshot,
     runtime_classes: &[RuntimeClass],
     opts: &FilterOptions,
     at: i64,
 ) -> Result<Scheduled, Rejection> {
+    let pod = admit(pod, runtime_classes)?;
+    Ok(schedule(pod, snapshot, opts, at))
+}
+
+/// What the API server does on create: defaulting, mutating admission, validation.
+pub fn admit(mut pod: Pod, runtime_classes: &[RuntimeClass]) -> Result<Pod, Rejection> {
     default_requests_from_limits(&mut pod);
     super::admission::default_mutating(&mut pod);
     runtimeclass::admit(&mut pod, runtime_classes).map_err(|e| Rejection { reason: e.reason, message: e.message })?;
@@ -61,13 +67,18 @@ pub fn create_pod(
         return Err(Rejection { reason: "Invalid", message: invalid_message("Pod", &name, &errs) });
     }
     runtimeclass::validate(&pod, runtime_classes).map_err(|e| Rejection { reason: e.reason, message: e.message })?;
+    Ok(pod)
+}
+
+/// One scheduling cycle for a pod the API server stored.
+pub fn schedule(mut pod: Pod, snapshot: &Snapshot, opts: &FilterOptions, at: i64) -> Scheduled {
     let info = PodInfo::new(pod.clone(), snapshot.pod_level_resources);
     let result = schedule_one(snapshot, &info, opts);
     let (namespace, name) = info.key();
     let (event, condition) = scheduling_event(&namespace, &name, &result, at);
     let explanation = explain_cycle(snapshot, &info, &result, opts.version);
     record_status(&mut pod, &result, &condition);
-    Ok(Scheduled { pod, result, event, condition, explanation })
+    Scheduled { pod, result, event, condition, explanation }
 }
 
 /// What the scheduler writes back: the binding (`spec.nodeName`), or phase Pending

@@ -45,6 +45,14 @@ impl KubeVersion {
     pub fn dra_no_claims_message(self) -> bool {
         self.dynamic_resources_enabled() && self <= KubeVersion::V1_36
     }
+
+    /// The DynamicResources PostFilter of a pod with claims, when it freed none, says
+    /// `still not schedulable` on 1.34–1.36; 1.37 says nothing (found against the real
+    /// v1.37.2 scheduler: `… 1 node(s) didn't match Pod's node affinity/selector.
+    /// preemption: …`). `deallocation of ResourceClaim completed` stays in 1.37.
+    pub fn dra_still_not_schedulable_message(self) -> bool {
+        self.dynamic_resources_enabled() && self <= KubeVersion::V1_36
+    }
 }
 
 impl fmt::Display for KubeVersion {

@@ -1,7 +1,7 @@
 //! Dynamic Resource Allocation (`resource.k8s.io/v1`, GA since 1.34): the objects'
 //! validation as the API server does it, and the CEL device selectors as
 //! `k8s.io/dynamic-resource-allocation/cel` compiles and evaluates them. Issue 17,
-//! items 2 and 3; allocation and scheduling (item 4) build on this.
+//! items 2, 3 and 4.
 //!
 //! The objects are k8s-openapi's `resource::v1` types (feature `v1_36`).
 //! [`super::yaml::load`] recognises their kinds and keeps their documents untyped;
@@ -16,13 +16,22 @@
 //!   ResourceClaim, ResourceClaimTemplate and ResourceSlice.
 //! - [`cel`]: the selector language: lexer, parser, checker, interpreter, and
 //!   `compile.go`'s `CompileCELExpression` / `DeviceMatches`.
+//! - [`allocator`]: the structured allocator (`structured/internal/stable`).
+//! - [`apply`]: a pod with claims through the control plane, step by step.
+//! - [`dynamicresources`]: the scheduler plugin over the allocator, the resource
+//!   claim controller's claims from templates, and what binding writes.
 //!
 //! **API Boundary:** pure functions over k8s-openapi objects; nothing here reads
 //! files.
 
+pub mod allocator;
+pub mod apply;
 pub mod cel;
+pub mod dynamicresources;
 pub mod validation;
 
+#[cfg(test)]
+mod allocator_tests;
 #[cfg(test)]
 mod tests;
 

@@ -51,10 +51,16 @@ pub fn explain_cycle(
 }
 
 /// The explanation as a table (kubectl `get` layout): one row per node, one column
-/// per filter plugin, then SCORE; cells of plugins that did not run are `-`.
+/// per filter plugin (DynamicResources when the pod has claims), then SCORE; cells of
+/// plugins that did not run are `-`.
 pub fn table(rows: &[NodeExplanation]) -> String {
+    let dra = rows.iter().any(|r| r.filters.iter().any(|(p, _)| p == Plugin::DynamicResources.name()));
+    let mut plugins: Vec<Plugin> = Plugin::FILTERS.to_vec();
+    if dra {
+        plugins.push(Plugin::DynamicResources);
+    }
     let mut text = String::from("NODE");
-    for p in Plugin::FILTERS {
+    for p in &plugins {
         text.push('\t');
         text.push_str(p.name());
     }
@@ -65,14 +71,14 @@ pub fn table(rows: &[NodeExplanation]) -> String {
             if first == "PreFilter" {
                 text.push('\t');
                 text.push_str(msg);
-                for _ in 1..Plugin::FILTERS.len() {
+                for _ in 1..plugins.len() {
                     text.push_str("\t-");
                 }
                 text.push_str("\t-\n");
                 continue;
             }
         }
-        for p in Plugin::FILTERS {
+        for p in &plugins {
             let cell = row.filters.iter().find(|(n, _)| n == p.name()).map_or("-", |(_, r)| r.as_str());
             text.push('\t');
             text.push_str(cell);

@@ -19,6 +19,9 @@ pub enum Plugin {
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    /// Runs after the others (`default_plugins.go` lists it after InterPodAffinity),
+    /// only for a pod with claims; not in [`Plugin::FILTERS`].
+    DynamicResources,
 }
 
 impl Plugin {
@@ -41,6 +44,7 @@ impl Plugin {
             Plugin::NodeAffinity => "NodeAffinity",
             Plugin::NodePorts => "NodePorts",
             Plugin::NodeResourcesFit => "NodeResourcesFit",
+            Plugin::DynamicResources => "DynamicResources",
         }
     }
 }
@@ -93,6 +97,57 @@ pub enum Reason {
     NodeAffinity,
     NodePorts,
     Fit(FitReasons),
+    /// DynamicResources' Filter.
+    Dra(DraReason),
+}
+
+/// DynamicResources' Filter reasons (`dynamicresources.go`), all
+/// UnschedulableAndUnresolvable; `Error` aborts the cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DraReason {
+    /// An allocated claim's node selector does not match the node.
+    NotAvailable,
+    /// The allocator found no solution on the node.
+    CannotAllocate,
+    /// No solution, and a pool of the node has duplicate device names.
+    InvalidPools,
+    /// The allocator gave up (the model's search bound).
+    TimedOut,
+    /// The allocator failed (a CEL runtime error, a broken claim): not a rejection.
+    Error,
+}
+
+impl DraReason {
+    /// The status message.
+    pub fn text(self) -> &'static str {
+        match self {
+            DraReason::NotAvailable => "resourceclaim not available on the node",
+            DraReason::CannotAllocate => "cannot allocate all claims",
+            DraReason::InvalidPools => "invalid resource pools were encountered",
+            DraReason::TimedOut => "timed out trying to allocate devices",
+            DraReason::Error => "",
+        }
+    }
+}
+
+/// One pod's cycle in the DynamicResources plugin, after a PreFilter that did not
+/// skip: implemented by `kubernetes::dra::dynamicresources`, so that the scheduler
+/// (and the app's chunk) carries no DRA code unless a caller supplies it.
+pub trait DraCycle: std::fmt::Debug + Send + Sync {
+    /// Filter on one node: `None` when the claims can be had there.
+    fn filter(&self, node: &NodeInfo) -> Option<DraReason>;
+    /// The text of a Filter error on `node` (`running "DynamicResources" filter
+    /// plugin: …` wraps it).
+    fn filter_error(&self, node: &NodeInfo) -> String;
+    /// PostFilter, knowing which nodes Filter rejected.
+    fn post_filter(&self, rejected: &[&NodeInfo]) -> Status;
+}
+
+/// The DynamicResources plugin with the cluster's DRA objects.
+pub trait DynamicResources: std::fmt::Debug + Send + Sync {
+    /// PreFilter: `Ok(None)` = Skip (no claims), `Err` = the pod's rejection
+    /// (UnschedulableAndUnresolvable, or Error).
+    fn pre_filter(&self, pod: &PodInfo) -> Result<Option<std::sync::Arc<dyn DraCycle>>, Status>;
 }
 
 /// A plugin's rejection of one node.
@@ -144,6 +199,7 @@ impl Rejection {
                     }
                 }
             }
+            Reason::Dra(r) => f(r.text()),
         }
     }
 
@@ -160,6 +216,8 @@ pub struct CycleState {
     pub skip_node_affinity: bool,
     /// NodePorts' PreFilter said Skip (no host ports).
     pub skip_node_ports: bool,
+    /// DynamicResources' PreFilter state for a pod with claims (`None`: Skip).
+    pub dra: Option<std::sync::Arc<dyn DraCycle>>,
 }
 
 /// Filter options of a cycle.
@@ -167,6 +225,9 @@ pub struct CycleState {
 pub struct FilterOptions {
     pub version: KubeVersion,
     pub fit_args: FitArgs,
+    /// The DynamicResources plugin with the cluster's DRA objects; `None`: no DRA
+    /// objects (every pod's PreFilter skips).
+    pub dra: Option<std::sync::Arc<dyn DynamicResources>>,
 }
 
 /// `RunFilterPlugins` for one node: `None` when every plugin passes.
@@ -186,12 +247,15 @@ pub fn run_filter_plugins(
             Plugin::NodePorts if state.skip_node_ports => None,
             Plugin::NodePorts => node_ports::filter(pod, node),
             Plugin::NodeResourcesFit => noderesources_fit::filter(&pod.request, node, &opts.fit_args, opts.version),
+            Plugin::DynamicResources => None,
         };
         if r.is_some() {
             return r;
         }
     }
-    None
+    let dra = state.dra.as_ref()?.filter(node)?;
+    let code = if dra == DraReason::Error { Code::Error } else { Code::UnschedulableAndUnresolvable };
+    Some(Rejection::new(Plugin::DynamicResources, code, Reason::Dra(dra)))
 }
 
 /// The per-plugin result for one node, the shape kube-scheduler-simulator shows:
@@ -214,10 +278,17 @@ pub fn explain(
         match verdict {
             Some(r) if r.plugin == plugin => {
                 out.push((plugin.name(), r.reasons(pod, node, version).join(", ")));
-                break;
+                return out;
             }
             _ => out.push((plugin.name(), "passed".to_string())),
         }
+    }
+    if state.dra.is_some() {
+        let cell = match verdict {
+            Some(r) if r.plugin == Plugin::DynamicResources => r.reasons(pod, node, version).join(", "),
+            _ => "passed".to_string(),
+        };
+        out.push((Plugin::DynamicResources.name(), cell));
     }
     out
 }

@@ -193,6 +193,8 @@ impl HotSnapshot {
             && opts.fit_args.ignored_resources.is_empty()
             && opts.fit_args.ignored_resource_groups.is_empty()
             && opts.fit_args.dra_extended_resources.is_none()
+            // A pod with claims runs DynamicResources on every node.
+            && (opts.dra.is_none() || spec.and_then(|s| s.resource_claims.as_ref()).is_none_or(Vec::is_empty))
     }
 
     /// One cycle for `pod`: what [`schedule_one`] on [`HotSnapshot::snapshot`] returns.
@@ -201,7 +203,7 @@ impl HotSnapshot {
             return schedule_one(&self.snapshot, pod, opts);
         }
         self.refresh_verdicts(pod, opts.version);
-        let state = CycleState { skip_node_affinity: true, skip_node_ports: true };
+        let state = CycleState { skip_node_affinity: true, skip_node_ports: true, dra: None };
         if self.all_plain {
             return self.plain_cycle(pod, opts, state);
         }

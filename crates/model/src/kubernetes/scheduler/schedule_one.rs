@@ -89,11 +89,30 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
     result.state.skip_node_affinity = pre == NodeAffinityPreFilter::Skip;
     result.state.skip_node_ports = pod.host_ports.is_empty();
 
+    // PreFilter in profile order: NodeAffinity, …, DynamicResources; the first
+    // UnschedulableAndUnresolvable ends it.
+    let mut rejected = None;
     if pre == NodeAffinityPreFilter::Conflict {
-        let status = Status::new(Code::UnschedulableAndUnresolvable, [node_affinity::ERR_REASON_CONFLICT])
-            .with_plugin("NodeAffinity");
+        rejected = Some(
+            Status::new(Code::UnschedulableAndUnresolvable, [node_affinity::ERR_REASON_CONFLICT]).with_plugin("NodeAffinity"),
+        );
+    } else if let Some(dra) = opts.dra.as_ref().filter(|_| opts.version.dynamic_resources_enabled()) {
+        match dra.pre_filter(pod) {
+            Ok(cycle) => result.state.dra = cycle,
+            Err(status) if status.code == Code::Error => {
+                result.outcome = Outcome::Error {
+                    message: format!("running PreFilter plugin \"DynamicResources\": {}", status.message()),
+                };
+                result.nodes = vec![NodeOutcome::PreFilterRejected; n];
+                result.pre_filter_status = Some(status);
+                return result;
+            }
+            Err(status) => rejected = Some(status.with_plugin("DynamicResources")),
+        }
+    }
+    if let Some(status) = rejected {
         result.nodes = vec![NodeOutcome::PreFilterRejected; n];
-        let post = post_filter(snapshot, pod, &vec![Some(status.code); n], &result.state, opts);
+        let post = post_filter(snapshot, pod, &vec![Some(status.code); n], &[], &result.state, opts);
         result.outcome = Outcome::Unschedulable {
             message: fit_error_message(n, &status.message(), std::iter::empty(), &post.0),
             nominated_node: post.1,
@@ -118,6 +137,13 @@ pub fn schedule_one(snapshot: &Snapshot, pod: &PodInfo, opts: &FilterOptions) ->
             continue;
         }
         match run_filter_plugins(pod, node, &result.state, opts) {
+            Some(r) if r.code == Code::Error => {
+                // A Filter error stops the cycle (`running "DynamicResources" filter plugin: …`).
+                let text = result.state.dra.as_ref().map(|d| d.filter_error(node)).unwrap_or_default();
+                result.outcome = Outcome::Error { message: format!("running {:?} filter plugin: {text}", r.plugin.name()) };
+                result.nodes.push(NodeOutcome::Rejected(r));
+                return result;
+            }
             Some(r) => result.nodes.push(NodeOutcome::Rejected(r)),
             None => {
                 feasible.push(i);
@@ -178,7 +204,14 @@ pub(crate) fn fail(
     if absent > 0 {
         hist.push(("node(s) didn't satisfy plugin(s) [NodeAffinity]".to_string(), absent));
     }
-    let (post_msg, nominated_node, victims) = post_filter(snapshot, pod, &codes, state, opts);
+    let dra_rejected: Vec<&super::snapshot::NodeInfo> = snapshot
+        .nodes
+        .iter()
+        .zip(nodes.iter())
+        .filter(|(_, o)| matches!(o, NodeOutcome::Rejected(r) if r.plugin == super::framework::Plugin::DynamicResources))
+        .map(|(n, _)| n)
+        .collect();
+    let (post_msg, nominated_node, victims) = post_filter(snapshot, pod, &codes, &dra_rejected, state, opts);
     Outcome::Unschedulable {
         message: fit_error_message(snapshot.nodes.len(), "", hist.iter().map(|(r, c)| (r.as_str(), *c)), &post_msg),
         nominated_node,
@@ -192,13 +225,20 @@ fn post_filter(
     snapshot: &Snapshot,
     pod: &PodInfo,
     codes: &[Option<Code>],
+    dra_rejected: &[&super::snapshot::NodeInfo],
     state: &CycleState,
     opts: &FilterOptions,
 ) -> (String, Option<String>, Vec<(String, String)>) {
     let mut results: Vec<(String, Status)> = Vec::new();
     if opts.version.dynamic_resources_enabled() {
-        let reasons: &[&str] = if opts.version.dra_no_claims_message() { &[NO_NEW_CLAIMS] } else { &[] };
-        results.push(("DynamicResources".into(), Status::new(Code::Unschedulable, reasons.iter().copied())));
+        let status = match &state.dra {
+            Some(cycle) => cycle.post_filter(dra_rejected),
+            None => {
+                let reasons: &[&str] = if opts.version.dra_no_claims_message() { &[NO_NEW_CLAIMS] } else { &[] };
+                Status::new(Code::Unschedulable, reasons.iter().copied())
+            }
+        };
+        results.push(("DynamicResources".into(), status));
     }
     let pre = preemption::post_filter(snapshot, pod, codes, state, opts);
     results.push(("DefaultPreemption".into(), pre.status.clone()));

@@ -1,0 +1,77 @@
+//! Issue 17: `gpulab schedule` with DRA objects — the FailedScheduling text, per
+//! version, and the devices a claim gets for the files in `tests/dra/`; bad DRA input
+//! refused at file:line with the API server's words (exit 2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dra(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dra").join(file).display().to_string()
+}
+
+fn gpulab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpulab")).args(args).output().unwrap()
+}
+
+/// The T4 cluster's two pods on each version: (pod file, version, exit, lines that
+/// must be in the output).
+#[test]
+fn t4_cluster_per_version() {
+    let impossible = |still: &str| {
+        format!("0/2 nodes are available: 1 cannot allocate all claims, 1 node(s) didn't match Pod's node affinity/selector. {still}preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+    };
+    let cases: Vec<(&str, &str, i32, Vec<String>)> = vec![
+        ("pod-t4-20gi.yaml", "1.34", 1, vec![impossible("still not schedulable, ")]),
+        ("pod-t4-20gi.yaml", "1.35", 1, vec![impossible("still not schedulable, ")]),
+        ("pod-t4-20gi.yaml", "1.36", 1, vec![impossible("still not schedulable, ")]),
+        ("pod-t4-20gi.yaml", "1.37", 1, vec![impossible("")]),
+        (
+            "pod-t4.yaml",
+            "1.37",
+            0,
+            vec!["default/pod-mem-ok: Scheduled to gpu-node".into(), "  gpu: gpu.nvidia.com gpu-node gpu-0".into()],
+        ),
+    ];
+    for (pod, version, code, want) in cases {
+        let out = gpulab(&["schedule", "--nodes", &dra("cluster-t4.yaml"), "--pod", &dra(pod), "--k8s-version", version]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "{pod} {version}: {stdout}");
+        for w in &want {
+            assert!(stdout.contains(w.as_str()), "{pod} {version}: {w:?} not in\n{stdout}");
+        }
+        if code == 1 {
+            assert!(stdout.contains("DynamicResources") && stdout.contains("cannot allocate all claims   -"), "{stdout}");
+        }
+    }
+    let out = gpulab(&["schedule", "--nodes", &dra("cluster-t4.yaml"), "--pod", &dra("pod-t4.yaml"), "--k8s-version", "1.33"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is served from Kubernetes 1.34; not by 1.33"));
+}
+
+/// Bad DRA input: an error at the file's line with the API server's wording.
+#[test]
+fn bad_dra_input_at_file_and_line() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("schedule-dra-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "cel.yaml",
+            "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: broken}\nspec:\n  selectors:\n  - cel:\n      expression: \"device.driver ==\"\n",
+            "cel.yaml:7:",
+            "compilation failed",
+        ),
+        (
+            "dup.yaml",
+            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.nvidia.com\n  nodeName: n\n  pool: {name: n, generation: 1, resourceSliceCount: 1}\n  devices:\n  - name: gpu-0\n  - name: gpu-0\n",
+            "dup.yaml:",
+            "Duplicate value: \"gpu-0\"",
+        ),
+    ];
+    for (file, text, at, words) in cases {
+        std::fs::write(dir.join(file), text).unwrap();
+        let out = gpulab(&["schedule", "--nodes", &dir.join(file).display().to_string(), "--pod", &dra("pod-t4.yaml")]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(stderr.contains(at) && stderr.contains(words), "{file}: {stderr}");
+    }
+}

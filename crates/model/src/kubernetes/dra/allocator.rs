@@ -1,0 +1,773 @@
+//! The structured allocator (`k8s.io/dynamic-resource-allocation/structured`,
+//! `internal/stable/allocator_stable.go` and `pools_stable.go`): which devices of
+//! which pools a node can reach, and the first solution of the exhaustive search
+//! that gives every request of every claim its devices.
+//!
+//! Modelled: requests `exactly` (count, `allocationMode: All`) and `firstAvailable`
+//! (DRAPrioritizedList, on by default since 1.34), the class's and the request's CEL
+//! selectors, `matchAttribute` constraints, devices already allocated to other claims,
+//! pools by generation, incomplete and invalid pools, the allocation's node selector
+//! and configs. Not modelled: admin access, device taints, partitionable devices
+//! (a device that consumes counters is not allocatable, as with the gate off),
+//! consumable capacity, binding conditions.
+//!
+//! Order: upstream visits the pools of a node in Go map order, so with devices of
+//! several pools the real pick among equal solutions is random; the model visits
+//! them in the order of the slices as given (within one slice both take the devices
+//! in order).
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::core::v1::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
+use k8s_openapi::api::resource::v1::{
+    AllocationResult, Device, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceAttribute, DeviceClass,
+    DeviceRequestAllocationResult, DeviceSelector, ResourceClaim, ResourceSlice,
+};
+
+use super::cel;
+use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
+
+/// `resourceapi.AllocationResultsMaxSize`.
+pub const ALLOCATION_RESULTS_MAX_SIZE: usize = 32;
+
+/// A device by driver, pool and name (`DeviceID`, printed `driver/pool/device`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DeviceId {
+    pub driver: String,
+    pub pool: String,
+    pub device: String,
+}
+
+impl std::fmt::Display for DeviceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}/{}", self.driver, self.pool, self.device)
+    }
+}
+
+/// The allocator's feature gates (`structured.Features`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Features {
+    pub prioritized_list: bool,
+}
+
+/// Why `Allocate` failed with an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllocateError {
+    /// Wraps `ErrFailedAllocationOnNode`: only this node is out; the text is the
+    /// Filter's reason.
+    OnNode(String),
+    /// Any other error: the scheduling attempt stops (`statusError`).
+    Fatal(String),
+}
+
+/// One pool reachable from a node (`Pool`).
+#[derive(Debug)]
+struct Pool<'a> {
+    driver: &'a str,
+    name: &'a str,
+    generation: i64,
+    slices: Vec<&'a ResourceSlice>,
+    incomplete: bool,
+    invalid: bool,
+}
+
+fn node_matches(node: &Node, name: Option<&str>, all: bool, selector: Option<&NodeSelector>) -> bool {
+    match (name.filter(|n| !n.is_empty()), all, selector) {
+        (Some(n), _, _) => node.metadata.name.as_deref() == Some(n),
+        (None, true, _) => true,
+        (None, false, Some(s)) => node_selector_matches(s, NodeFields::of(node)),
+        _ => false,
+    }
+}
+
+/// `GatherPools`: the pools with a slice for `node`, the newest generation only.
+fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node) -> Vec<Pool<'a>> {
+    let mut pools: Vec<Pool<'a>> = Vec::new();
+    for slice in slices {
+        let spec = &slice.spec;
+        let per_device = spec.per_device_node_selection.unwrap_or(false);
+        let name = spec.node_name.as_deref().filter(|n| !n.is_empty());
+        let all = spec.all_nodes.unwrap_or(false);
+        // PerDeviceNodeSelection belongs to partitionable devices, not modelled: such
+        // slices are skipped as with the gate off.
+        if per_device || !(name.is_some() || all || spec.node_selector.is_some()) {
+            continue;
+        }
+        if !node_matches(node, name, all, spec.node_selector.as_ref()) {
+            continue;
+        }
+        let generation = spec.pool.generation;
+        match pools.iter_mut().find(|p| p.driver == spec.driver && p.name == spec.pool.name) {
+            None => pools.push(Pool {
+                driver: &spec.driver,
+                name: &spec.pool.name,
+                generation,
+                slices: vec![slice],
+                incomplete: false,
+                invalid: false,
+            }),
+            Some(p) if generation < p.generation => {}
+            Some(p) => {
+                if generation > p.generation {
+                    p.slices.clear();
+                    p.generation = generation;
+                }
+                p.slices.push(slice);
+            }
+        }
+    }
+    for p in &mut pools {
+        let count = p.slices.first().map_or(0, |s| s.spec.pool.resource_slice_count);
+        p.incomplete = p.slices.len() as i64 != count;
+        let mut seen = BTreeSet::new();
+        p.invalid = p.slices.iter().flat_map(|s| s.spec.devices.iter().flatten()).any(|d| !seen.insert(d.name.as_str()));
+    }
+    pools
+}
+
+/// One request or subrequest as the search sees it.
+#[derive(Debug)]
+struct RequestData<'a> {
+    /// The request's name, or `parent/sub` for a subrequest.
+    name: String,
+    /// The request the constraints name (the parent for a subrequest).
+    base: &'a str,
+    sub: Option<&'a str>,
+    class: &'a DeviceClass,
+    selectors: &'a [DeviceSelector],
+    all: bool,
+    /// For `All`: the devices fixed up front.
+    all_devices: Vec<Candidate<'a>>,
+    num_devices: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Candidate<'a> {
+    id: DeviceId,
+    device: &'a Device,
+    slice: &'a ResourceSlice,
+}
+
+/// A request: one [`RequestData`], or the alternatives of `firstAvailable`.
+#[derive(Debug)]
+enum Request<'a> {
+    Exactly(RequestData<'a>),
+    FirstAvailable(Vec<RequestData<'a>>),
+}
+
+#[derive(Debug)]
+struct MatchAttribute<'a> {
+    requests: Vec<&'a str>,
+    attribute: &'a str,
+    value: Option<&'a DeviceAttribute>,
+    count: usize,
+}
+
+impl<'a> MatchAttribute<'a> {
+    fn applies(&self, base: &str, sub: Option<&str>) -> bool {
+        self.requests.is_empty()
+            || self.requests.contains(&base)
+            || sub.is_some_and(|s| self.requests.iter().any(|r| r.split_once('/') == Some((base, s))))
+    }
+
+    fn add(&mut self, base: &str, sub: Option<&str>, c: &Candidate<'a>) -> bool {
+        if !self.applies(base, sub) {
+            return true;
+        }
+        let Some(attr) = lookup_attribute(c.device, &c.id.driver, self.attribute) else { return false };
+        if self.count == 0 {
+            self.value = Some(attr);
+            self.count = 1;
+            return true;
+        }
+        let Some(first) = self.value else { return false };
+        let same = if attr.string.is_some() {
+            first.string.is_some() && attr.string == first.string
+        } else if attr.int.is_some() {
+            first.int.is_some() && attr.int == first.int
+        } else if attr.bool.is_some() {
+            first.bool.is_some() && attr.bool == first.bool
+        } else if attr.version.is_some() {
+            first.version.is_some() && attr.version == first.version
+        } else {
+            false
+        };
+        if same {
+            self.count += 1;
+        }
+        same
+    }
+
+    fn remove(&mut self, base: &str, sub: Option<&str>) {
+        if self.applies(base, sub) {
+            self.count = self.count.saturating_sub(1);
+        }
+    }
+}
+
+/// `lookupAttribute`: the fully qualified name, or its id when the domain is the
+/// device's driver.
+fn lookup_attribute<'a>(device: &'a Device, driver: &str, name: &str) -> Option<&'a DeviceAttribute> {
+    let attrs = device.attributes.as_ref()?;
+    if let Some(a) = attrs.get(name) {
+        return Some(a);
+    }
+    let (domain, id) = name.split_once('/')?;
+    if domain != driver {
+        return None;
+    }
+    attrs.get(id)
+}
+
+/// What the allocator knows for one `Allocate` call: classes, slices and the
+/// devices other claims hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Allocator<'a> {
+    pub features: Features,
+    pub classes: &'a [DeviceClass],
+    pub slices: &'a [ResourceSlice],
+    pub allocated: &'a BTreeSet<DeviceId>,
+}
+
+struct Search<'a, 'b> {
+    alloc: &'b Allocator<'a>,
+    claims: &'b [&'a ResourceClaim],
+    pools: Vec<Pool<'a>>,
+    requests: Vec<Vec<Request<'a>>>,
+    constraints: Vec<Vec<MatchAttribute<'a>>>,
+    allocating: BTreeSet<DeviceId>,
+    /// Per claim: (request data index path, candidate) in allocation order.
+    result: Vec<Vec<(String, Candidate<'a>)>>,
+    /// Per claim and request: the chosen subrequest.
+    chosen: Vec<Vec<usize>>,
+    /// The compiled selectors, by expression.
+    compiled: Vec<(String, Result<cel::Selector, String>)>,
+    steps: u64,
+}
+
+/// Search steps after which the model gives up (the real one has a filter timeout
+/// in later versions; the lab's clusters are far below this).
+const MAX_STEPS: u64 = 1_000_000;
+
+/// `klog.KObj(claim)`: `namespace/name`, or the name alone without a namespace.
+pub fn claim_key(c: &ResourceClaim) -> String {
+    let name = c.metadata.name.as_deref().unwrap_or("");
+    match c.metadata.namespace.as_deref().filter(|n| !n.is_empty()) {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+impl<'a> Allocator<'a> {
+    /// `Allocate(ctx, node, claims)`: `Ok(None)` when no solution exists on the node
+    /// (the plugin's `cannot allocate all claims`), the results in claim order, or an
+    /// error.
+    pub fn allocate(&self, node: &Node, claims: &[&'a ResourceClaim]) -> Result<Option<Vec<AllocationResult>>, AllocateError> {
+        let pools = gather_pools(self.slices, node);
+        let mut s = Search {
+            alloc: self,
+            claims,
+            pools,
+            requests: Vec::new(),
+            constraints: Vec::new(),
+            allocating: BTreeSet::new(),
+            result: vec![Vec::new(); claims.len()],
+            chosen: Vec::new(),
+            compiled: Vec::new(),
+            steps: 0,
+        };
+        for claim in claims {
+            let key = claim_key(claim);
+            let devices = claim.spec.devices.as_ref();
+            let mut reqs = Vec::new();
+            let mut min_devices = 0usize;
+            for r in devices.and_then(|d| d.requests.as_ref()).into_iter().flatten() {
+                if let Some(e) = &r.exactly {
+                    let mode = e.allocation_mode.as_deref().unwrap_or("ExactCount");
+                    let data = s.request_data(&key, r.name.clone(), &r.name, None, &e.device_class_name, e.selectors.as_deref(), mode, e.count)?;
+                    min_devices += data.num_devices;
+                    reqs.push(Request::Exactly(data));
+                } else if let Some(subs) = r.first_available.as_ref().filter(|s| !s.is_empty()) {
+                    if !self.features.prioritized_list {
+                        return Err(AllocateError::Fatal(format!(
+                            "claim {key}, request {}: has subrequests, but the DRAPrioritizedList feature is disabled",
+                            r.name
+                        )));
+                    }
+                    let mut alts = Vec::new();
+                    for sub in subs {
+                        let mode = sub.allocation_mode.as_deref().unwrap_or("ExactCount");
+                        let name = format!("{}/{}", r.name, sub.name);
+                        let data = s.request_data(&key, name, &r.name, Some(&sub.name), &sub.device_class_name, sub.selectors.as_deref(), mode, sub.count)?;
+                        alts.push(data);
+                    }
+                    min_devices += alts.iter().map(|a| a.num_devices).min().unwrap_or(0);
+                    reqs.push(Request::FirstAvailable(alts));
+                } else {
+                    return Err(AllocateError::Fatal(format!("claim {key}, request {}: missing device class name (unsupported request type?)", r.name)));
+                }
+            }
+            if min_devices > ALLOCATION_RESULTS_MAX_SIZE {
+                return Err(AllocateError::Fatal(format!(
+                    "claim {key}: number of requested devices {min_devices} exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}"
+                )));
+            }
+            let mut cons = Vec::new();
+            for (i, c) in devices.and_then(|d| d.constraints.as_ref()).into_iter().flatten().enumerate() {
+                match &c.match_attribute {
+                    Some(a) => cons.push(MatchAttribute {
+                        requests: c.requests.iter().flatten().map(String::as_str).collect(),
+                        attribute: a,
+                        value: None,
+                        count: 0,
+                    }),
+                    // distinctAttribute belongs to consumable capacity (not modelled).
+                    None => {
+                        return Err(AllocateError::Fatal(format!(
+                            "claim {key}, constraint #{i}: empty constraint (unsupported constraint type?)"
+                        )))
+                    }
+                }
+            }
+            s.chosen.push(vec![0; reqs.len()]);
+            s.requests.push(reqs);
+            s.constraints.push(cons);
+        }
+        match s.allocate_one(0, 0) {
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::MaxSize) | Ok(false) => {
+                if s.pools.iter().any(|p| p.invalid) {
+                    return Err(AllocateError::OnNode("invalid resource pools were encountered".into()));
+                }
+                Ok(None)
+            }
+            Ok(true) => Ok(Some(s.results())),
+        }
+    }
+}
+
+enum Stop {
+    MaxSize,
+    Error(AllocateError),
+}
+
+impl<'a, 'b> Search<'a, 'b> {
+    #[allow(clippy::too_many_arguments)]
+    fn request_data(
+        &mut self,
+        key: &str,
+        name: String,
+        base: &'a str,
+        sub: Option<&'a str>,
+        class_name: &'a str,
+        selectors: Option<&'a [DeviceSelector]>,
+        mode: &str,
+        count: Option<i64>,
+    ) -> Result<RequestData<'a>, AllocateError> {
+        let request_name = sub.unwrap_or(base);
+        for (i, sel) in selectors.into_iter().flatten().enumerate() {
+            if sel.cel.is_none() {
+                return Err(AllocateError::Fatal(format!(
+                    "claim {key}, request {request_name}, selector #{i}: CEL expression empty (unsupported selector type?)"
+                )));
+            }
+        }
+        if class_name.is_empty() {
+            return Err(AllocateError::Fatal(format!("claim {key}, request {request_name}: missing device class name (unsupported request type?)")));
+        }
+        let Some(class) = self.alloc.classes.iter().find(|c| c.metadata.name.as_deref() == Some(class_name)) else {
+            return Err(AllocateError::Fatal(format!(
+                "claim {key}, request {request_name}: could not retrieve device class {class_name}: deviceclass.resource.k8s.io \"{class_name}\" not found"
+            )));
+        };
+        let mut data = RequestData {
+            name,
+            base,
+            sub,
+            class,
+            selectors: selectors.unwrap_or(&[]),
+            all: false,
+            all_devices: Vec::new(),
+            num_devices: 0,
+        };
+        match mode {
+            "ExactCount" => data.num_devices = usize::try_from(count.unwrap_or(1)).unwrap_or(0),
+            "All" => {
+                data.all = true;
+                let mut found = Vec::new();
+                for p in &self.pools {
+                    let id = format!("{}/{}", p.driver, p.name);
+                    if p.incomplete {
+                        return Err(AllocateError::Fatal(format!(
+                            "claim {key}, request {request_name}: asks for all devices, but resource pool {id} is currently being updated"
+                        )));
+                    }
+                    if p.invalid {
+                        return Err(AllocateError::Fatal(format!(
+                            "claim {key}, request {request_name}: asks for all devices, but resource pool {id} is currently invalid"
+                        )));
+                    }
+                    for slice in &p.slices {
+                        for device in slice.spec.devices.iter().flatten() {
+                            let c = Candidate {
+                                id: DeviceId { driver: p.driver.to_string(), pool: p.name.to_string(), device: device.name.clone() },
+                                device,
+                                slice,
+                            };
+                            found.push(c);
+                        }
+                    }
+                }
+                for c in found {
+                    if self.selectable(key, data.class, data.selectors, &c)? {
+                        data.all_devices.push(c);
+                    }
+                }
+                data.num_devices = data.all_devices.len();
+            }
+            other => {
+                return Err(AllocateError::Fatal(format!("claim {key}, request {request_name}: unsupported count mode {other}")));
+            }
+        }
+        Ok(data)
+    }
+
+    fn compiled(&mut self, expression: &str) -> Result<cel::Selector, String> {
+        if let Some((_, r)) = self.compiled.iter().find(|(e, _)| e == expression) {
+            return r.clone();
+        }
+        let r = cel::compile(expression).map_err(|e| e.detail);
+        self.compiled.push((expression.to_string(), r.clone()));
+        r
+    }
+
+    /// `isSelectable`: the class's selectors, then the request's.
+    fn selectable(&mut self, key: &str, class: &'a DeviceClass, request_selectors: &'a [DeviceSelector], c: &Candidate<'a>) -> Result<bool, AllocateError> {
+        let class_name = class.metadata.name.as_deref().unwrap_or("");
+        let class_selectors = class.spec.selectors.as_deref().unwrap_or(&[]);
+        for (who, selectors) in [(format!("class {class_name}"), class_selectors), (format!("claim {key}"), request_selectors)] {
+            for (i, sel) in selectors.iter().enumerate() {
+                let Some(expr) = sel.cel.as_ref().map(|c| c.expression.as_str()) else { continue };
+                let compiled = self
+                    .compiled(expr)
+                    .map_err(|e| AllocateError::Fatal(format!("{who}: selector #{i}: CEL compile error: {e}")))?;
+                match compiled.matches(&c.id.driver, c.device) {
+                    Ok(true) => {}
+                    Ok(false) => return Ok(false),
+                    Err(e) => {
+                        return Err(AllocateError::Fatal(format!(
+                            "{who}: selector #{i} on device {}: CEL runtime error: {e}",
+                            c.id
+                        )))
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    fn in_use(&self, id: &DeviceId) -> bool {
+        self.alloc.allocated.contains(id) || self.allocating.contains(id)
+    }
+
+    fn data(&self, claim: usize, request: usize, sub: usize) -> Option<&RequestData<'a>> {
+        match self.requests.get(claim)?.get(request)? {
+            Request::Exactly(d) => Some(d),
+            Request::FirstAvailable(alts) => alts.get(sub),
+        }
+    }
+
+    /// `allocateDevice`: in use, counters, constraints; on success the device is
+    /// recorded and `true` returned (undo with [`Self::deallocate`]).
+    fn allocate_device(&mut self, claim: usize, request: usize, sub: usize, c: &Candidate<'a>, must: bool) -> Result<bool, Stop> {
+        if self.in_use(&c.id) {
+            return Ok(false);
+        }
+        if c.device.consumes_counters.as_ref().is_some_and(|v| !v.is_empty()) {
+            return Ok(false);
+        }
+        let Some(d) = self.data(claim, request, sub) else { return Ok(false) };
+        let (base, subname, name) = (d.base, d.sub, d.name.clone());
+        let key = self.claims.get(claim).map(|c| claim_key(c)).unwrap_or_default();
+        let Some(cons) = self.constraints.get_mut(claim) else { return Ok(false) };
+        for i in 0..cons.len() {
+            let added = cons.get_mut(i).is_some_and(|m| m.add(base, subname, c));
+            if !added {
+                for m in cons.iter_mut().take(i) {
+                    m.remove(base, subname);
+                }
+                if must {
+                    let request_name = subname.unwrap_or(base);
+                    return Err(Stop::Error(AllocateError::Fatal(format!(
+                        "claim {key}, request {request_name}: cannot add device {} because a claim constraint would not be satisfied",
+                        c.id
+                    ))));
+                }
+                return Ok(false);
+            }
+        }
+        self.allocating.insert(c.id.clone());
+        if let Some(r) = self.result.get_mut(claim) {
+            r.push((name, c.clone()));
+        }
+        Ok(true)
+    }
+
+    fn deallocate(&mut self, claim: usize, request: usize, sub: usize) {
+        let Some((_, c)) = self.result.get_mut(claim).and_then(|r| r.pop()) else { return };
+        self.allocating.remove(&c.id);
+        let Some(d) = self.data(claim, request, sub) else { return };
+        let (base, subname) = (d.base, d.sub);
+        if let Some(cons) = self.constraints.get_mut(claim) {
+            for m in cons.iter_mut() {
+                m.remove(base, subname);
+            }
+        }
+    }
+
+    /// `allocateOne` at the start of request `request` of claim `claim`: a request
+    /// with alternatives takes the first subrequest that leads to a solution.
+    fn allocate_one(&mut self, claim: usize, request: usize) -> Result<bool, Stop> {
+        let Some(reqs) = self.requests.get(claim) else { return Ok(true) };
+        let Some(req) = reqs.get(request) else {
+            return match self.allocate_one(claim + 1, 0) {
+                Err(Stop::MaxSize) => Ok(false),
+                other => other,
+            };
+        };
+        let n = match req {
+            Request::Exactly(_) => return self.allocate_at(claim, request, 0, 0),
+            Request::FirstAvailable(alts) => alts.len(),
+        };
+        let mut all_exceeded = true;
+        for i in 0..n {
+            match self.allocate_at(claim, request, i, 0) {
+                Err(Stop::MaxSize) => continue,
+                Err(e) => return Err(e),
+                Ok(true) => {
+                    if let Some(c) = self.chosen.get_mut(claim).and_then(|c| c.get_mut(request)) {
+                        *c = i;
+                    }
+                    return Ok(true);
+                }
+                Ok(false) => all_exceeded = false,
+            }
+        }
+        if all_exceeded {
+            Err(Stop::MaxSize)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// `allocateOne` for device `device` of request `request` (subrequest `sub`).
+    fn allocate_at(&mut self, claim: usize, request: usize, sub: usize, device: usize) -> Result<bool, Stop> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(Stop::Error(AllocateError::OnNode("timed out trying to allocate devices".into())));
+        }
+        let Some(d) = self.data(claim, request, sub) else { return Ok(false) };
+        let (all, num) = (d.all, d.num_devices);
+        if all && num == 0 {
+            return Ok(false);
+        }
+        if device >= num {
+            return self.allocate_one(claim, request + 1);
+        }
+        let done = self.result.get(claim).map_or(0, Vec::len);
+        if done + num - device > ALLOCATION_RESULTS_MAX_SIZE {
+            return Err(Stop::MaxSize);
+        }
+        if all {
+            let Some(c) = d.all_devices.get(device).cloned() else { return Ok(false) };
+            if !self.allocate_device(claim, request, sub, &c, true)? {
+                return Ok(false);
+            }
+            let r = self.allocate_at(claim, request, sub, device + 1);
+            if !matches!(r, Ok(true)) {
+                self.deallocate(claim, request, sub);
+            }
+            return r;
+        }
+        let key = self.claims.get(claim).map(|c| claim_key(c)).unwrap_or_default();
+        let mut candidates = Vec::new();
+        for p in self.pools.iter().filter(|p| !p.incomplete && !p.invalid) {
+            for slice in &p.slices {
+                for dev in slice.spec.devices.iter().flatten() {
+                    let id = DeviceId { driver: p.driver.to_string(), pool: p.name.to_string(), device: dev.name.clone() };
+                    candidates.push(Candidate { id, device: dev, slice });
+                }
+            }
+        }
+        for c in candidates {
+            if self.in_use(&c.id) {
+                continue;
+            }
+            if !self.selectable_at(&key, claim, request, sub, &c).map_err(Stop::Error)? {
+                continue;
+            }
+            if !self.allocate_device(claim, request, sub, &c, false)? {
+                continue;
+            }
+            match self.allocate_at(claim, request, sub, device + 1) {
+                Ok(true) => return Ok(true),
+                Ok(false) => self.deallocate(claim, request, sub),
+                Err(e) => {
+                    self.deallocate(claim, request, sub);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    fn selectable_at(&mut self, key: &str, claim: usize, request: usize, sub: usize, c: &Candidate<'a>) -> Result<bool, AllocateError> {
+        match self.data(claim, request, sub).map(|d| (d.class, d.selectors)) {
+            Some((class, selectors)) => self.selectable(key, class, selectors, c),
+            None => Ok(false),
+        }
+    }
+
+    /// The allocation results as `Allocate` builds them.
+    fn results(&self) -> Vec<AllocationResult> {
+        let mut out = Vec::new();
+        for (ci, claim) in self.claims.iter().enumerate() {
+            let devices = self.result.get(ci).map(Vec::as_slice).unwrap_or(&[]);
+            let results = devices
+                .iter()
+                .map(|(name, c)| DeviceRequestAllocationResult {
+                    request: name.clone(),
+                    driver: c.id.driver.clone(),
+                    pool: c.id.pool.clone(),
+                    device: c.id.device.clone(),
+                    ..Default::default()
+                })
+                .collect::<Vec<_>>();
+            let config = self.configs(ci, claim);
+            out.push(AllocationResult {
+                devices: Some(DeviceAllocationResult {
+                    results: (!results.is_empty()).then_some(results),
+                    config: (!config.is_empty()).then_some(config),
+                }),
+                node_selector: node_selector(devices.iter().map(|(_, c)| c)),
+                allocation_timestamp: None,
+            });
+        }
+        out
+    }
+
+    /// Class configs once per class (with every request that used it), then the
+    /// claim's configs; a config for every request gets an empty `requests`.
+    fn configs(&self, ci: usize, claim: &ResourceClaim) -> Vec<DeviceAllocationConfiguration> {
+        let mut out: Vec<DeviceAllocationConfiguration> = Vec::new();
+        let mut by_class: Vec<(String, usize, usize)> = Vec::new();
+        let reqs = self.requests.get(ci).map(Vec::as_slice).unwrap_or(&[]);
+        let chosen = self.chosen.get(ci);
+        for (ri, r) in reqs.iter().enumerate() {
+            let d = match r {
+                Request::Exactly(d) => Some(d),
+                Request::FirstAvailable(alts) => alts.get(chosen.and_then(|c| c.get(ri)).copied().unwrap_or(0)),
+            };
+            let Some(d) = d else { continue };
+            let class = d.class.metadata.name.clone().unwrap_or_default();
+            if let Some((_, start, end)) = by_class.iter().find(|(c, _, _)| *c == class) {
+                for cfg in out.iter_mut().take(*end).skip(*start) {
+                    cfg.requests.get_or_insert_with(Vec::new).push(d.name.clone());
+                }
+                continue;
+            }
+            let start = out.len();
+            for cfg in d.class.spec.config.iter().flatten() {
+                out.push(DeviceAllocationConfiguration {
+                    source: "FromClass".into(),
+                    requests: Some(vec![d.name.clone()]),
+                    opaque: cfg.opaque.clone(),
+                });
+            }
+            by_class.push((class, start, out.len()));
+        }
+        let claim_requests = claim.spec.devices.as_ref().and_then(|d| d.requests.as_ref());
+        for cfg in claim.spec.devices.as_ref().and_then(|d| d.config.as_ref()).into_iter().flatten() {
+            let wanted = cfg.requests.as_deref().unwrap_or(&[]);
+            let add = || DeviceAllocationConfiguration {
+                source: "FromClaim".into(),
+                requests: cfg.requests.clone(),
+                opaque: cfg.opaque.clone(),
+            };
+            if wanted.is_empty() {
+                out.push(add());
+                continue;
+            }
+            for (ri, r) in claim_requests.into_iter().flatten().enumerate() {
+                if wanted.contains(&r.name) {
+                    out.push(add());
+                    continue;
+                }
+                if let Some(Request::FirstAvailable(alts)) = reqs.get(ri) {
+                    let sel = chosen.and_then(|c| c.get(ri)).copied().unwrap_or(0);
+                    if alts.get(sel).is_some_and(|d| wanted.contains(&d.name)) {
+                        out.push(add());
+                    }
+                }
+            }
+        }
+        let n = claim_requests.map_or(0, Vec::len);
+        for cfg in &mut out {
+            if cfg.requests.as_ref().is_some_and(|r| r.len() == n) {
+                cfg.requests = None;
+            }
+        }
+        out
+    }
+}
+
+/// `createNodeSelector`: a device of a slice for one node restricts the claim to
+/// that node (`matchFields metadata.name In`); otherwise the one-term selectors of
+/// the devices' slices are merged into one term (requirements in device order, each
+/// once); slices for all nodes add nothing, and no requirement at all means no
+/// restriction.
+fn node_selector<'a>(devices: impl Iterator<Item = &'a Candidate<'a>>) -> Option<NodeSelector> {
+    let mut expressions: Vec<NodeSelectorRequirement> = Vec::new();
+    let mut fields: Vec<NodeSelectorRequirement> = Vec::new();
+    let mut whole: Option<NodeSelector> = None;
+    for c in devices {
+        let spec = &c.slice.spec;
+        if let Some(name) = spec.node_name.as_ref().filter(|n| !n.is_empty()) {
+            return Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_fields: Some(vec![NodeSelectorRequirement {
+                        key: "metadata.name".into(),
+                        operator: "In".into(),
+                        values: Some(vec![name.clone()]),
+                    }]),
+                    match_expressions: None,
+                }],
+            });
+        }
+        let Some(sel) = &spec.node_selector else { continue };
+        match sel.node_selector_terms.as_slice() {
+            [term] => {
+                for r in term.match_expressions.iter().flatten() {
+                    if !expressions.contains(r) {
+                        expressions.push(r.clone());
+                    }
+                }
+                for r in term.match_fields.iter().flatten() {
+                    if !fields.contains(r) {
+                        fields.push(r.clone());
+                    }
+                }
+            }
+            _ => whole = whole.or_else(|| Some(sel.clone())),
+        }
+    }
+    if expressions.is_empty() && fields.is_empty() {
+        return whole;
+    }
+    Some(NodeSelector {
+        node_selector_terms: vec![NodeSelectorTerm {
+            match_expressions: (!expressions.is_empty()).then_some(expressions),
+            match_fields: (!fields.is_empty()).then_some(fields),
+        }],
+    })
+}

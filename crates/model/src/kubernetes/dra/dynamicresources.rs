@@ -1,0 +1,449 @@
+//! The scheduler's `DynamicResources` plugin
+//! (`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`) over the
+//! [structured allocator](super::allocator), and what the control plane does around
+//! it for the lab: the resource claim controller making a pod's claims from
+//! templates (`pkg/controller/resourceclaim`), and the claim status the scheduler
+//! writes when it binds (allocation, `reservedFor`).
+//!
+//! Texts verbatim from upstream: PreEnqueue's reasons (a pod that waits there is
+//! never tried, so it gets no FailedScheduling event), PreFilter's
+//! `resourceclaim in use` and `request R: device class C does not exist`, Filter's
+//! `cannot allocate all claims` and `resourceclaim not available on the node`,
+//! PostFilter's `still not schedulable` (1.34–1.36; 1.37 says nothing there) and
+//! `deallocation of ResourceClaim completed`. The plugin is in the default profile
+//! from 1.34 (DRA GA).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Node, Pod, PodResourceClaimStatus};
+use k8s_openapi::api::resource::v1::{
+    AllocationResult, DeviceClass, ResourceClaim, ResourceClaimConsumerReference, ResourceClaimStatus,
+    ResourceClaimTemplate, ResourceSlice,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+
+use super::allocator::{AllocateError, Allocator, DeviceId, Features};
+use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
+use crate::kubernetes::events::EventRecord;
+use crate::kubernetes::scheduler::framework::{DraCycle, DraReason, DynamicResources};
+use crate::kubernetes::scheduler::{Code, NodeInfo, PodInfo, Status};
+use crate::kubernetes::version::KubeVersion;
+
+/// `ResourceClaimReservedForMaxSize`.
+pub const RESERVED_FOR_MAX_SIZE: usize = 256;
+/// PostFilter when no allocated claim could be freed.
+pub const STILL_NOT_SCHEDULABLE: &str = "still not schedulable";
+/// PostFilter after it cleared a claim's allocation.
+pub const DEALLOCATED: &str = "deallocation of ResourceClaim completed";
+
+/// The DRA objects of the cluster, as the API server holds them.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    pub classes: Vec<DeviceClass>,
+    pub claims: Vec<ResourceClaim>,
+    pub templates: Vec<ResourceClaimTemplate>,
+    pub slices: Vec<ResourceSlice>,
+}
+
+fn ns(meta: &ObjectMeta) -> &str {
+    meta.namespace.as_deref().unwrap_or("default")
+}
+
+fn name(meta: &ObjectMeta) -> &str {
+    meta.name.as_deref().unwrap_or("")
+}
+
+fn pod_ns(pod: &Pod) -> &str {
+    ns(&pod.metadata)
+}
+
+/// The allocator's gates for a version (DRAPrioritizedList: beta, on, from 1.34).
+pub fn features(version: KubeVersion) -> Features {
+    Features { prioritized_list: version >= KubeVersion::V1_34 }
+}
+
+impl State {
+    /// The claim `namespace/name`.
+    pub fn claim(&self, namespace: &str, claim: &str) -> Option<&ResourceClaim> {
+        self.claims.iter().find(|c| ns(&c.metadata) == namespace && name(&c.metadata) == claim)
+    }
+
+    /// `resourceclaim.Name` + the lister: the claims of the pod in
+    /// `spec.resourceClaims` order (`None` for a template the controller decided
+    /// needs no claim), or the reason the plugin's PreEnqueue gives.
+    pub fn pod_claims(&self, pod: &Pod) -> Result<Vec<&ResourceClaim>, String> {
+        let namespace = pod_ns(pod);
+        let pod_name = name(&pod.metadata);
+        let mut out = Vec::new();
+        let statuses = pod.status.as_ref().and_then(|s| s.resource_claim_statuses.as_deref()).unwrap_or(&[]);
+        for pc in pod.spec.as_ref().and_then(|s| s.resource_claims.as_deref()).unwrap_or(&[]) {
+            let (claim_name, must_check_owner) = match (&pc.resource_claim_name, &pc.resource_claim_template_name) {
+                (Some(n), _) => (n.clone(), false),
+                (None, Some(_)) => match statuses.iter().find(|s| s.name == pc.name) {
+                    Some(PodResourceClaimStatus { resource_claim_name: Some(n), .. }) => (n.clone(), true),
+                    Some(_) => continue,
+                    None => return Err(format!("pod \"{namespace}/{pod_name}\": ResourceClaim not created yet")),
+                },
+                (None, None) => {
+                    return Err(format!(
+                        "pod \"{namespace}/{pod_name}\", spec.resourceClaim {:?}: none of the supported fields are set",
+                        pc.name
+                    ))
+                }
+            };
+            let Some(claim) = self.claim(namespace, &claim_name) else {
+                return Err(format!("resourceclaim.resource.k8s.io \"{claim_name}\" not found"));
+            };
+            if claim.metadata.deletion_timestamp.is_some() {
+                return Err(format!("resourceclaim {claim_name:?} is being deleted"));
+            }
+            // `resourceclaim.IsForPod`: a claim from a template must be controlled by the pod.
+            let uid = pod.metadata.uid.as_deref().unwrap_or("");
+            let owned = claim.metadata.owner_references.iter().flatten().any(|o| o.controller == Some(true) && o.uid == uid);
+            if must_check_owner && !owned {
+                return Err(format!(
+                    "ResourceClaim {}/{claim_name} was not created for pod {namespace}/{pod_name} (pod is not owner)",
+                    ns(&claim.metadata)
+                ));
+            }
+            out.push(claim);
+        }
+        Ok(out)
+    }
+
+    /// The devices of every allocated claim (`ListAllAllocatedDevices`).
+    pub fn allocated_devices(&self) -> BTreeSet<DeviceId> {
+        let mut out = BTreeSet::new();
+        for c in &self.claims {
+            let results = c.status.as_ref().and_then(|s| s.allocation.as_ref()).and_then(|a| a.devices.as_ref());
+            for r in results.and_then(|d| d.results.as_ref()).into_iter().flatten() {
+                if r.admin_access == Some(true) {
+                    continue;
+                }
+                out.insert(DeviceId { driver: r.driver.clone(), pool: r.pool.clone(), device: r.device.clone() });
+            }
+        }
+        out
+    }
+
+    /// The resource claim controller for one pod: a claim from each template the pod
+    /// names (generateName `<pod>-<claim>-`, owned by the pod) recorded in
+    /// `status.resourceClaimStatuses`, or the `FailedResourceClaimCreation` warning
+    /// for the first template that does not exist. The five random characters of
+    /// the generated name are derived from the pod's name here (the real ones are
+    /// random).
+    pub fn create_claims_for(&mut self, pod: &mut Pod, at: i64) -> Option<EventRecord> {
+        let namespace = pod_ns(pod).to_string();
+        let pod_name = name(&pod.metadata).to_string();
+        let claims = pod.spec.as_ref().and_then(|s| s.resource_claims.clone()).unwrap_or_default();
+        let mut statuses = pod.status.as_ref().and_then(|s| s.resource_claim_statuses.clone()).unwrap_or_default();
+        let mut event = None;
+        for pc in &claims {
+            let Some(template_name) = &pc.resource_claim_template_name else { continue };
+            if pc.resource_claim_name.is_some() || statuses.iter().any(|s| s.name == pc.name) {
+                continue;
+            }
+            let found = self.templates.iter().find(|t| ns(&t.metadata) == namespace && name(&t.metadata) == template_name);
+            let Some(template) = found else {
+                let message = format!(
+                    "PodResourceClaim {}: resource claim template {template_name:?}: resourceclaimtemplate.resource.k8s.io {template_name:?} not found",
+                    pc.name
+                );
+                event = Some(EventRecord::once("Warning", "FailedResourceClaimCreation", "resource_claim", message, at));
+                break;
+            };
+            let base = generate_name_base(&pod_name, &pc.name);
+            let claim_name = format!("{base}{}", suffix(&format!("{namespace}/{pod_name}/{}", pc.name)));
+            let mut annotations = template.spec.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
+            annotations.insert("resource.kubernetes.io/pod-claim-name".into(), pc.name.clone());
+            let claim = ResourceClaim {
+                metadata: ObjectMeta {
+                    name: Some(claim_name.clone()),
+                    generate_name: Some(base),
+                    namespace: Some(namespace.clone()),
+                    annotations: Some(annotations),
+                    labels: template.spec.metadata.as_ref().and_then(|m| m.labels.clone()),
+                    owner_references: Some(vec![OwnerReference {
+                        api_version: "v1".into(),
+                        kind: "Pod".into(),
+                        name: pod_name.clone(),
+                        uid: pod.metadata.uid.clone().unwrap_or_default(),
+                        controller: Some(true),
+                        block_owner_deletion: Some(true),
+                    }]),
+                    ..Default::default()
+                },
+                spec: template.spec.spec.clone(),
+                status: None,
+            };
+            self.claims.push(claim);
+            statuses.push(PodResourceClaimStatus { name: pc.name.clone(), resource_claim_name: Some(claim_name) });
+        }
+        if !statuses.is_empty() {
+            pod.status.get_or_insert_with(Default::default).resource_claim_statuses = Some(statuses);
+        }
+        event
+    }
+
+    /// What PreBind writes for a pod bound with `allocations` (the claims it
+    /// allocated, by claim): each claim's allocation, and the pod in every claim's
+    /// `reservedFor`.
+    pub fn bind(&mut self, pod: &Pod, allocations: &[(String, AllocationResult)]) {
+        let namespace = pod_ns(pod).to_string();
+        let Ok(claims) = self.pod_claims(pod) else { return };
+        let names: Vec<String> = claims.iter().map(|c| name(&c.metadata).to_string()).collect();
+        let consumer = ResourceClaimConsumerReference {
+            api_group: None,
+            resource: "pods".into(),
+            name: name(&pod.metadata).to_string(),
+            uid: pod.metadata.uid.clone().unwrap_or_default(),
+        };
+        for claim in self.claims.iter_mut().filter(|c| ns(&c.metadata) == namespace && names.iter().any(|n| n == name(&c.metadata))) {
+            let status = claim.status.get_or_insert_with(ResourceClaimStatus::default);
+            if let Some((_, a)) = allocations.iter().find(|(n, _)| n == name(&claim.metadata)) {
+                status.allocation = Some(a.clone());
+            }
+            let reserved = status.reserved_for.get_or_insert_with(Vec::new);
+            if !reserved.iter().any(|r| r.resource == "pods" && r.name == consumer.name) {
+                reserved.push(consumer.clone());
+            }
+        }
+    }
+
+    /// What PostFilter did when it said [`DEALLOCATED`]: the claim's allocation and
+    /// reservations cleared.
+    pub fn deallocate(&mut self, namespace: &str, claim: &str) {
+        if let Some(c) = self.claims.iter_mut().find(|c| ns(&c.metadata) == namespace && name(&c.metadata) == claim) {
+            if let Some(s) = c.status.as_mut() {
+                s.allocation = None;
+                s.reserved_for = None;
+                s.devices = None;
+            }
+        }
+    }
+}
+
+/// `<pod>-<claim>-`, both cut in proportion when longer than 57 characters.
+fn generate_name_base(pod: &str, claim: &str) -> String {
+    let base = format!("{pod}-{claim}-");
+    if base.len() <= 57 {
+        return base;
+    }
+    let len = base.len();
+    let p = pod.get(..pod.len() * 57 / len).unwrap_or(pod);
+    let c = claim.get(..claim.len() * 57 / len).unwrap_or(claim);
+    format!("{p}-{c}")
+}
+
+/// Five characters of the API server's generateName alphabet, from a hash of `key`.
+fn suffix(key: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    (0..5)
+        .map(|i| {
+            let n = ALPHABET.len() as u64;
+            let idx = usize::try_from((h >> (i * 8)) % n).unwrap_or(0);
+            ALPHABET.get(idx).map_or('x', |b| char::from(*b))
+        })
+        .collect()
+}
+
+/// The plugin over a cluster's DRA objects.
+#[derive(Debug, Clone)]
+pub struct Plugin {
+    pub state: Arc<State>,
+    pub features: Features,
+    pub version: KubeVersion,
+    allocated: Arc<BTreeSet<DeviceId>>,
+}
+
+impl Plugin {
+    /// The plugin for `version` over `state`.
+    pub fn new(state: Arc<State>, version: KubeVersion) -> Plugin {
+        let allocated = Arc::new(state.allocated_devices());
+        Plugin { state, features: features(version), version, allocated }
+    }
+
+    /// `PreEnqueue`: why the pod waits before any scheduling attempt (no event is
+    /// written for it), or `Ok`.
+    pub fn pre_enqueue(&self, pod: &Pod) -> Result<(), String> {
+        self.state.pod_claims(pod).map(|_| ())
+    }
+
+    /// The allocations the pod's claims get on `node` (the Filter's result that
+    /// Reserve uses), by claim name; empty when nothing is to be allocated.
+    pub fn allocations(&self, pod: &Pod, node: &Node) -> Vec<(String, AllocationResult)> {
+        let Ok(claims) = self.state.pod_claims(pod) else { return Vec::new() };
+        let to_allocate: Vec<&ResourceClaim> =
+            claims.into_iter().filter(|c| c.status.as_ref().and_then(|s| s.allocation.as_ref()).is_none()).collect();
+        if to_allocate.is_empty() {
+            return Vec::new();
+        }
+        match self.allocator().allocate(node, &to_allocate) {
+            Ok(Some(results)) => to_allocate.iter().map(|c| name(&c.metadata).to_string()).zip(results).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn allocator(&self) -> Allocator<'_> {
+        Allocator {
+            features: self.features,
+            classes: &self.state.classes,
+            slices: &self.state.slices,
+            allocated: &self.allocated,
+        }
+    }
+
+    /// The claim PostFilter deallocates for `pod` when no node passed, if any
+    /// (`namespace`, `name`): the first allocated claim unavailable on a node that
+    /// DynamicResources rejected and reserved for no other pod. Upstream picks one at
+    /// random among them.
+    pub fn claim_to_deallocate(&self, pod: &Pod, rejected: &[&NodeInfo]) -> Option<(String, String)> {
+        let claims = self.state.pod_claims(pod).ok()?;
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let pod_name = name(&pod.metadata);
+        for c in claims {
+            let Some(a) = c.status.as_ref().and_then(|s| s.allocation.as_ref()) else { continue };
+            let Some(sel) = &a.node_selector else { continue };
+            if !rejected.iter().any(|n| !node_selector_matches(sel, NodeFields::of(&n.node))) {
+                continue;
+            }
+            let reserved = c.status.as_ref().and_then(|s| s.reserved_for.as_deref()).unwrap_or(&[]);
+            let only_us = match reserved {
+                [] => true,
+                [r] => r.uid == uid && (!uid.is_empty() || r.name == pod_name),
+                _ => false,
+            };
+            if only_us {
+                return Some((ns(&c.metadata).to_string(), name(&c.metadata).to_string()));
+            }
+        }
+        None
+    }
+}
+
+fn reserved_for_pod(claim: &ResourceClaim, pod: &Pod) -> bool {
+    let uid = pod.metadata.uid.as_deref().unwrap_or("");
+    let pod_name = name(&pod.metadata);
+    claim
+        .status
+        .as_ref()
+        .and_then(|s| s.reserved_for.as_ref())
+        .is_some_and(|r| r.iter().any(|c| c.resource == "pods" && if uid.is_empty() { c.name == pod_name } else { c.uid == uid }))
+}
+
+impl DynamicResources for Plugin {
+    fn pre_filter(&self, pod: &PodInfo) -> Result<Option<Arc<dyn DraCycle>>, Status> {
+        let unresolvable = |m: String| Status::new(Code::UnschedulableAndUnresolvable, [m]);
+        let claims = self.state.pod_claims(&pod.pod).map_err(unresolvable)?;
+        if claims.is_empty() {
+            return Ok(None);
+        }
+        let mut cycle = Cycle { plugin: self.clone(), pod: pod.pod.clone(), claims: Vec::new() };
+        for c in claims {
+            let status = c.status.as_ref();
+            let allocation = status.and_then(|s| s.allocation.as_ref());
+            let reserved = status.and_then(|s| s.reserved_for.as_ref()).map_or(0, Vec::len);
+            if allocation.is_some() && reserved >= RESERVED_FOR_MAX_SIZE && !reserved_for_pod(c, &pod.pod) {
+                return Err(unresolvable("resourceclaim in use".into()));
+            }
+            if allocation.is_none() {
+                let key = super::allocator::claim_key(c);
+                for r in c.spec.devices.as_ref().and_then(|d| d.requests.as_ref()).into_iter().flatten() {
+                    if let Some(e) = &r.exactly {
+                        self.validate_class(&e.device_class_name, &r.name)?;
+                    } else if let Some(subs) = r.first_available.as_ref().filter(|s| !s.is_empty()) {
+                        if !self.features.prioritized_list {
+                            return Err(unresolvable(format!(
+                                "resource claim {key}, request {}: has subrequests, but the DRAPrioritizedList feature is disabled",
+                                r.name
+                            )));
+                        }
+                        for s in subs {
+                            self.validate_class(&s.device_class_name, &format!("{}/{}", r.name, s.name))?;
+                        }
+                    } else {
+                        return Err(unresolvable(format!("resource claim {key}, request {}: unknown request type", r.name)));
+                    }
+                }
+            }
+            cycle.claims.push(c.clone());
+        }
+        Ok(Some(Arc::new(cycle)))
+    }
+}
+
+impl Plugin {
+    fn validate_class(&self, class: &str, request: &str) -> Result<(), Status> {
+        if class.is_empty() {
+            return Err(Status::new(Code::Error, [format!("request {request}: unsupported request type")]));
+        }
+        if !self.state.classes.iter().any(|c| c.metadata.name.as_deref() == Some(class)) {
+            return Err(Status::new(
+                Code::UnschedulableAndUnresolvable,
+                [format!("request {request}: device class {class} does not exist")],
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One pod's cycle: its claims as PreFilter found them.
+#[derive(Debug)]
+struct Cycle {
+    plugin: Plugin,
+    pod: Pod,
+    claims: Vec<ResourceClaim>,
+}
+
+impl Cycle {
+    fn to_allocate(&self) -> Vec<&ResourceClaim> {
+        self.claims.iter().filter(|c| c.status.as_ref().and_then(|s| s.allocation.as_ref()).is_none()).collect()
+    }
+
+    /// Filter's verdict with the error text for [`DraReason::Error`].
+    fn verdict(&self, node: &NodeInfo) -> Result<Option<DraReason>, String> {
+        let unavailable = self.claims.iter().any(|c| {
+            let sel = c.status.as_ref().and_then(|s| s.allocation.as_ref()).and_then(|a| a.node_selector.as_ref());
+            sel.is_some_and(|sel| !node_selector_matches(sel, NodeFields::of(&node.node)))
+        });
+        let to_allocate = self.to_allocate();
+        if !to_allocate.is_empty() {
+            match self.plugin.allocator().allocate(&node.node, &to_allocate) {
+                Ok(Some(results)) if results.len() == to_allocate.len() => {}
+                Ok(_) => return Ok(Some(DraReason::CannotAllocate)),
+                Err(AllocateError::OnNode(text)) if text == DraReason::InvalidPools.text() => {
+                    return Ok(Some(DraReason::InvalidPools))
+                }
+                Err(AllocateError::OnNode(_)) => return Ok(Some(DraReason::TimedOut)),
+                Err(AllocateError::Fatal(e)) => return Err(e),
+            }
+        }
+        Ok(unavailable.then_some(DraReason::NotAvailable))
+    }
+}
+
+impl DraCycle for Cycle {
+    fn filter(&self, node: &NodeInfo) -> Option<DraReason> {
+        self.verdict(node).unwrap_or(Some(DraReason::Error))
+    }
+
+    fn filter_error(&self, node: &NodeInfo) -> String {
+        self.verdict(node).err().unwrap_or_default()
+    }
+
+    fn post_filter(&self, rejected: &[&NodeInfo]) -> Status {
+        let dra_rejected: Vec<&NodeInfo> =
+            rejected.iter().copied().filter(|n| self.verdict(n) == Ok(Some(DraReason::NotAvailable))).collect();
+        if self.plugin.claim_to_deallocate(&self.pod, &dra_rejected).is_some() {
+            return Status::new(Code::Unschedulable, [DEALLOCATED]);
+        }
+        let reasons: &[&str] = if self.plugin.version.dra_still_not_schedulable_message() { &[STILL_NOT_SCHEDULABLE] } else { &[] };
+        Status::new(Code::Unschedulable, reasons.iter().copied())
+    }
+}
