@@ -16,19 +16,19 @@ use gpulab_model::kubernetes::events::EventRecord;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::Diagnostic;
 use serde_json::json;
 
 use crate::cli::ScheduleArgs;
 use crate::exit::ExitCode;
+use crate::manifests::{diagnostic_line, read_source};
 use crate::output::OutputFormat;
 
+/// Reads and loads `path` (`-`: stdin) as [`crate::manifests::read`] does, and types
+/// the DRA objects it holds into `dra`.
 fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut State) -> Manifests {
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
-            let file = path.display().to_string();
+    match read_source(path) {
+        Ok((file, text)) => {
             let (m, d) = load(&file, &text);
             diags.extend(d);
             if !m.deferred.is_empty() {
@@ -47,16 +47,10 @@ fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra:
             m
         }
         Err(e) => {
-            errors.push(format!("{}: {e}", path.display()));
+            errors.push(e);
             Manifests::default()
         }
     }
-}
-
-fn print_diagnostic(d: &Diagnostic) {
-    let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    eprintln!("{at}error[{}]: {}", d.code, args.join("; "));
 }
 
 /// Runs the command.
@@ -86,7 +80,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
         eprintln!("gpulab schedule: {e}");
     }
     for d in &diags {
-        print_diagnostic(d);
+        eprintln!("{}", diagnostic_line(d));
     }
     if !errors.is_empty() || !diags.is_empty() {
         return ExitCode::BadInput;
