@@ -16,7 +16,9 @@ use gpulab_model::kubernetes::events::EventRecord;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
+use gpulab_model::kubernetes::yaml::{load, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
+use gpulab_model::Diagnostic;
 use serde_json::json;
 
 use crate::cli::ScheduleArgs;
