@@ -29,7 +29,7 @@ cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail 
 tier "real control plane: gpulab cluster up/down on the kube-oracle binary (gated on the binary; scripts/oracle-kube.sh builds it)"
 kube_oracle=${GPULAB_CACHE:-$HOME/.cache/gpulab}/kube/v1.37.2/kube-oracle
 if [ -x "$kube_oracle" ]; then
-  cargo test --locked -p gpulab --features real-kube --test cluster_live
+  cargo test --locked -p gpulab --features real-kube --test cluster_live --test cluster_faults
 else
   echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
 fi

@@ -9,87 +9,24 @@
 #![cfg(feature = "real-kube")]
 
 mod support;
+#[path = "support/live_cluster.rs"]
+mod live;
 
-use std::net::{Ipv4Addr, TcpListener};
 use std::path::Path;
 use std::process::Command;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gpulab::cluster::ports::Ports;
 use gpulab::cluster::process::live_cmdline;
-use gpulab::cluster::{Cluster, Component, ErrorKind, Options, DEFAULT_RELEASE};
+use gpulab::cluster::{Cluster, Component, ErrorKind, DEFAULT_RELEASE};
+use live::{assert_nothing_left, one_at_a_time, options, Api};
 use serde_json::{json, Value};
 use support::TempDir;
-
-/// One control plane at a time: two at once on a small machine would race the 60 s.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn options(dir: &Path) -> Options {
-    let mut o = Options::new(DEFAULT_RELEASE).unwrap();
-    assert!(o.binary.is_file(), "no {}: `scripts/oracle-kube.sh {DEFAULT_RELEASE}` (or `./dev.sh setup`) builds it", o.binary.display());
-    o.dir = dir.to_path_buf();
-    o
-}
-
-/// Nothing left: no PID runs, every port binds again, the dir is gone.
-fn assert_nothing_left(pids: &[(Component, u32)], ports: &Ports, dir: &Path) {
-    for (c, pid) in pids {
-        assert!(live_cmdline(*pid).is_none(), "{c} (pid {pid}) still runs");
-    }
-    for (who, port) in ports.named() {
-        TcpListener::bind((Ipv4Addr::LOCALHOST, port)).unwrap_or_else(|e| panic!("{who} 127.0.0.1:{port} still bound: {e}"));
-    }
-    assert!(!dir.exists(), "{} is left", dir.display());
-}
-
-struct Api {
-    rt: tokio::runtime::Runtime,
-    client: kube::Client,
-}
-
-impl Api {
-    fn new(kubeconfig: &Path) -> Api {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let kc = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
-        let config = rt.block_on(kube::Config::from_custom_kubeconfig(kc, &Default::default())).unwrap();
-        let client = {
-            let _g = rt.enter();
-            kube::Client::try_from(config).unwrap()
-        };
-        Api { rt, client }
-    }
-
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, (u16, String)> {
-        let req = http::Request::builder().method(method).uri(path).header("content-type", "application/json");
-        let req = req.body(body.map(|b| b.to_string().into_bytes()).unwrap_or_default()).unwrap();
-        self.rt.block_on(self.client.request::<Value>(req)).map_err(|e| match e {
-            kube::Error::Api(s) => (s.code, s.message.clone()),
-            other => (0, other.to_string()),
-        })
-    }
-
-    fn get(&self, path: &str) -> Value {
-        self.call("GET", path, None).unwrap_or_else(|e| panic!("GET {path}: {e:?}"))
-    }
-
-    /// Polls `GET path` until `done` holds (30 s at most).
-    fn wait_for(&self, what: &str, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            match self.call("GET", path, None) {
-                Ok(v) if done(&v) => return v,
-                last => assert!(Instant::now() < deadline, "{what}: not within 30 s (last: {last:?})"),
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-}
 
 /// Up, the API at work, down without a trace.
 #[test]
 fn up_serves_the_api_and_down_leaves_nothing() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let tmp = TempDir::new("cluster-live");
     let c = Cluster::start(options(&tmp.0.join("c"))).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("control plane {} ready in {:.1} s", c.release(), c.startup().as_secs_f64());
@@ -150,7 +87,7 @@ fn up_serves_the_api_and_down_leaves_nothing() {
 /// them by PID.
 #[test]
 fn cluster_up_and_down_commands() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let tmp = TempDir::new("cluster-cmd");
     let dir = tmp.0.join("c");
     let gpulab = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_gpulab")).args(args).output().unwrap();
@@ -196,7 +133,7 @@ fn cluster_up_and_down_commands() {
 /// running, are stopped — no process, no port, no dir left.
 #[test]
 fn a_failing_component_leaves_nothing_behind() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let tmp = TempDir::new("cluster-fail");
     let mut o = options(&tmp.0.join("c"));
     let ports = Ports::pick().unwrap();
