@@ -7,12 +7,13 @@
 //!   binding its pod; also the plain `schedule_one` per cycle, for scale. Timed on
 //!   the wall clock, snapshot building included.
 //! - **Real**: `gpulab cluster up`'s [`Cluster::start`] in a private temp dir; the N
-//!   Node objects created with their status (capacity, allocatable, Ready) — no
+//!   Node objects created with their status (capacity, allocatable, Ready) and the
+//!   admission's not-ready taint removed, as the node lifecycle controller would — no
 //!   kubelet, as in the parity runs; the scheduler is paused (SIGSTOP, by PID) while
 //!   the P pods are created, then resumed (SIGCONT): the clock runs from the resume to
 //!   the moment no pod is left without `spec.nodeName` (a list every 50 ms). That span
 //!   holds the scheduler's informer catching up on P pods, P cycles and P bindings
-//!   through its client's rate limit (shown, read from the scheduler's `/configz`).
+//!   through its client's rate limit (upstream's default: 50 requests/s, burst 100).
 //!   `--scheduler-qps Q` raises that limit (`--kube-api-qps/--kube-api-burst`).
 //!
 //! Both must bind every pod; the pods-per-node spread of each is printed too.
@@ -146,10 +147,11 @@ impl Api {
     }
 
     fn request(method: &str, path: &str, body: Option<&Value>) -> Result<http::Request<Vec<u8>>, String> {
+        let content_type = if method == "PATCH" { "application/merge-patch+json" } else { "application/json" };
         http::Request::builder()
             .method(method)
             .uri(path)
-            .header("content-type", "application/json")
+            .header("content-type", content_type)
             .body(body.map(|b| b.to_string().into_bytes()).unwrap_or_default())
             .map_err(|e| e.to_string())
     }
@@ -158,16 +160,16 @@ impl Api {
         self.rt.block_on(self.client.request::<Value>(Self::request("GET", path, None)?)).map_err(|e| format!("GET {path}: {e}"))
     }
 
-    /// POSTs every body to `path`, `workers` requests in flight.
-    fn post_all(&self, path: &str, bodies: Vec<Value>, workers: usize) -> Result<(), String> {
-        let bodies = std::sync::Arc::new(bodies);
+    /// Sends every `(path, body)` with `method`, `workers` requests in flight.
+    fn send_all(&self, method: &'static str, requests: Vec<(String, Value)>, workers: usize) -> Result<(), String> {
+        let requests = std::sync::Arc::new(requests);
         self.rt.block_on(async {
             let tasks: Vec<_> = (0..workers)
                 .map(|w| {
-                    let (client, bodies, path) = (self.client.clone(), bodies.clone(), path.to_string());
+                    let (client, requests) = (self.client.clone(), requests.clone());
                     tokio::spawn(async move {
-                        for b in bodies.iter().skip(w).step_by(workers) {
-                            client.request_text(Api::request("POST", &path, Some(b))?).await.map_err(|e| format!("POST {path}: {e}"))?;
+                        for (path, body) in requests.iter().skip(w).step_by(workers) {
+                            client.request_text(Api::request(method, path, Some(body))?).await.map_err(|e| format!("{method} {path}: {e}"))?;
                         }
                         Ok::<(), String>(())
                     })
@@ -197,19 +199,18 @@ fn real(nodes: usize, pods: usize, qps: Option<u32>) -> Result<Run, String> {
     let scheduler = c.pids().iter().find(|(comp, _)| *comp == Component::KubeScheduler).map(|(_, p)| *p).ok_or("no scheduler")?;
     let api = Api::new(&c.kubeconfig())?;
     let t = Instant::now();
-    api.post_all("/api/v1/nodes", (0..nodes).map(|i| node(i).1).collect(), 16)?;
-    eprintln!("created {nodes} nodes in {:.1} s", t.elapsed().as_secs_f64());
-    // The scheduler's own configuration: its client's rate limit.
-    let limit = {
-        let url = format!("https://127.0.0.1:{}/configz", c.ports().scheduler);
-        let v = api.rt.block_on(api.client.request::<Value>(Api::request("GET", &url, None)?));
-        match v {
-            Ok(v) => {
-                let cc = &v["componentconfig"]["clientConnection"];
-                format!("client qps {} burst {}", cc["qps"], cc["burst"])
-            }
-            Err(e) => format!("client limit unknown ({e})"),
-        }
+    api.send_all("POST", (0..nodes).map(|i| ("/api/v1/nodes".to_string(), node(i).1)).collect(), 16)?;
+    // The API server's TaintNodesByCondition admission gives a new node the
+    // `node.kubernetes.io/not-ready` NoSchedule taint; the node lifecycle controller (not
+    // run here) removes it once the node is Ready: so does this.
+    api.send_all("PATCH", (0..nodes).map(|i| (format!("/api/v1/nodes/{}", node_name(i)), json!({"spec": {"taints": null}}))).collect(), 16)?;
+    eprintln!("created {nodes} Ready, untainted nodes in {:.1} s", t.elapsed().as_secs_f64());
+    // The scheduler's client rate limit: upstream's KubeSchedulerConfiguration defaults
+    // (pkg/scheduler/apis/config/v1/defaults.go: "Scheduler has an opinion about
+    // QPS/Burst"), or the flags given.
+    let limit = match qps {
+        None => "its default client limit: qps 50, burst 100".to_string(),
+        Some(q) => format!("client limit raised: --kube-api-qps={q} --kube-api-burst={q}"),
     };
     // The service-account controller's `default` account: pods are refused without it.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -220,7 +221,7 @@ fn real(nodes: usize, pods: usize, qps: Option<u32>) -> Result<Run, String> {
         std::thread::sleep(Duration::from_millis(200));
     }
     kill("STOP", scheduler)?;
-    let created = api.post_all("/api/v1/namespaces/default/pods", (0..pods).map(|i| pod(i).1).collect(), 16);
+    let created = api.send_all("POST", (0..pods).map(|i| ("/api/v1/namespaces/default/pods".to_string(), pod(i).1)).collect(), 16);
     let t0 = Instant::now();
     kill("CONT", scheduler)?;
     created?;
@@ -230,8 +231,10 @@ fn real(nodes: usize, pods: usize, qps: Option<u32>) -> Result<Run, String> {
         if v["items"].as_array().is_some_and(Vec::is_empty) {
             break;
         }
-        if t0.elapsed() > Duration::from_secs(600) {
-            return Err(format!("{} pods still unscheduled after 600 s", v["items"].as_array().map_or(0, Vec::len)));
+        if t0.elapsed() > Duration::from_secs(300) {
+            let items = v["items"].as_array().cloned().unwrap_or_default();
+            let why = items.first().and_then(|p| p["status"]["conditions"].as_array().and_then(|cs| cs.iter().find(|c| c["type"] == "PodScheduled")).map(|c| c["message"].to_string()));
+            return Err(format!("{} pods still unscheduled after 300 s (the first: {})", items.len(), why.unwrap_or_else(|| "no PodScheduled condition".into())));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
