@@ -14,10 +14,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(v1.34.0 v1.34.4 v1.35.4 v1.36.3 v1.37.2)
-gl() { cargo run --locked -q -p gpulab -- "$@"; }
 out=crates/cli/tests/goldens-kube
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpulab-record.XXXXXX")
+# A private copy of the companion: the runs take minutes, the kube backend's
+# check-runtime.sh calls back into `$GPULAB cri info`, and a rebuild of target/ meanwhile
+# (another checkout sharing CARGO_TARGET_DIR) must not swap the binary under them.
+cargo build --locked -q -p gpulab
+cp "${CARGO_TARGET_DIR:-target}/debug/gpulab" "$tmp/gpulab"
+gl() { "$tmp/gpulab" "$@"; }
 down() { [ -d "$tmp/cluster" ] && gl cluster down --dir "$tmp/cluster" >/dev/null || true; }
 trap 'down; rm -rf "$tmp"' EXIT
 gl scenario generate --seed 1 --count 200 --out "$tmp/generated" >/dev/null
