@@ -26,10 +26,10 @@ tier "scenarios: every scenario on the model, and every containerd expectation a
 cargo run --locked -q -p gpulab -- scenario run scenarios | tail -n 1
 cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail -n 1
 
-tier "real control plane: gpulab cluster up/down on the kube-oracle binary (gated on the binary; scripts/oracle-kube.sh builds it)"
+tier "real control plane: gpulab cluster up/down and its faults on the kube-oracle binary (gated on the binary; scripts/oracle-kube.sh builds it)"
 kube_oracle=${GPULAB_CACHE:-$HOME/.cache/gpulab}/kube/v1.37.2/kube-oracle
 if [ -x "$kube_oracle" ]; then
-  cargo test --locked -p gpulab --features real-kube --test cluster_live
+  cargo test --locked -p gpulab --features real-kube --test cluster_live --test cluster_faults
   # DRA (issue 17): ResourceSlices, DeviceClasses and claims written through the API;
   # every pod's node, devices and FailedScheduling text vs the model.
   cargo test --locked -p gpulab --features real-kube --test dra_live -- --nocapture 2>&1 | grep -E "pods agree|DIFFER|test result|panicked"

@@ -175,6 +175,9 @@ pub enum BackendKind {
     /// A Kubernetes cluster through a kubeconfig context (`GPULAB_KUBECONFIG`, else the
     /// usual kubeconfig); kind-, kwok- or gpulab- contexts only unless allowed.
     Kube,
+    /// A real run recorded earlier (`--recording FILE`, written by `--record`): the real
+    /// side read from the file, the model at the recorded release (`gpulab parity` only).
+    Recorded,
 }
 
 #[derive(Debug, Args)]
@@ -200,6 +203,13 @@ pub struct ParityArgs {
     /// companion's kubelet reads that daemon's loaded CRI config.
     #[arg(long)]
     pub real_containerd: bool,
+    /// Kube backend (`gpulab parity`): also write each scenario's real side into FILE (a
+    /// recording, JSON; a scenario already in it is replaced), for `--backend recorded`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// The recording `--backend recorded` reads.
+    #[arg(long, value_name = "FILE")]
+    pub recording: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,20 +9,26 @@
 #![cfg(feature = "real-kube")]
 
 mod support;
+#[path = "support/live_cluster.rs"]
+mod live;
 
-use std::net::{Ipv4Addr, TcpListener};
 use std::path::Path;
 use std::process::Command;
+<<<<<<< HEAD
 use std::sync::Mutex;
+=======
+>>>>>>> h-kube-s24
 use std::time::Instant;
 
 use gpulab::cluster::ports::Ports;
 use gpulab::cluster::process::live_cmdline;
-use gpulab::cluster::{Cluster, Component, ErrorKind, Options, DEFAULT_RELEASE};
+use gpulab::cluster::{Cluster, Component, ErrorKind, DEFAULT_RELEASE};
+use live::{assert_nothing_left, one_at_a_time, options, Api};
 use serde_json::{json, Value};
 use support::kube_api::Api;
 use support::TempDir;
 
+<<<<<<< HEAD
 /// One control plane at a time: two at once on a small machine would race the 60 s.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -44,10 +50,12 @@ fn assert_nothing_left(pids: &[(Component, u32)], ports: &Ports, dir: &Path) {
     assert!(!dir.exists(), "{} is left", dir.display());
 }
 
+=======
+>>>>>>> h-kube-s24
 /// Up, the API at work, down without a trace.
 #[test]
 fn up_serves_the_api_and_down_leaves_nothing() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let tmp = TempDir::new("cluster-live");
     let c = Cluster::start(options(&tmp.0.join("c"))).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("control plane {} ready in {:.1} s", c.release(), c.startup().as_secs_f64());
@@ -108,7 +116,7 @@ fn up_serves_the_api_and_down_leaves_nothing() {
 /// them by PID.
 #[test]
 fn cluster_up_and_down_commands() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let tmp = TempDir::new("cluster-cmd");
     let dir = tmp.0.join("c");
     let gpulab = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_gpulab")).args(args).output().unwrap();
@@ -154,7 +162,7 @@ fn cluster_up_and_down_commands() {
 /// running, are stopped — no process, no port, no dir left.
 #[test]
 fn a_failing_component_leaves_nothing_behind() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let tmp = TempDir::new("cluster-fail");
     let mut o = options(&tmp.0.join("c"));
     let ports = Ports::pick().unwrap();

@@ -11,6 +11,7 @@ pub mod generate;
 pub mod kube;
 pub mod new;
 pub mod real_containerd;
+pub mod recording;
 
 use std::path::{Path, PathBuf};
 
@@ -175,6 +176,7 @@ fn real_record(s: &Scenario, args: &ParityArgs, quiet_progress: bool, session: &
             }
             Ok(record)
         }
+        BackendKind::Recorded => Err((ExitCode::BadInput, "--backend recorded is for `gpulab parity` (it compares a recording with the model)".to_string())),
     }
 }
 
@@ -216,30 +218,52 @@ fn at_cluster_release(s: &Scenario, args: &ParityArgs, session: &mut KubeSession
     }
     let backend = session.as_ref().ok_or((ExitCode::External, "no kube session".to_string()))?;
     let release = backend.server_version().map_err(|e| (ExitCode::External, e))?;
-    let minor = release.parse::<gpulab_model::kubernetes::version::KubeVersion>().map_err(|e| (ExitCode::External, format!("the cluster runs Kubernetes {release}: {e}; the model has nothing to compare at that release")))?;
+    at_release(s, &release, "the cluster")
+}
+
+/// `s` at `release`'s minor (the model covers minors), with the note saying so.
+fn at_release(s: &Scenario, release: &str, who: &str) -> Result<(Scenario, String), (ExitCode, String)> {
+    let minor = release.parse::<gpulab_model::kubernetes::version::KubeVersion>().map_err(|e| (ExitCode::External, format!("{who} is at Kubernetes {release}: {e}; the model has nothing to compare at that release")))?;
     let mut at = s.clone();
     at.kubernetes = minor.to_string();
     let note = if s.kubernetes == at.kubernetes {
-        format!("the model and the cluster at Kubernetes {release}")
+        format!("the model and {who} at Kubernetes {release}")
     } else {
-        format!("the scenario says Kubernetes {}; the cluster runs {release}, so the model ran at {} for this comparison (`gpulab scenario run` checks the expectations at {})", s.kubernetes, at.kubernetes, s.kubernetes)
+        format!("the scenario says Kubernetes {}; {who} is at {release}, so the model ran at {} for this comparison (`gpulab scenario run` checks the expectations at {})", s.kubernetes, at.kubernetes, s.kubernetes)
     };
     Ok((at, note))
 }
 
-/// Runs one scenario on the model and on the real backend, and diffs them.
-pub fn parity_of(s: &Scenario, args: &ParityArgs, quiet_progress: bool, session: &mut KubeSession) -> Result<Parity, (ExitCode, String)> {
+/// Runs one scenario on the model and on the real backend, and diffs them; the real
+/// side's record too (for `--record`).
+pub fn parity_of(s: &Scenario, args: &ParityArgs, quiet_progress: bool, session: &mut KubeSession) -> Result<(Parity, Record), (ExitCode, String)> {
     let (s, note) = match args.backend {
         BackendKind::Kube => {
             let (at, note) = at_cluster_release(s, args, session)?;
             (at, Some(note))
         }
-        BackendKind::Containerd => (s.clone(), None),
+        BackendKind::Containerd | BackendKind::Recorded => (s.clone(), None),
     };
     let model = scenario::run_on_model(&s);
-    let mut real = real_record(&s, args, quiet_progress, session)?;
-    real.notes.splice(0..0, note);
-    Ok(scenario::diff(&model, &real))
+    let real = real_record(&s, args, quiet_progress, session)?;
+    let mut noted = real.clone();
+    noted.notes.splice(0..0, note);
+    Ok((scenario::diff(&model, &noted), real))
+}
+
+/// One scenario against its recorded real run: `None` when it was not recorded.
+fn parity_recorded(s: &Scenario, rec: &recording::Recording, file: &Path) -> Result<Option<Parity>, (ExitCode, String)> {
+    let Some(real) = rec.record(&s.name) else { return Ok(None) };
+    let (at, note) = at_release(s, &rec.release, "the recorded cluster")?;
+    let model = scenario::run_on_model(&at);
+    let mut real = real.clone();
+    real.notes.insert(0, format!("recorded: the real side is a run of {} kept in {} (`{}`)", rec.release, file.display(), rec.how.join("`, `")));
+    real.notes.insert(1, note);
+    let mut p = scenario::diff(&model, &real);
+    if let Some(why) = recording::mismatch(&model, &real) {
+        p.errors.push(format!("the scenario changed since it was recorded ({why}): re-record it with `scripts/record-kube-versions.sh {}`", rec.release));
+    }
+    Ok(Some(p))
 }
 
 fn print_parity(p: &Parity) {
@@ -271,31 +295,114 @@ pub fn parity(args: &ParityArgs, output: OutputFormat) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if matches!(args.backend, BackendKind::Recorded) {
+        return parity_from_recording(args, &scenarios, output);
+    }
+    if args.record.is_some() && !matches!(args.backend, BackendKind::Kube) {
+        eprintln!("gpulab: --record records a real control plane's run: use it with --backend kube");
+        return ExitCode::BadInput;
+    }
     let mut results = Vec::new();
+    let mut reals = Vec::new();
     let mut session: KubeSession = None;
     for s in &scenarios {
         match parity_of(s, args, false, &mut session) {
-            Ok(p) => results.push(p),
+            Ok((p, real)) => {
+                results.push(p);
+                reals.push(real);
+            }
             Err((code, e)) => {
                 eprintln!("gpulab: {e}");
                 return code;
             }
         }
     }
+    if let Some(file) = &args.record {
+        match write_recording(file, args, &session, reals) {
+            Ok(line) => eprintln!("gpulab: {line}"),
+            Err(e) => {
+                eprintln!("gpulab: {e}");
+                return ExitCode::External;
+            }
+        }
+    }
+    report(&results, &[], None, output)
+}
+
+/// Adds this run's real records to `file` (created, or merged into when it holds the
+/// same release's runs).
+fn write_recording(file: &Path, args: &ParityArgs, session: &KubeSession, reals: Vec<Record>) -> Result<String, String> {
+    let backend = session.as_ref().ok_or("no kube session: nothing was run")?;
+    let release = backend.server_version()?;
+    let how = format!("gpulab parity --backend kube{}", if args.real_containerd { " --real-containerd" } else { "" });
+    let n = reals.len();
+    let mut rec = if file.exists() {
+        let rec = recording::load(file)?;
+        if rec.release != release {
+            return Err(format!("{} holds {}'s runs; this cluster is at {release}: record into another file", file.display(), rec.release));
+        }
+        rec
+    } else {
+        recording::Recording { release, how: Vec::new(), records: Vec::new() }
+    };
+    rec.merge(&how, reals);
+    recording::save(file, &rec)?;
+    Ok(format!("recorded {n} scenarios' real runs into {} ({} scenarios in it)", file.display(), rec.records.len()))
+}
+
+/// `gpulab parity --backend recorded --recording FILE`.
+fn parity_from_recording(args: &ParityArgs, scenarios: &[Scenario], output: OutputFormat) -> ExitCode {
+    let Some(file) = &args.recording else {
+        eprintln!("gpulab: --backend recorded needs --recording FILE (written by `gpulab parity --backend kube --record FILE`)");
+        return ExitCode::BadInput;
+    };
+    let rec = match recording::load(file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gpulab: {e}");
+            return ExitCode::BadInput;
+        }
+    };
+    let mut results = Vec::new();
+    let mut missing = Vec::new();
+    for s in scenarios {
+        match parity_recorded(s, &rec, file) {
+            Ok(Some(p)) => results.push(p),
+            Ok(None) => missing.push(s.name.clone()),
+            Err((code, e)) => {
+                eprintln!("gpulab: {e}");
+                return code;
+            }
+        }
+    }
+    if results.is_empty() {
+        eprintln!("gpulab: {} records none of these {} scenarios", file.display(), scenarios.len());
+        return ExitCode::BadInput;
+    }
+    report(&results, &missing, Some(&rec.release), output)
+}
+
+/// Prints the parity results (text or JSON) and returns the exit code: 1 on a
+/// difference, 3 on a real-side error with no difference, else 0. `missing`: the
+/// scenarios a recording does not hold (listed, not compared).
+fn report(results: &[Parity], missing: &[String], recorded: Option<&str>, output: OutputFormat) -> ExitCode {
     let ok = results.iter().all(Parity::ok);
     match output {
-        OutputFormat::Json => println!("{}", json!({ "agree": ok, "scenarios": results })),
+        OutputFormat::Json => println!("{}", json!({ "agree": ok, "scenarios": results, "not_recorded": missing })),
         _ => {
             results.iter().for_each(print_parity);
             // What stays uncompared, and why, once for the whole run (the last line
             // stays the totals: the test tiers print it).
-            let reasons = gpulab_model::scenario::parity::not_compared_by_reason(&results);
+            let reasons = gpulab_model::scenario::parity::not_compared_by_reason(results);
             if !reasons.is_empty() {
                 println!("not compared, by reason:");
                 for (why, fields, n) in &reasons {
                     let fields: Vec<&str> = fields.iter().map(|f| f.name()).collect();
                     println!("  {n:>4}  {}: {why}", fields.join(", "));
                 }
+            }
+            if let (false, Some(release)) = (missing.is_empty(), recorded) {
+                println!("not recorded ({}; `scripts/record-kube-versions.sh {release}` records them): {}", missing.len(), missing.join(", "));
             }
             let sum = |f: fn(&Parity) -> usize| results.iter().map(f).sum::<usize>();
             println!("{} scenarios: {} agree, {} differ, {} not compared", results.len(), sum(|p| p.agree), sum(|p| p.differ), sum(|p| p.not_compared));

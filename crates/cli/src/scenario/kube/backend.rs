@@ -77,10 +77,13 @@ impl Place {
     }
 }
 
-/// A text for an API error, as kubectl shows its reason and message.
-fn api_error(e: &kube::Error) -> String {
+/// A text for an API error, as kubectl shows its reason and message; a transport error
+/// (no answer at all: the API server stopped, a refused connection, a time-out) says so
+/// and names the server (`server`, the kubeconfig's URL; empty when unknown).
+fn api_error(e: &kube::Error, server: &str) -> String {
     match e {
         kube::Error::Api(s) => format!("{} ({} {})", s.message, s.code, s.reason),
+        kube::Error::HyperError(_) | kube::Error::Service(_) => no_answer(e, server),
         other => other.to_string(),
     }
 }
@@ -89,6 +92,23 @@ fn api_error(e: &kube::Error) -> String {
 /// created with `spec.nodeName` has no such condition until a kubelet writes one).
 fn bound_by_scheduler(pod: &Value) -> bool {
     pod["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "PodScheduled" && c["status"] == "True"))
+}
+
+/// `the API server at URL did not answer (it stopped or cannot be reached): …` with the
+/// error's whole chain of causes (kube-rs's own text, `ServiceError: client error
+/// (Connect)`, hides the refused connection in its sources).
+pub fn no_answer(e: &(dyn std::error::Error + 'static), server: &str) -> String {
+    let mut chain: Vec<String> = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let t = s.to_string();
+        if !chain.iter().any(|c| c.contains(&t)) {
+            chain.push(t);
+        }
+        source = s.source();
+    }
+    let at = if server.is_empty() { String::new() } else { format!(" at {server}") };
+    format!("the API server{at} did not answer (it stopped or cannot be reached): {}", chain.join(": "))
 }
 
 fn rfc3339_now() -> String {
@@ -154,6 +174,8 @@ pub struct KubeBackend {
     /// What each node's kubelet found in its containerd at the last refresh.
     cri_now: BTreeMap<String, LoadedCri>,
     notes: Vec<String>,
+    /// The API server's URL as the kubeconfig gives it (for error texts).
+    server: String,
 }
 
 impl KubeBackend {
@@ -175,13 +197,15 @@ impl KubeBackend {
             return Err(format!("kubeconfig has no context {context:?}"));
         }
         let opts = kube::config::KubeConfigOptions { context: Some(context.clone()), ..Default::default() };
-        let client = rt.block_on(async {
+        let (client, server) = rt.block_on(async {
             let config = kube::Config::from_custom_kubeconfig(kc, &opts).await.map_err(|e| format!("kubeconfig context {context}: {e}"))?;
-            Client::try_from(config).map_err(|e| format!("kube client: {e}"))
+            let server = config.cluster_url.to_string();
+            Client::try_from(config).map(|c| (c, server)).map_err(|e| format!("kube client: {e}"))
         })?;
         let exec: Option<Arc<dyn NodeExec>> = ContainerExec::find().map(|e| Arc::new(e) as Arc<dyn NodeExec>);
         let mut backend = Self::with_client(rt, client, exec, context, c.node_map.clone());
         backend.real_containerd = c.real_containerd;
+        backend.server = server.trim_end_matches('/').to_string();
         Ok(backend)
     }
 
@@ -214,12 +238,13 @@ impl KubeBackend {
             real: None,
             cri_now: BTreeMap::new(),
             notes: Vec::new(),
+            server: String::new(),
         }
     }
 
     /// The API server's `/version` (`v1.37.2`).
     pub fn server_version(&self) -> Result<String, String> {
-        self.rt.block_on(self.client.apiserver_version()).map(|i| i.git_version).map_err(|e| format!("GET /version: {}", api_error(&e)))
+        self.rt.block_on(self.client.apiserver_version()).map(|i| i.git_version).map_err(|e| format!("GET /version: {}", api_error(&e, &self.server)))
     }
 
     /// Removes everything the current run created; one line per thing undone.
@@ -235,7 +260,7 @@ impl KubeBackend {
     fn send_ok(&self, r: Result<Request<Vec<u8>>, String>) -> Result<String, String> {
         let r = r?;
         let what = format!("{} {}", r.method(), r.uri().path());
-        self.send(r).map_err(|e| format!("{what}: {}", api_error(&e)))
+        self.send(r).map_err(|e| format!("{what}: {}", api_error(&e, &self.server)))
     }
 
     /// `GET`; `None` on 404.
@@ -245,7 +270,7 @@ impl KubeBackend {
         match self.send(r) {
             Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| format!("{what}: {e}")),
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
-            Err(e) => Err(format!("GET {what}: {}", api_error(&e))),
+            Err(e) => Err(format!("GET {what}: {}", api_error(&e, &self.server))),
         }
     }
 
@@ -308,7 +333,7 @@ impl KubeBackend {
                 self.rejected.insert(name, (s.reason.clone(), text));
                 Ok(())
             }
-            Err(e) => Err(format!("apply {} {name} ({source}): {}", kind.kind, api_error(&e))),
+            Err(e) => Err(format!("apply {} {name} ({source}): {}", kind.kind, api_error(&e, &self.server))),
         }
     }
 
@@ -443,7 +468,7 @@ impl KubeBackend {
                             match self.send(requests::finalize_pod(&self.ns, &name, uid)?) {
                                 Ok(_) => {}
                                 Err(kube::Error::Api(s)) if matches!(s.code, 404 | 409) => {}
-                                Err(e) => return Err(format!("finalising pod {name}: {}", api_error(&e))),
+                                Err(e) => return Err(format!("finalising pod {name}: {}", api_error(&e, &self.server))),
                             }
                             waiting = true;
                             continue;
@@ -794,6 +819,35 @@ mod tests {
         let s = rfc3339_now();
         assert_eq!(s.len(), 20, "{s}");
         assert!(s.ends_with('Z') && s.as_bytes()[10] == b'T', "{s}");
+    }
+
+    /// A transport error names the server and every cause once (kube-rs's top line,
+    /// `ServiceError: client error (Connect)`, alone does not say the connection was
+    /// refused); an API error stays the API server's own text.
+    #[test]
+    fn no_answer_names_the_server_and_the_causes() {
+        #[derive(Debug)]
+        struct Client(std::io::Error);
+        impl std::fmt::Display for Client {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("client error (Connect)")
+            }
+        }
+        impl std::error::Error for Client {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "tcp connect error: Connection refused (os error 111)");
+        let e = kube::Error::Service(Box::new(Client(refused)));
+        assert_eq!(
+            api_error(&e, "https://127.0.0.1:6443"),
+            "the API server at https://127.0.0.1:6443 did not answer (it stopped or cannot be reached): ServiceError: client error (Connect): tcp connect error: Connection refused (os error 111)"
+        );
+        let flat = kube::Error::Service(Box::new(std::io::Error::other("timed out")));
+        assert_eq!(api_error(&flat, ""), "the API server did not answer (it stopped or cannot be reached): ServiceError: timed out");
+        let status = kube::core::Status::failure("pods \"x\" not found", "NotFound").with_code(404);
+        assert_eq!(api_error(&kube::Error::Api(Box::new(status)), "https://h"), "pods \"x\" not found (404 NotFound)");
     }
 
     /// Multi-document YAML becomes one JSON value per non-empty document.

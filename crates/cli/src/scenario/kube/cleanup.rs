@@ -29,6 +29,7 @@ pub type SharedPlan = Arc<Mutex<Option<Plan>>>;
 fn status_text(e: &kube::Error) -> String {
     match e {
         kube::Error::Api(s) => format!("{} ({})", s.message, s.code),
+        kube::Error::HyperError(_) | kube::Error::Service(_) => super::backend::no_answer(e, ""),
         other => other.to_string(),
     }
 }
