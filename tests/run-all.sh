@@ -14,7 +14,10 @@ tier "fetch (trunk builds --offline)"
 cargo fetch --locked
 
 tier "native: model + companion (cargo test), incl. the tidy test"
-cargo test --locked --workspace --exclude gpu-node-lab
+cargo test --locked --workspace --exclude gpu-node-lab --exclude gpulab-fuzz
+
+tier "fuzz smoke: every committed seed through every fuzz target, then seeded mutations (crates/fuzz; fuzz/README.md)"
+cargo test --locked -p gpulab-fuzz --test smoke -- --nocapture --test-threads=1
 
 tier "real containerd: check-runtime.sh against a live daemon (private root/state/socket; needs root)"
 cargo test --locked -p gpulab --features real-containerd --test check_runtime_daemon

@@ -1,11 +1,6 @@
-//! Fuzzes `gpulab_model::kubernetes::yaml::load` with any UTF-8 text as a multi-document
-//! manifest file (what a learner pastes into the lab's editor).
+//! libFuzzer entry of `kubernetes_yaml`: the body, its input layout and its contract are
+//! [`gpulab_fuzz::kubernetes_yaml`] (one home, shared with the smoke test of `cargo test`).
 
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = gpulab_model::kubernetes::yaml::load("fuzz.yaml", text);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| gpulab_fuzz::kubernetes_yaml(data));

@@ -9,7 +9,11 @@
 //   page's own input stops at the same bound;
 // - a trap while step 2 (English) or step 1 (Korean) handles an input: the lab is
 //   started again on a fresh module, says which step stopped, and discards that
-//   step's saved input only (or keeps it).
+//   step's saved input only (or keeps it);
+// - and what a stranger's bytes can do: 10,000 nested tables in a drop-in, binary
+//   garbage pasted and imported, a share link of 4,000 random characters, a progress
+//   file from a newer lab, a reload in the middle of an edit — the page stays alive
+//   with a clear message, and saved work is never overwritten without asking.
 // Run: DIST=../../dist node --test hostile.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -254,5 +258,122 @@ test("a trap in step 2 (en) or step 1 (ko) is caught and shown; discarding reset
   assert.equal((await saved(page)).containerd.dropin, "# after the restart\n", "step 2's input is kept");
   // The only errors are the traps themselves.
   assert.deepEqual(errors.filter((e) => !e.includes("a simulated trap")), []);
+  await context.close();
+});
+
+/** Random characters of `alphabet`, from a seeded xorshift (the failing link reproduces). */
+function randomText(n, alphabet, seed = 20261203) {
+  let x = seed >>> 0 || 1;
+  let out = "";
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    out += alphabet[x % alphabet.length];
+  }
+  return out;
+}
+
+/** The lab still answers: a normal file typed into the step's editor (`dropin` in
+ * step 2, `main` in step 1) is judged and saved. */
+async function stillAlive(page, file = "dropin") {
+  const line = `# alive ${Date.now()}\n`;
+  await paste(page, `.ctr-${file} textarea`, line);
+  await page.waitForFunction(([k, f, l]) => JSON.parse(localStorage.getItem(k) ?? "{}").containerd?.[f] === l, [KEY, file, line]);
+  await page.locator(".ctr-dump").first().waitFor();
+}
+
+test("10,000 nested tables in a drop-in: an error at file:line, no crash, the step answers the next edit", async () => {
+  const { context, page, errors } = await fresh();
+  await page.goto(labUrl("lang=en&step=2"));
+  await ready(page);
+  const header = `[${Array(10000).fill("t").join(".")}]\nk = 1\n`;
+  const inline = `x = ${"{ t = ".repeat(10000)}1${" }".repeat(10000)}\n`;
+  for (const text of [header, inline]) {
+    await paste(page, ".ctr-dropin textarea", text);
+    const diag = page.locator(".step-containerd .diag-location").first();
+    await diag.waitFor();
+    assert.match(await diag.textContent(), /99-nvidia\.toml:1(:\d+)?/, "the error names the drop-in and its line");
+    assert.equal(await page.locator(".lab-notice[role=alert]").count(), 0, "no trap notice: the model answered");
+    await stillAlive(page);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("binary garbage: pasted into step 1 it is judged as text; imported as a progress file it is refused by name", async () => {
+  const { context, page, errors } = await fresh();
+  await page.goto(labUrl("lang=en&step=1"));
+  await ready(page);
+  const garbage = randomText(20000, Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)).join("") + "\ud800\udfff\ufffe");
+  await paste(page, ".ctr-main textarea", garbage);
+  await page.locator(".step-containerd .diag-location").first().waitFor();
+  assert.match(await page.locator(".step-containerd .diag-location").first().textContent(), /config\.toml:\d+/);
+  const before = await saved(page);
+  const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256));
+  await page.locator(".work-import").setInputFiles({ name: "garbage.json", mimeType: "application/json", buffer: bytes });
+  const notice = page.locator(".work-panel .lab-notice[role=alert] .notice-text");
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /^garbage\.json was not imported: .+ Your work was not changed\.$/);
+  assert.deepEqual(await saved(page), before, "the saved work is untouched");
+  await stillAlive(page, "main");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a share link of 4,000 random characters is refused in words and the saved work is kept", async () => {
+  const { context, page, errors } = await fresh();
+  await page.goto(labUrl("lang=en&step=2"));
+  await ready(page);
+  await paste(page, ".ctr-dropin textarea", "# mine\n");
+  await page.waitForFunction((k) => JSON.parse(localStorage.getItem(k) ?? "{}").containerd?.dropin === "# mine\n", KEY);
+  const junk = randomText(4000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+  // It decodes (4,000 base64url characters always do) but does not inflate: damaged.
+  for (const [lang, text] of [["en", "The share link could not be opened: its data is cut short or damaged; copy the whole link. Your saved work was not changed."],
+    ["ko", "공유 링크를 열 수 없습니다. 이유: 데이터가 잘렸거나 손상되었습니다. 링크 전체를 복사하세요. 저장된 작업은 바뀌지 않았습니다."]]) {
+    await page.goto(`${labUrl(`lang=${lang}&step=2`)}#gpulab-v1=${junk}`);
+    await ready(page);
+    const notice = page.locator(".lab-notice[role=alert] .notice-text");
+    await notice.waitFor();
+    assert.equal(await notice.textContent(), text);
+    assert.equal((await saved(page)).containerd.dropin, "# mine\n", "saved work is not overwritten");
+  }
+  await stillAlive(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a progress file from a newer lab is refused, naming the versions; nothing changes", async () => {
+  const { context, page, errors } = await fresh();
+  await page.goto(labUrl("lang=en&step=7"));
+  await ready(page);
+  const before = await saved(page);
+  const newer = { format: "gpu-node-lab/progress", version: 2, work: { slots: { nodes: 3 }, dra: { claims: [] } } };
+  await page.locator(".work-import").setInputFiles({ name: "from-the-future.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(newer)) });
+  const notice = page.locator(".work-panel .lab-notice[role=alert] .notice-text");
+  await notice.waitFor();
+  assert.equal(await notice.textContent(),
+    "from-the-future.json was not imported: it was made by a newer version of the lab (format version 2; this lab reads version 1). Your work was not changed.");
+  assert.deepEqual(await saved(page), before);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a reload in the middle of an edit keeps the edit; a link over saved work asks first", async () => {
+  const { context, page, errors } = await fresh();
+  await page.goto(labUrl("lang=en&step=2"));
+  await ready(page);
+  const area = page.locator(".ctr-dropin textarea");
+  await area.click();
+  await page.keyboard.press("End");
+  await page.keyboard.type("# typed just before the reload");
+  await page.reload();
+  await ready(page);
+  assert.ok((await value(page, ".ctr-dropin textarea")).includes("# typed just before the reload"), "the last keystrokes survive the reload");
+  // Someone's link while this browser holds the learner's own work: the lab asks.
+  const envelope = { format: "gpu-node-lab/progress", version: 1, work: { containerd: { dropin: "# someone else's\n" } } };
+  await page.goto(`${labUrl("lang=en&step=2")}#gpulab-v1=${b64url(deflateRawSync(JSON.stringify(envelope)))}`);
+  await ready(page);
+  await page.locator(".lab-notice").filter({ hasText: "already holds your own saved work" }).waitFor();
+  assert.ok((await saved(page)).containerd.dropin.includes("# typed just before the reload"), "nothing overwritten before the learner answers");
+  assert.deepEqual(errors, []);
   await context.close();
 });
