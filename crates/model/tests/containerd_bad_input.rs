@@ -140,3 +140,28 @@ fn huge_and_deep_files_load() {
         assert!(r.dump.exit == 0 || r.dump.exit == 1, "{v}");
     }
 }
+
+/// A refused version or plugin URI points at the setting, in the file that wrote it
+/// (containerd names only the file it read last): a drop-in's `version = 4` on 2.2.7
+/// (scenarios/config-version-4), a drop-in above the main config's version on 2.3.4
+/// (scenarios/dropin-from-config-dump), version 3 on 1.6.39, a short plugin URI.
+#[test]
+fn version_and_plugin_uri_refusals_point_at_the_setting() {
+    const MAIN: &str = "/etc/containerd/config.toml";
+    const DROPIN: &str = "/etc/containerd/conf.d/99-nvidia.toml";
+    let glob = "imports = [\"/etc/containerd/conf.d/*.toml\"]\n";
+    let cases: &[(&str, String, &str, &str, &str, &str, u32)] = &[
+        ("v4 drop-in on 2.2", format!("version = 3\n{glob}"), "# toolkit\nversion = 4\n", "2.2.7", "containerd-version-unsupported", DROPIN, 2),
+        ("v4 drop-in above a v2 root on 2.3", format!("version = 2\n{glob}"), "\n\nversion = 4\n", "2.3.4", "containerd-dropin-version-above-root", DROPIN, 3),
+        ("v3 on 1.6.39", format!("{glob}version = 3\n"), "# no version\n", "1.6.39", "containerd-version-unsupported", MAIN, 2),
+        ("short disabled plugin in a drop-in", format!("version = 2\n{glob}"), "version = 2\n\ndisabled_plugins = [\"cri\"]\n", "2.1.9", "containerd-plugin-uri-invalid", DROPIN, 3),
+        ("short plugin key on 1.6", format!("version = 2\n{glob}"), "version = 2\n[plugins.cri]\n", "1.6.20", "containerd-plugin-uri-invalid", DROPIN, 2),
+    ];
+    for (what, main, dropin, v, code, file, line) in cases {
+        let files = Files::new().with(MAIN, main.clone()).with(DROPIN, *dropin);
+        let r = containerd::load(&files, &Version::parse(v).unwrap());
+        let d = r.diagnostics.iter().find(|d| d.code == *code).unwrap_or_else(|| panic!("{what}: no {code} in {:?}", r.diagnostics));
+        let at = d.primary.as_ref().unwrap_or_else(|| panic!("{what}: {code} has no file:line"));
+        assert_eq!((at.file.as_str(), at.line), (*file, *line), "{what}");
+    }
+}

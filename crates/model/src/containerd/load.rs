@@ -192,7 +192,9 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
         st.top.insert("imports", Node::builtin(Value::Array(list)));
     }
     if let Err(e) = validate_version(version, &mut st) {
-        st.error = Some(LoadError { message: format!("failed to load TOML from {last}: {}", e.0), code: e.1, at: None, dump_ignores: false, log: None });
+        // containerd names only the file read last; the lab also points at the setting
+        // that fails (the `version` line, the plugin list or table), wherever it was set.
+        st.error = Some(LoadError { message: format!("failed to load TOML from {last}: {}", e.0), code: e.1, at: e.2, dump_ignores: false, log: None });
     }
     st
 }
@@ -1186,7 +1188,14 @@ fn resolve_imports(files: &Files, version: &Version, parent: &str, imports: &[St
 
 // ---- ValidateVersion --------------------------------------------------------------------
 
-fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, LoadErrorCode)> {
+/// Where the top-level key `key` of the merged config was written.
+fn origin_of(st: &Loaded, key: &str) -> Option<Origin> {
+    st.top.get(key).and_then(|n| n.origin.clone())
+}
+
+/// `ValidateVersion` (2.x) and the 1.x `ValidateV2`: the refusal's text, its code and
+/// where the offending setting (the version, a plugin list or table) was written.
+fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, LoadErrorCode, Option<Origin>)> {
     let v = st.version();
     let disabled = string_list(st.top.get("disabled_plugins"));
     let required = string_list(st.top.get("required_plugins"));
@@ -1204,33 +1213,34 @@ fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, L
         }
         if version.rejects_version_above_2() && v > 2 {
             st.log.push(LogLine::new("error", format!("containerd config version `{v}` is not supported, the max version is `2`, use `containerd config default` to generate a new config or manually revert to version `2`")));
-            return Err((format!("unsupported config version `{v}`"), LoadErrorCode::VersionTooHigh));
+            return Err((format!("unsupported config version `{v}`"), LoadErrorCode::VersionTooHigh, origin_of(st, "version")));
         }
         let short = |p: &str| p.split('.').count() < 4;
         if let Some(p) = disabled.iter().find(|p| short(p)) {
-            return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+            return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, origin_of(st, "disabled_plugins")));
         }
         if let Some(p) = required.iter().find(|p| short(p)) {
-            return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+            return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, origin_of(st, "required_plugins")));
         }
         let mut keys: Vec<&str> = st.plugins.keys().collect();
         crate::sort::sort(&mut keys);
         // 1.7 also wants every plugin key under `io.containerd.`.
         let bad_key = |p: &str| short(p) || (version.line == Line::V1_7 && !p.starts_with("io.containerd."));
         if let Some(p) = keys.into_iter().find(|p| bad_key(p)) {
-            return Err((format!("invalid plugin key URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+            let at = st.plugins.get(p).and_then(|n| n.origin.clone());
+            return Err((format!("invalid plugin key URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, at));
         }
         return Ok(());
     }
     let max = version.config_version();
     if v > max {
-        return Err((format!("expected containerd config version equal to or less than `{max}`, got `{v}`"), LoadErrorCode::VersionTooHigh));
+        return Err((format!("expected containerd config version equal to or less than `{max}`, got `{v}`"), LoadErrorCode::VersionTooHigh, origin_of(st, "version")));
     }
     if let Some(p) = disabled.iter().find(|p| !p.contains('.')) {
-        return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+        return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, origin_of(st, "disabled_plugins")));
     }
     if let Some(p) = required.iter().find(|p| !p.contains('.')) {
-        return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+        return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, origin_of(st, "required_plugins")));
     }
     Ok(())
 }
