@@ -108,6 +108,11 @@ fn bad_inputs_are_refused_with_file_and_line() {
         ("short plugin key on v2", b"version = 2\n[plugins.cri]\n", "1.6.20", "failed to load TOML from /etc/containerd/config.toml: invalid plugin key URI \"cri\" expect io.containerd.x.vx"),
         ("short disabled plugin", b"version = 2\ndisabled_plugins = [\"cri\"]\n", "2.1.9", "failed to load TOML from /etc/containerd/config.toml: invalid disabled plugin URI \"cri\" expect io.containerd.x.vx"),
         ("non-UTF-8 on 2.x", b"version = 2\nroot = \"\xff\"\n", "2.0.11", "failed to unmarshal TOML at row 2 column 9: toml: invalid UTF-8"),
+        // go-toml v1's key errors (1.6.20, 1.6.38, 1.7.34 print the same).
+        ("$x = 1 on 1.x", b"version = 2\n$x = 1\n", "1.6.20", "failed to load TOML: /etc/containerd/config.toml: (2, 1): parsing error: keys cannot contain $ character"),
+        ("non-UTF-8 key on 1.x", b"version = 2\n\xff\xfe = 1\n", "1.7.34", "failed to load TOML: /etc/containerd/config.toml: (2, 1): parsing error: keys cannot contain \u{fffd} character"),
+        ("a b = 1 on 1.x", b"version = 2\na b = 1\n", "1.6.20", "failed to load TOML: /etc/containerd/config.toml: (2, 3): was expecting token =, but got \"b\" instead"),
+        ("abc on 1.x", b"version = 2\nabc\n", "1.6.20", "failed to load TOML: /etc/containerd/config.toml: (2, 1): parsing error: keys cannot contain new lines"),
         // Wrong types in the file's own fields, as the real binaries print them (issue
         // 16's bad-input probe, 2026-12-03): the go-toml v2 of 2.0–2.3 words booleans,
         // floats and inline tables by the Go kind, gives arrays no position and
