@@ -35,8 +35,7 @@ fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>) -> M
 
 fn print_diagnostic(d: &Diagnostic) {
     let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    eprintln!("{at}error[{}]: {}", d.code, args.join("; "));
+    eprintln!("{at}error[{}]: {}", d.code, gpulab_model::kubernetes::yaml::message(d));
 }
 
 /// Runs the command.

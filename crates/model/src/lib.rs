@@ -13,6 +13,7 @@
 //! - [`sort`]: one shared stable sort (driftsort per call site costs wasm size).
 //! - [`float`]: floats printed as `Display` does, without core's Grisu/Dragon4 (wasm size).
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
+//! - [`korean`]: Korean particles chosen by the value before them.
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
@@ -33,6 +34,7 @@ pub mod daemonset;
 pub mod diagnostic;
 pub mod float;
 pub mod go;
+pub mod korean;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;
