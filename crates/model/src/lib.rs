@@ -14,6 +14,8 @@
 //! - [`float`]: floats printed as `Display` does, without core's Grisu/Dragon4 (wasm size).
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
+//! - [`incident`]: the learner's work carried through the eight steps; step 8 on their
+//!   cluster.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
@@ -33,6 +35,7 @@ pub mod daemonset;
 pub mod diagnostic;
 pub mod float;
 pub mod go;
+pub mod incident;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;
