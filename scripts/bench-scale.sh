@@ -70,11 +70,13 @@ for n in "${sizes[@]}"; do
   run "schedule/$n" "$d/schedule.out" "$GPULAB" schedule --nodes "$d/cluster.yaml" --pod "$d/pod.yaml"
   check "schedule/$n" "$d/schedule.out"
   if [ "${GPULAB_BENCH_DUMPS:-1}" = 1 ] && "$GPULAB" schedule --help | grep -q -- '--filename'; then
-    run "schedule/$n (dump.yaml)" "$d/schedule-dump-yaml.out" "$GPULAB" schedule -f "$d/dump.yaml" --pod "$d/pod.yaml"
+    # A dump holds no RuntimeClass (`kubectl get nodes,pods`): it comes from its own file.
+    rc=$d/runtimeclass.yaml
+    run "schedule/$n (dump.yaml)" "$d/schedule-dump-yaml.out" "$GPULAB" schedule -f "$d/dump.yaml" --pod "$d/pod.yaml" --runtimeclasses "$rc"
     same "$d/schedule.out" "$d/schedule-dump-yaml.out"
-    run "schedule/$n (dump.json, -f -)" "$d/schedule-dump-json.out" sh -c '"$1" schedule -f - --pod "$3" <"$2"' sh "$GPULAB" "$d/dump.json" "$d/pod.yaml"
+    run "schedule/$n (dump.json, -f -)" "$d/schedule-dump-json.out" sh -c '"$1" schedule -f - --pod "$3" --runtimeclasses "$4" <"$2"' sh "$GPULAB" "$d/dump.json" "$d/pod.yaml" "$rc"
     same "$d/schedule.out" "$d/schedule-dump-json.out"
-    run "rollout/$n (dump.json, -f -)" "$d/rollout-dump.out" sh -c '"$1" rollout -f - "$3" "$4" <"$2"' sh "$GPULAB" "$d/dump.json" "$d/v1.yaml" "$d/v2.yaml"
+    run "rollout/$n (dump.json, -f -)" "$d/rollout-dump.out" sh -c '"$1" rollout -f - -f "$3" "$4" "$5" <"$2"' sh "$GPULAB" "$d/dump.json" "$rc" "$d/v1.yaml" "$d/v2.yaml"
     same "$d/rollout.out" "$d/rollout-dump.out"
   fi
 done

@@ -14,7 +14,8 @@
 #                 update, with maxUnavailable 10 %
 #   dump.yaml, dump.json  cluster.yaml as `kubectl get nodes,pods -A -o yaml|json` prints
 #                 it: one `kind: List`, with the server's fields (uid, resourceVersion,
-#                 managedFields) that the model ignores
+#                 managedFields) that the model ignores, and without the RuntimeClass
+#   runtimeclass.yaml  the nvidia RuntimeClass alone (`kubectl get runtimeclass`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -124,6 +125,8 @@ BEGIN {
   for (i = 1; i <= n; i++) for (k = 0; k < 4; k++) pod_dump_json(dj, i, k)
   printf "\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n" > dj
 }'
+
+printf 'apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia\n' >"$OUT/runtimeclass.yaml"
 
 cat >"$OUT/pod.yaml" <<'EOF'
 # A 4-GPU training pod under the nvidia RuntimeClass, tolerating the GPU taint.

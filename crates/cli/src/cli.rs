@@ -307,6 +307,12 @@ pub struct RolloutArgs {
     /// `device-plugin-stall`, or YAML manifest files.
     #[arg(required = true, value_name = "SCENARIO_OR_FILES")]
     pub inputs: Vec<String>,
+    /// The cluster as kubectl prints it (`kubectl get nodes,pods -A -o yaml` or `-o
+    /// json`, or any manifests; `-` reads stdin): its Nodes, RuntimeClasses and
+    /// DaemonSets are read before SCENARIO_OR_FILES; its Pods are not (the rollout
+    /// models the DaemonSet's own pods only). Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub filenames: Vec<PathBuf>,
     /// Run until the rollout finishes or stalls (the default).
     #[arg(long, conflicts_with = "syncs")]
     pub until_stalled: bool,
@@ -341,9 +347,10 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct ScheduleArgs {
-    /// Multi-document YAML of Nodes and of the Pods already bound to them
-    /// (`spec.nodeName`); RuntimeClasses here count too.
-    #[arg(long, value_name = "FILE.yaml")]
+    /// The cluster: Nodes and the Pods already bound to them (`spec.nodeName`);
+    /// RuntimeClasses here count too. Multi-document YAML, or what `kubectl get
+    /// nodes,pods -A -o yaml` (or `-o json`) prints; `-` reads stdin.
+    #[arg(long, short = 'f', visible_alias = "filename", value_name = "FILE")]
     pub nodes: PathBuf,
     /// The Pod to create and schedule.
     #[arg(long, value_name = "FILE.yaml")]

@@ -16,6 +16,7 @@
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
 //! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
+//! - [`manifests`]: the files (or stdin, or a kubectl dump) both commands read.
 //! - [`cluster_cmd`]: `gpulab cluster up|down` over the library's `gpulab::cluster`.
 
 mod cli;
@@ -24,6 +25,7 @@ mod cri;
 mod containerd;
 mod exit;
 mod goldens;
+mod manifests;
 mod oracle;
 mod output;
 mod scenario;

@@ -16,6 +16,7 @@ use gpulab_model::daemonset::NodeOrder;
 
 use crate::cli::RolloutArgs;
 use crate::exit::ExitCode;
+use crate::manifests::{diagnostic_line, read};
 use crate::output::OutputFormat;
 
 /// The built-in scenario: the lab's step-8 incident.
@@ -51,6 +52,17 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
         return seed_incident_full(order, seed);
     }
     let mut manifests = Manifests::default();
+    for path in &args.filenames {
+        let (mut diags, mut errors) = (Vec::new(), Vec::new());
+        let cluster = read(path, &mut diags, &mut errors);
+        errors.extend(diags.iter().map(diagnostic_line));
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
+        }
+        manifests.nodes.extend(cluster.nodes.into_iter().map(|l| l.object));
+        manifests.runtime_classes.extend(cluster.runtime_classes.into_iter().map(|l| l.object));
+        manifests.daemon_sets.extend(cluster.daemon_sets.into_iter().map(|l| l.object));
+    }
     for file in &args.inputs {
         let text = std::fs::read_to_string(file).map_err(|e| {
             format!("{file}: {e} (give YAML manifests, or the built-in scenario {SEED_SCENARIO:?})")

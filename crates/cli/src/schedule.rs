@@ -4,40 +4,17 @@
 //! `kubectl describe pod`, and node × plugin results. Glue only: every rule is the
 //! model's ([`gpulab_model::kubernetes::apply::create_pod`]).
 
-use std::path::Path;
-
 use gpulab_model::kubernetes::apply::create_pod;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::Diagnostic;
 use serde_json::json;
 
 use crate::cli::ScheduleArgs;
 use crate::exit::ExitCode;
+use crate::manifests::{diagnostic_line, read};
 use crate::output::OutputFormat;
-
-fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>) -> Manifests {
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
-            let (m, d) = load(&path.display().to_string(), &text);
-            diags.extend(d);
-            m
-        }
-        Err(e) => {
-            errors.push(format!("{}: {e}", path.display()));
-            Manifests::default()
-        }
-    }
-}
-
-fn print_diagnostic(d: &Diagnostic) {
-    let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    eprintln!("{at}error[{}]: {}", d.code, args.join("; "));
-}
 
 /// Runs the command.
 pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
@@ -59,7 +36,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
         eprintln!("gpulab schedule: {e}");
     }
     for d in &diags {
-        print_diagnostic(d);
+        eprintln!("{}", diagnostic_line(d));
     }
     if !errors.is_empty() || !diags.is_empty() {
         return ExitCode::BadInput;

@@ -12,6 +12,7 @@
 //! - [`slots`]: time-slicing / MPS / MIG seats and memory.
 //! - [`sort`]: one shared stable sort (driftsort per call site costs wasm size).
 //! - [`float`]: floats printed as `Display` does, without core's Grisu/Dragon4 (wasm size).
+//! - [`hash`]: a fast deterministic hasher for the model's lookup maps.
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
@@ -33,6 +34,7 @@ pub mod daemonset;
 pub mod diagnostic;
 pub mod float;
 pub mod go;
+pub mod hash;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;

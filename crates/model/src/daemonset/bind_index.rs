@@ -9,10 +9,11 @@
 //! lists for a node are exactly those a scan of the store finds, in the same order.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 
+use crate::hash::FastMap;
 use crate::kubernetes::scheduler::snapshot::BoundPod;
 use crate::kubernetes::scheduler::{NodeInfo, Snapshot};
 
@@ -25,9 +26,9 @@ fn bound_node(pod: &Pod) -> Option<&str> {
 #[derive(Debug, Default)]
 pub struct BindIndex {
     /// The first node of the list with each name (what a linear `find` returns).
-    nodes: HashMap<String, usize>,
+    nodes: FastMap<String, usize>,
     /// Pod names by `spec.nodeName`, in store (name) order.
-    bound: HashMap<String, Vec<String>>,
+    bound: FastMap<String, Vec<String>>,
     /// The whole-cluster snapshot, built on the first rejection of the pass.
     snapshot: Option<Snapshot>,
 }

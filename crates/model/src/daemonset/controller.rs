@@ -13,7 +13,7 @@
 //! expectations are always satisfied, `rollingUpdate` runs in every sync (after
 //! `manage`, on the pods `manage` left), and `observedGeneration` follows `generation`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, DaemonSetStatus};
@@ -24,6 +24,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::Serialize;
 
 use super::events::{reason, EventLog, DAEMONSET_CONTROLLER};
+use crate::hash::FastMap;
 use super::pod::{
     get_target_node_name, is_pod_available, is_pod_ready, is_pod_terminal, is_pod_updated, pod_by_creation_timestamp_and_phase,
     pod_label, pod_name, pod_phase, time, CONTROLLER_REVISION_HASH_LABEL, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION,
@@ -305,9 +306,9 @@ impl DaemonSetsController {
     /// Ranks (by node index) for visiting nodes in [`NodeOrder`]; drawn anew every
     /// sync when seeded.
     fn node_ranks(&mut self) -> Vec<u64> {
-        let first: HashMap<&str, u64> = match &self.node_order {
+        let first: FastMap<&str, u64> = match &self.node_order {
             NodeOrder::Fixed(names) => names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u64)).collect(),
-            _ => HashMap::new(),
+            _ => FastMap::default(),
         };
         let offset = first.len() as u64;
         let mut ranks = Vec::with_capacity(self.nodes.len());
@@ -340,7 +341,7 @@ impl DaemonSetsController {
             ranked.push((u64::MAX, node, pods.as_slice()));
         }
         ranked.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let should_run: HashMap<&str, bool> = self
+        let should_run: FastMap<&str, bool> = self
             .nodes
             .iter()
             .zip(should)
@@ -561,7 +562,7 @@ pub struct NodePods<'a> {
 impl<'a> NodePods<'a> {
     /// Groups `pods` (terminal pods being deleted are left out) by target node.
     pub fn new(nodes: &'a [Node], pods: impl Iterator<Item = &'a Pod>) -> Self {
-        let index: HashMap<&str, usize> =
+        let index: FastMap<&str, usize> =
             nodes.iter().enumerate().map(|(i, n)| (n.metadata.name.as_deref().unwrap_or(""), i)).collect();
         let mut keyed: Vec<(usize, &'a Pod)> = Vec::new();
         let mut orphans: BTreeMap<&'a str, Vec<&'a Pod>> = BTreeMap::new();

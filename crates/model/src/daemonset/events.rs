@@ -3,9 +3,10 @@
 //! (an identical event bumps `count` and `lastTimestamp` instead of adding a row, which
 //! is what `kubectl describe` shows as `(x93 over 24m)`).
 
-use std::collections::HashMap;
 
 use serde::Serialize;
+
+use crate::hash::FastMap;
 
 /// Which component reported an event (`source.component`).
 pub const DAEMONSET_CONTROLLER: &str = "daemonset-controller";
@@ -52,10 +53,10 @@ pub struct EventLog {
     pub events: Vec<Event>,
     /// Exact key → index, so recording stays O(1) with tens of thousands of events.
     #[serde(skip)]
-    exact: HashMap<String, usize>,
+    exact: FastMap<String, usize>,
     /// Similar key (no message) → indices, for [`EventLog::record_similar`].
     #[serde(skip)]
-    similar: HashMap<String, Vec<usize>>,
+    similar: FastMap<String, Vec<usize>>,
 }
 
 fn similar_key(object: &str, source: &str, type_: &str, reason: &str) -> String {

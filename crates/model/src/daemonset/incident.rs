@@ -19,7 +19,7 @@ use super::artifacts::{check_runtime_run, merge_artifact, rollout_scheduler_verd
 use super::diagnosis::{diagnose, Verdict};
 use super::node_containerd::node_runtime;
 use super::report::Artifacts;
-use super::rollout::Rollout;
+use super::rollout::{NodeRuntime, Rollout};
 use super::text::Lang;
 
 /// `when` of the check run at the stall, before anything was restarted.
@@ -34,9 +34,14 @@ pub const AFTER_RESTART: &str = "after-restart";
 #[derive(Debug, Clone)]
 pub struct Incident {
     pub rollout: Rollout,
-    /// Node name → its containerd daemon. Nodes without one keep the runtime the
-    /// rollout was given.
+    /// Node name → its own containerd daemon.
     pub daemons: BTreeMap<String, Daemon>,
+    /// The daemon of every other node of the cluster, kept once: a generated or
+    /// imported cluster of 5,000 identical healthy nodes costs one containerd load and
+    /// one daemon's memory, not 5,000. A node gets its own copy when a fix writes to
+    /// it ([`Incident::fix_nodes`]). Nodes with neither keep the runtime the rollout
+    /// was given.
+    pub default_daemon: Option<Daemon>,
     /// check-runtime.sh's options and the binaries on the nodes.
     pub check: NodeCheck,
     /// Files (path, content) a fix writes on a stalled node whose files would not load
@@ -58,9 +63,34 @@ pub struct IncidentRun {
 impl Incident {
     /// A new incident; the nodes' runtimes are read off `daemons` at once.
     pub fn new(rollout: Rollout, daemons: BTreeMap<String, Daemon>) -> Self {
-        let mut incident = Incident { rollout, daemons, check: NodeCheck::default(), fix_files: Vec::new(), slots: None };
+        Self::with_default_daemon(rollout, daemons, None)
+    }
+
+    /// A new incident where the nodes without an entry in `daemons` run `default`.
+    pub fn with_default_daemon(rollout: Rollout, daemons: BTreeMap<String, Daemon>, default: Option<Daemon>) -> Self {
+        let mut incident =
+            Incident { rollout, daemons, default_daemon: default, check: NodeCheck::default(), fix_files: Vec::new(), slots: None };
         incident.sync_runtimes();
         incident
+    }
+
+    /// The daemon of `node`: its own, else the default one when `node` is a node of
+    /// the cluster.
+    pub fn daemon(&self, node: &str) -> Option<&Daemon> {
+        self.daemons.get(node).or_else(|| self.default_daemon.as_ref().filter(|_| self.is_node(node)))
+    }
+
+    /// The daemon of `node` to change: the default one is copied to the node first.
+    pub fn daemon_mut(&mut self, node: &str) -> Option<&mut Daemon> {
+        if !self.daemons.contains_key(node) && self.is_node(node) {
+            let default = self.default_daemon.clone()?;
+            self.daemons.insert(node.to_string(), default);
+        }
+        self.daemons.get_mut(node)
+    }
+
+    fn is_node(&self, node: &str) -> bool {
+        self.rollout.controller.nodes.iter().any(|n| n.metadata.name.as_deref() == Some(node))
     }
 
     /// The runtime handlers the cluster's RuntimeClasses name.
@@ -74,9 +104,9 @@ impl Incident {
     /// Reads every node's runtime off its daemon (after files changed or a restart).
     pub fn sync_runtimes(&mut self) {
         let handlers = self.handlers();
-        for (node, daemon) in &self.daemons {
-            self.rollout.runtimes.insert(node.clone(), node_runtime(daemon, &handlers));
-        }
+        let names = self.rollout.controller.nodes.iter().filter_map(|n| n.metadata.name.as_deref());
+        let runtimes = node_runtimes(names, &self.daemons, self.default_daemon.as_ref(), &handlers);
+        self.rollout.runtimes.extend(runtimes);
     }
 
     /// Fixes `nodes`: a node whose files would load a working handler is restarted; any
@@ -84,13 +114,15 @@ impl Incident {
     pub fn fix_nodes(&mut self, nodes: &[String]) -> Vec<FixRecord> {
         let mut out = Vec::new();
         for node in nodes {
-            let Some(daemon) = self.daemons.get_mut(node) else { continue };
+            let check = self.check.clone();
+            let fix_files = self.fix_files.clone();
+            let Some(daemon) = self.daemon_mut(node) else { continue };
             let mut trial = daemon.clone();
             trial.restart();
-            let restart_is_enough = check_runtime_run(node, IF_RESTARTED_AS_IS, &trial, &self.check).passed;
+            let restart_is_enough = check_runtime_run(node, IF_RESTARTED_AS_IS, &trial, &check).passed;
             let mut written = Vec::new();
             if !restart_is_enough {
-                for (path, content) in &self.fix_files {
+                for (path, content) in &fix_files {
                     daemon.write_file(path, content.as_bytes());
                     written.push(path.clone());
                 }
@@ -110,7 +142,7 @@ impl Incident {
         let diagnosis = diagnose(&self.rollout);
         let mut artifacts = Artifacts::default();
         for node in diagnosis.stalled_nodes.iter().map(|n| &n.node) {
-            let Some(daemon) = self.daemons.get(node) else { continue };
+            let Some(daemon) = self.daemon(node) else { continue };
             artifacts.merge.push(merge_artifact(node, daemon));
             artifacts.check_runtime.push(check_runtime_run(node, BEFORE_RESTART, daemon, &self.check));
             let mut trial = daemon.clone();
@@ -141,12 +173,12 @@ impl Incident {
         let at_stall = self.rollout.clone();
         let diagnosis = diagnose(&at_stall);
         let stalled: Vec<String> =
-            diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).filter(|n| self.daemons.contains_key(n)).collect();
+            diagnosis.stalled_nodes.iter().map(|n| n.node.clone()).filter(|n| self.daemon(n).is_some()).collect();
         let mut artifacts = self.gather(lang);
         if fix && diagnosis.verdict == Verdict::Stalled && !stalled.is_empty() {
             artifacts.fix = self.fix_nodes(&stalled);
             for node in &stalled {
-                if let Some(daemon) = self.daemons.get(node) {
+                if let Some(daemon) = self.daemon(node) {
                     artifacts.check_runtime.push(check_runtime_run(node, AFTER_RESTART, daemon, &self.check));
                 }
             }
@@ -155,4 +187,22 @@ impl Incident {
         }
         IncidentRun { rollout: self.rollout, at_stall, artifacts }
     }
+}
+
+/// Every node's runtime read off its daemon: `daemons` by node, and for the `nodes`
+/// without one, `default`'s — read once and copied.
+pub fn node_runtimes<'a>(
+    nodes: impl Iterator<Item = &'a str>,
+    daemons: &BTreeMap<String, Daemon>,
+    default: Option<&Daemon>,
+    handlers: &[String],
+) -> BTreeMap<String, NodeRuntime> {
+    let mut out: BTreeMap<String, NodeRuntime> = daemons.iter().map(|(n, d)| (n.clone(), node_runtime(d, handlers))).collect();
+    if let Some(default) = default {
+        let runtime = node_runtime(default, handlers);
+        for node in nodes {
+            out.entry(node.to_string()).or_insert_with(|| runtime.clone());
+        }
+    }
+    out
 }

@@ -297,9 +297,12 @@ impl Rollout {
         let opts = FilterOptions::default();
         let mut index = BindIndex::new(&self.controller.nodes, &self.controller.pods);
         for name in queue {
-            let Some(pod) = self.controller.pods.get(&name) else { continue };
-            let info = PodInfo::new(pod.clone(), true);
+            // Out of the store while its cycle runs (which leaves it out of the node's
+            // pods anyway), so that the pod is moved, not copied.
+            let Some(pod) = self.controller.pods.remove(&name) else { continue };
+            let info = PodInfo::new(pod, true);
             let verdict = self.cycle_on_target(&info, &opts, &mut index);
+            self.controller.pods.insert(name.clone(), info.pod);
             match verdict {
                 Ok(node) => {
                     if let Some(p) = self.controller.pods.get_mut(&name) {

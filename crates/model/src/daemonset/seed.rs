@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::artifacts::SlotInput;
 use super::controller::NodeOrder;
-use super::incident::Incident;
+use super::incident::{node_runtimes, Incident};
 use super::node_containerd::node_runtime;
 use super::rollout::{NodeRuntime, Rollout};
 use crate::containerd::{Daemon, Files, Supervisor, Version, MAIN_CONFIG};
@@ -166,19 +166,18 @@ pub fn seed_manifests() -> Result<Manifests, String> {
 /// healthy one on `version`), with the seed's fix (the full-table drop-in).
 pub fn incident_from_manifests(
     manifests: &Manifests,
-    mut daemons: BTreeMap<String, Daemon>,
+    daemons: BTreeMap<String, Daemon>,
     version: &Version,
     order: NodeOrder,
     seed: u64,
 ) -> Result<Incident, String> {
-    let names: Vec<String> = manifests.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect();
-    for n in &names {
-        daemons.entry(n.clone()).or_insert_with(|| healthy_daemon(version));
-    }
+    let names = || manifests.nodes.iter().filter_map(|n| n.metadata.name.as_deref());
+    // One healthy daemon for every node without its own (loaded once, not per node).
+    let default = names().any(|n| !daemons.contains_key(n)).then(|| healthy_daemon(version));
     let handlers: Vec<String> = manifests.runtime_classes.iter().map(|rc| rc.handler.clone()).collect();
-    let runtimes = daemons.iter().map(|(n, d)| (n.clone(), node_runtime(d, &handlers))).collect();
+    let runtimes = node_runtimes(names(), &daemons, default.as_ref(), &handlers);
     let rollout = rollout_from_manifests(manifests, runtimes, order, seed, SEED_EPOCH)?;
-    let mut incident = Incident::new(rollout, daemons);
+    let mut incident = Incident::with_default_daemon(rollout, daemons, default);
     incident.fix_files = vec![(NVIDIA_DROPIN_PATH.to_string(), NVIDIA_DROPIN_FULL_TABLE.to_string())];
     Ok(incident)
 }

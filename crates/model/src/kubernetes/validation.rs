@@ -232,6 +232,20 @@ pub fn invalid_message(kind: &str, name: &str, errs: &[FieldError]) -> String {
     format!("{kind} {name:?} is invalid: {body}")
 }
 
+/// Whether [`default_requests_from_limits`] would change `pod`: a container with limits
+/// and no requests, or a limit its requests lack.
+pub fn requests_default_from_limits(pod: &Pod) -> bool {
+    let Some(spec) = pod.spec.as_ref() else { return false };
+    spec.containers.iter().chain(spec.init_containers.iter().flatten()).any(|c| {
+        let Some(res) = c.resources.as_ref() else { return false };
+        let Some(limits) = res.limits.as_ref() else { return false };
+        match res.requests.as_ref() {
+            None => true,
+            Some(requests) => limits.keys().any(|k| !requests.contains_key(k)),
+        }
+    })
+}
+
 /// `SetDefaults_Pod`: a container with limits gets each missing request copied from
 /// its limit (pods only, not pod templates).
 pub fn default_requests_from_limits(pod: &mut Pod) {

@@ -90,11 +90,13 @@ pub const KINDS: [&str; 10] = [
     "ResourceSlice",
 ];
 
-/// One YAML document of a file: its text and the line (1-based) it starts on.
+/// One YAML document of a file: its text, the line (1-based) it starts on, and the
+/// columns its lines were dedented by (a List item's two).
 #[derive(Debug, Clone)]
 struct Document {
     text: String,
     first_line: u32,
+    indent: u32,
 }
 
 /// Splits at `---` lines (the YAML document marker at column 1).
@@ -106,7 +108,7 @@ fn split_documents(text: &str) -> Vec<Document> {
         let is_marker = line.starts_with("---")
             && line.get(3..).is_none_or(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '#']));
         if is_marker {
-            docs.push(Document { text: std::mem::take(&mut cur), first_line });
+            docs.push(Document { text: std::mem::take(&mut cur), first_line, indent: 0 });
             first_line = i as u32 + 2;
             // A document may start on the marker line (`--- {kind: Pod}`).
             if let Some(rest) = line.get(3..) {
@@ -121,7 +123,7 @@ fn split_documents(text: &str) -> Vec<Document> {
         cur.push_str(line);
         cur.push('\n');
     }
-    docs.push(Document { text: cur, first_line });
+    docs.push(Document { text: cur, first_line, indent: 0 });
     docs
 }
 
@@ -135,7 +137,7 @@ fn is_empty_doc(text: &str) -> bool {
 
 fn yaml_error(file: &str, doc: &Document, code: &str, e: &serde_norway::Error) -> Diagnostic {
     let (line, column) =
-        e.location().map_or((doc.first_line, 1), |l| (doc.first_line + l.line() as u32 - 1, l.column() as u32));
+        e.location().map_or((doc.first_line, 1), |l| (doc.first_line + l.line() as u32 - 1, l.column() as u32 + doc.indent));
     let mut msg = e.to_string();
     // serde_norway appends " at line N column M" (relative to the document); the
     // span carries the absolute place instead.
@@ -177,54 +179,190 @@ fn typed<T: DeserializeOwned>(file: &str, doc: &Document, value: serde_json::Val
     }
 }
 
+/// The value of the document's one top-level `kind: X` line (plain or quoted), when
+/// the text shows it plainly; `None` sends the document the general way.
+fn top_level_kind(doc: &Document) -> Option<&str> {
+    let mut kinds = doc.text.lines().filter_map(|l| l.strip_prefix("kind:"));
+    let value = kinds.next()?.trim();
+    if kinds.next().is_some() {
+        return None;
+    }
+    let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+    KINDS.contains(&value).then_some(value)
+}
+
+/// The items of a `kind: List` as `kubectl get -o yaml` writes it (`items:` then
+/// `- ` entries at column 0, each item's lines indented by two), one document per
+/// item with its own first line; `None` when the document is not in that shape.
+fn list_items(doc: &Document) -> Option<Vec<Document>> {
+    let mut items: Vec<Document> = Vec::new();
+    let (mut in_items, mut seen_items, mut is_list) = (false, false, false);
+    for (i, line) in doc.text.lines().enumerate() {
+        let line_no = doc.first_line + i as u32;
+        if in_items {
+            if let Some(rest) = line.strip_prefix("- ") {
+                items.push(Document { text: format!("{rest}\n"), first_line: line_no, indent: 2 });
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("  ") {
+                let item = items.last_mut()?;
+                item.text.push_str(rest);
+                item.text.push('\n');
+                continue;
+            }
+            if line.trim().is_empty() || line.starts_with('#') {
+                if let Some(item) = items.last_mut() {
+                    item.text.push('\n');
+                }
+                continue;
+            }
+            in_items = false;
+        }
+        if line.starts_with([' ', '#']) || line.is_empty() {
+            continue;
+        }
+        let (key, value) = line.split_once(':')?;
+        match (key, value.trim()) {
+            ("items", "") if !seen_items => (in_items, seen_items) = (true, true),
+            ("kind", "List") => is_list = true,
+            ("apiVersion" | "metadata", _) => {}
+            _ => return None,
+        }
+    }
+    (is_list && seen_items).then_some(items)
+}
+
 /// Loads one file's text. Objects that load are returned even when others fail.
+/// JSON (`kubectl get -o json`) is read as JSON; YAML documents whose kind the text
+/// shows are deserialised straight into their type, and a `kubectl get -o yaml` List
+/// item by item, each at its own line — the general way (a `serde_json::Value` first)
+/// is taken only when those do not apply or fail, so its diagnostics stay the same.
 pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
     let mut out = Manifests::default();
     let mut diags = Vec::new();
+    if text.trim_start().starts_with('{') {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            let doc = Document { text: text.to_string(), first_line: 1, indent: 0 };
+            load_value(file, &doc, value, &mut out, &mut diags);
+            return (out, diags);
+        }
+    }
     for doc in split_documents(text) {
         if is_empty_doc(&doc.text) {
             continue;
         }
-        let value: serde_json::Value = match serde_norway::from_str(&doc.text) {
-            Ok(v) => v,
-            Err(e) => {
-                diags.push(yaml_error(file, &doc, "k8s-yaml-invalid", &e));
-                continue;
-            }
-        };
-        load_value(file, &doc, value, &mut out, &mut diags);
+        load_document(file, doc, &mut out, &mut diags);
     }
     (out, diags)
 }
 
+fn load_document(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
+    if let Some(items) = list_items(&doc) {
+        for item in items {
+            load_document(file, item, out, diags);
+        }
+        return;
+    }
+    if let Some(kind) = top_level_kind(&doc) {
+        if load_typed(file, &doc, kind, out, diags) {
+            return;
+        }
+    }
+    let value: serde_json::Value = match serde_norway::from_str(&doc.text) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(yaml_error(file, &doc, "k8s-yaml-invalid", &e));
+            return;
+        }
+    };
+    load_value(file, &doc, value, out, diags);
+}
+
+/// Deserialises `doc` as `kind` straight from its text; false (nothing recorded) when
+/// that fails, so the general way reports it.
+fn load_typed(file: &str, doc: &Document, kind: &str, out: &mut Manifests, diags: &mut Vec<Diagnostic>) -> bool {
+    fn push<T: DeserializeOwned>(list: &mut Vec<Located<T>>, file: &str, doc: &Document) -> Option<()> {
+        let object = serde_norway::from_str::<T>(&doc.text).ok()?;
+        list.push(Located { object, span: Span::new(file, doc.first_line, 1) });
+        Some(())
+    }
+    let loaded = match kind {
+        "Node" => push(&mut out.nodes, file, doc),
+        "Pod" => push(&mut out.pods, file, doc),
+        "RuntimeClass" => push(&mut out.runtime_classes, file, doc),
+        "DaemonSet" => push(&mut out.daemon_sets, file, doc),
+        "ConfigMap" => push(&mut out.config_maps, file, doc),
+        "Event" => push(&mut out.events, file, doc),
+        _ => None,
+    };
+    if loaded.is_none() {
+        return false;
+    }
+    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| check_quantities(file, doc, diags, entries);
+    match kind {
+        "Node" => {
+            if let Some(n) = out.nodes.last() {
+                check(diags, node_quantities(&n.object));
+            }
+        }
+        "Pod" => {
+            if let Some(p) = out.pods.last() {
+                check(diags, pod_quantities(&p.object));
+            }
+        }
+        "RuntimeClass" => {
+            if let Some(rc) = out.runtime_classes.last() {
+                check(diags, runtime_class_quantities(&rc.object));
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+/// `k8s-quantity-invalid` for each `(field, name, text)` that is not a quantity.
+fn check_quantities(file: &str, doc: &Document, diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>) {
+    for (path, name, text) in entries {
+        if let Err(e) = Quantity::parse(&text) {
+            diags.push(
+                Diagnostic::new("k8s-quantity-invalid", Severity::Error)
+                    .arg("field", format!("{path}[{name}]"))
+                    .arg("value", &text)
+                    .arg("message", e)
+                    .at(Span::new(file, line_of_entry(doc, &name, &text), 1)),
+            );
+        }
+    }
+}
+
+fn runtime_class_quantities(rc: &RuntimeClass) -> Vec<(String, String, String)> {
+    rc.overhead
+        .iter()
+        .flat_map(|o| o.pod_fixed.iter().flatten())
+        .map(|(k, v)| ("overhead.podFixed".to_string(), k.clone(), v.0.clone()))
+        .collect()
+}
+
 #[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
 fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
-    let kind_line = line_of_key(doc, "kind");
     let Some(kind) = value.get("kind").and_then(|k| k.as_str()).map(str::to_string) else {
         let what = if value.is_object() { "kind-missing" } else { "not-an-object" };
         diags.push(Diagnostic::new(format!("k8s-{what}"), Severity::Error).at(Span::new(file, doc.first_line, 1)));
         return;
     };
     if kind == "List" {
-        for item in value.get("items").and_then(|i| i.as_array()).cloned().unwrap_or_default() {
+        let mut value = value;
+        let items = match value.get_mut("items").map(serde_json::Value::take) {
+            Some(serde_json::Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        for item in items {
             load_value(file, doc, item, out, diags);
         }
         return;
     }
     let span = Span::new(file, doc.first_line, 1);
-    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| {
-        for (path, name, text) in entries {
-            if let Err(e) = Quantity::parse(&text) {
-                diags.push(
-                    Diagnostic::new("k8s-quantity-invalid", Severity::Error)
-                        .arg("field", format!("{path}[{name}]"))
-                        .arg("value", &text)
-                        .arg("message", e)
-                        .at(Span::new(file, line_of_entry(doc, &name, &text), 1)),
-                );
-            }
-        }
-    };
+    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| check_quantities(file, doc, diags, entries);
     let result: Result<(), Diagnostic> = (|| {
         match kind.as_str() {
             "Node" => {
@@ -239,13 +377,7 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
             }
             "RuntimeClass" => {
                 let rc: RuntimeClass = typed(file, doc, value)?;
-                let entries = rc
-                    .overhead
-                    .iter()
-                    .flat_map(|o| o.pod_fixed.iter().flatten())
-                    .map(|(k, v)| ("overhead.podFixed".to_string(), k.clone(), v.0.clone()))
-                    .collect();
-                check(diags, entries);
+                check(diags, runtime_class_quantities(&rc));
                 out.runtime_classes.push(Located { object: rc, span });
             }
             "DaemonSet" => {
@@ -261,7 +393,7 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
                 return Err(Diagnostic::new("k8s-kind-unknown", Severity::Error)
                     .arg("kind", other)
                     .arg("known", KINDS.join(", "))
-                    .at(Span::new(file, kind_line, 1)))
+                    .at(Span::new(file, line_of_key(doc, "kind"), 1)))
             }
         }
         Ok(())
@@ -328,6 +460,38 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         let kept: Vec<(&str, u32)> = m.deferred.iter().map(|d| (d.kind.as_str(), d.span.line)).collect();
         assert_eq!((m.nodes.len(), kept), (1, vec![("DeviceClass", 4), ("ResourceSlice", 7)]));
+    }
+
+    const DUMP_YAML: &str = "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    managedFields:\n    - manager: kubelet\n      operation: Update\n    name: gpu-1\n  status:\n    allocatable:\n      nvidia.com/gpu: \"8\"\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n  spec:\n    nodeName: gpu-1\n    containers:\n    - name: c\n      resources:\n        limits:\n          nvidia.com/gpu: \"2\"\nkind: List\nmetadata:\n  resourceVersion: \"\"\n";
+
+    /// `kubectl get nodes,pods -o yaml`: each List item loads at its own line, and the
+    /// same dump as JSON (`-o json`) and as a flow-style document (read the general
+    /// way, through a `serde_json::Value`) give the same objects.
+    #[test]
+    fn kubectl_list_dumps_load_like_plain_documents() {
+        let (yaml, diags) = load("dump.yaml", DUMP_YAML);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!((yaml.nodes.len(), yaml.pods.len()), (1, 1));
+        assert_eq!((yaml.nodes[0].span.line, yaml.pods[0].span.line), (3, 13));
+        let value: serde_json::Value = serde_norway::from_str(DUMP_YAML).unwrap();
+        let (json, diags) = load("dump.json", &serde_json::to_string_pretty(&value).unwrap());
+        assert!(diags.is_empty(), "{diags:?}");
+        let (flow, diags) = load("flow.yaml", &format!("# one flow-style document\n{value}"));
+        assert!(diags.is_empty(), "{diags:?}");
+        for other in [&json, &flow] {
+            assert_eq!(other.nodes[0].object, yaml.nodes[0].object);
+            assert_eq!(other.pods[0].object, yaml.pods[0].object);
+        }
+    }
+
+    /// A bad item of a kubectl List is reported at its own line; the others load.
+    #[test]
+    fn bad_list_item_has_its_own_line() {
+        let text = DUMP_YAML.replace("nvidia.com/gpu: \"2\"", "nvidia.com/gpu: two");
+        let (m, diags) = load("dump.yaml", &text);
+        assert_eq!(m.nodes.len(), 1);
+        let d = diags.first().expect("a diagnostic");
+        assert_eq!((d.code.as_str(), d.primary.as_ref().map(|s| s.line)), ("k8s-quantity-invalid", Some(23)), "{d:?}");
     }
 
     /// Bad manifests give a diagnostic at the right file:line, never a panic.

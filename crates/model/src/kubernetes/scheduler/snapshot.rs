@@ -4,6 +4,7 @@
 
 use k8s_openapi::api::core::v1::{Node, Pod, Taint, Toleration};
 
+use crate::hash::FastMap;
 use crate::kubernetes::resources::{parse_resource_list, pod_non_zero_request, pod_resource_request, Resource};
 
 /// A host port a pod binds (`HostPortInfo` entry), sanitised: empty IP = `0.0.0.0`,
@@ -67,9 +68,16 @@ impl BoundPod {
     /// The accounting of a Pod object as the API server stored it (requests
     /// defaulted from limits, as `SetDefaults_Pod` does on create).
     pub fn of(pod: &Pod, pod_level_resources: bool) -> BoundPod {
-        let mut defaulted = pod.clone();
-        crate::kubernetes::validation::default_requests_from_limits(&mut defaulted);
-        let pod = &defaulted;
+        // Copied only when defaulting changes it: most stored pods state their requests.
+        let defaulted;
+        let pod = if crate::kubernetes::validation::requests_default_from_limits(pod) {
+            let mut copy = pod.clone();
+            crate::kubernetes::validation::default_requests_from_limits(&mut copy);
+            defaulted = copy;
+            &defaulted
+        } else {
+            pod
+        };
         BoundPod {
             namespace: pod.metadata.namespace.clone().unwrap_or_else(|| "default".into()),
             name: pod.metadata.name.clone().or_else(|| pod.metadata.generate_name.clone()).unwrap_or_default(),
@@ -174,17 +182,20 @@ impl Snapshot {
     /// (pods on unknown nodes, unbound pods and finished pods are not counted).
     pub fn new(nodes: impl IntoIterator<Item = Node>, pods: &[Pod]) -> Snapshot {
         let mut s = Snapshot { nodes: nodes.into_iter().map(NodeInfo::new).collect(), pod_level_resources: true };
+        // Node name → the first node with it (what `index_of` finds), so binding 20,000
+        // pods is not a scan of 5,000 nodes each.
+        let mut by_name: FastMap<String, usize> = FastMap::with_capacity_and_hasher(s.nodes.len(), Default::default());
+        for (i, n) in s.nodes.iter().enumerate() {
+            by_name.entry(n.name.clone()).or_insert(i);
+        }
         for p in pods {
             let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
             if matches!(phase, Some("Succeeded" | "Failed")) {
                 continue;
             }
             let Some(node_name) = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) else { continue };
-            if let Some(i) = s.index_of(node_name) {
-                let bp = BoundPod::of(p, s.pod_level_resources);
-                if let Some(n) = s.nodes.get_mut(i) {
-                    n.add_pod(bp);
-                }
+            if let Some(n) = by_name.get(node_name).and_then(|&i| s.nodes.get_mut(i)) {
+                n.add_pod(BoundPod::of(p, s.pod_level_resources));
             }
         }
         s
