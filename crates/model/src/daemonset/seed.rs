@@ -60,25 +60,43 @@ impl Manifests {
     /// Adds every document of `yaml` (`source` names it in errors). Kinds the lab
     /// does not model are an error, not silently dropped.
     pub fn add_yaml(&mut self, source: &str, yaml: &str) -> Result<(), String> {
+        // Plain block YAML is read by the fast path; anything else, or any error, is read
+        // again by serde_norway from the start, so values and messages are its own.
+        if let Some(values) = crate::kubernetes::fast_yaml::values(yaml) {
+            let mut fast = Manifests::default();
+            let read = values.into_iter().try_for_each(|value| fast.add_value(source, 0, value));
+            if read.is_ok() {
+                self.nodes.append(&mut fast.nodes);
+                self.daemon_sets.append(&mut fast.daemon_sets);
+                self.runtime_classes.append(&mut fast.runtime_classes);
+                return Ok(());
+            }
+        }
         for (i, doc) in serde_norway::Deserializer::from_str(yaml).enumerate() {
             let value = serde_json::Value::deserialize(doc).map_err(|e| format!("{source}: document {}: {e}", i + 1))?;
-            if value.is_null() {
-                continue;
-            }
-            let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
-            let err = |e: serde_json::Error| format!("{source}: document {} ({kind}): {e}", i + 1);
-            match kind.as_str() {
-                "Node" => self.nodes.push(serde_json::from_value(value).map_err(err)?),
-                "DaemonSet" => self.daemon_sets.push(serde_json::from_value(value).map_err(err)?),
-                "RuntimeClass" => self.runtime_classes.push(serde_json::from_value(value).map_err(err)?),
-                "List" => {
-                    for item in value.get("items").and_then(|v| v.as_array()).into_iter().flatten() {
-                        let text = serde_json::to_string(item).map_err(err)?;
-                        self.add_yaml(source, &text)?;
-                    }
+            self.add_value(source, i, value)?;
+        }
+        Ok(())
+    }
+
+    /// Document `i` (0-based) of `source`, read as a JSON value.
+    fn add_value(&mut self, source: &str, i: usize, value: serde_json::Value) -> Result<(), String> {
+        if value.is_null() {
+            return Ok(());
+        }
+        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
+        let err = |e: serde_json::Error| format!("{source}: document {} ({kind}): {e}", i + 1);
+        match kind.as_str() {
+            "Node" => self.nodes.push(serde_json::from_value(value).map_err(err)?),
+            "DaemonSet" => self.daemon_sets.push(serde_json::from_value(value).map_err(err)?),
+            "RuntimeClass" => self.runtime_classes.push(serde_json::from_value(value).map_err(err)?),
+            "List" => {
+                for item in value.get("items").and_then(|v| v.as_array()).into_iter().flatten() {
+                    let text = serde_json::to_string(item).map_err(err)?;
+                    self.add_yaml(source, &text)?;
                 }
-                other => return Err(format!("{source}: document {}: kind {other:?} is not part of the rollout model (Node, DaemonSet, RuntimeClass)", i + 1)),
             }
+            other => return Err(format!("{source}: document {}: kind {other:?} is not part of the rollout model (Node, DaemonSet, RuntimeClass)", i + 1)),
         }
         Ok(())
     }

@@ -9,6 +9,7 @@
 //! - [`version`]: the 1.33–1.37 knob and what each version changes.
 //! - [`quantity`]: `resource.Quantity` parsing, rounding and printing.
 //! - [`yaml`]: multi-document manifests into k8s-openapi types, errors with file:line.
+//! - [`fast_yaml`]: a fast path for plain block YAML, serde_norway's answer or none.
 //! - [`resources`]: resource-name classes and a pod's effective request.
 //! - [`taints`]: tolerations against taints, `MergeTolerations`.
 //! - [`affinity`]: nodeSelector and required node affinity matching.
@@ -33,6 +34,7 @@ pub mod affinity;
 pub mod apply;
 pub mod dra;
 pub mod events;
+pub mod fast_yaml;
 pub mod kubectl;
 pub mod kubelet;
 pub mod quantity;

@@ -278,11 +278,11 @@ fn load_document(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec
     load_value(file, &doc, value, out, diags);
 }
 
-/// Deserialises `doc` as `kind` straight from its text; false (nothing recorded) when
-/// that fails, so the general way reports it.
+/// Deserialises `doc` as `kind` straight from its text ([`super::fast_yaml`], else
+/// serde_norway); false (nothing recorded) when that fails, so the general way reports it.
 fn load_typed(file: &str, doc: &Document, kind: &str, out: &mut Manifests, diags: &mut Vec<Diagnostic>) -> bool {
     fn push<T: DeserializeOwned>(list: &mut Vec<Located<T>>, file: &str, doc: &Document) -> Option<()> {
-        let object = serde_norway::from_str::<T>(&doc.text).ok()?;
+        let object = super::fast_yaml::from_str::<T>(&doc.text).or_else(|| serde_norway::from_str::<T>(&doc.text).ok())?;
         list.push(Located { object, span: Span::new(file, doc.first_line, 1) });
         Some(())
     }
