@@ -14,10 +14,6 @@ mod live;
 
 use std::path::Path;
 use std::process::Command;
-<<<<<<< HEAD
-use std::sync::Mutex;
-=======
->>>>>>> h-kube-s24
 use std::time::Instant;
 
 use gpulab::cluster::ports::Ports;
@@ -25,33 +21,8 @@ use gpulab::cluster::process::live_cmdline;
 use gpulab::cluster::{Cluster, Component, ErrorKind, DEFAULT_RELEASE};
 use live::{assert_nothing_left, one_at_a_time, options, Api};
 use serde_json::{json, Value};
-use support::kube_api::Api;
 use support::TempDir;
 
-<<<<<<< HEAD
-/// One control plane at a time: two at once on a small machine would race the 60 s.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn options(dir: &Path) -> Options {
-    let mut o = Options::new(DEFAULT_RELEASE).unwrap();
-    assert!(o.binary.is_file(), "no {}: `scripts/oracle-kube.sh {DEFAULT_RELEASE}` (or `./dev.sh setup`) builds it", o.binary.display());
-    o.dir = dir.to_path_buf();
-    o
-}
-
-/// Nothing left: no PID runs, every port binds again, the dir is gone.
-fn assert_nothing_left(pids: &[(Component, u32)], ports: &Ports, dir: &Path) {
-    for (c, pid) in pids {
-        assert!(live_cmdline(*pid).is_none(), "{c} (pid {pid}) still runs");
-    }
-    for (who, port) in ports.named() {
-        TcpListener::bind((Ipv4Addr::LOCALHOST, port)).unwrap_or_else(|e| panic!("{who} 127.0.0.1:{port} still bound: {e}"));
-    }
-    assert!(!dir.exists(), "{} is left", dir.display());
-}
-
-=======
->>>>>>> h-kube-s24
 /// Up, the API at work, down without a trace.
 #[test]
 fn up_serves_the_api_and_down_leaves_nothing() {

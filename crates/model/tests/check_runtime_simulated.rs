@@ -6,7 +6,6 @@
 #[path = "../../../tests/shared_dir.rs"]
 mod shared_dir;
 
-use std::path::PathBuf;
 
 use gpulab_model::check_runtime::{evaluate, simulated, Verdict};
 use gpulab_model::containerd::{Daemon, Files, Signal, Supervisor, Version};

@@ -5,7 +5,6 @@
 #[path = "../../../tests/shared_dir.rs"]
 mod shared_dir;
 
-use std::path::PathBuf;
 
 use gpulab_model::containerd::{Daemon, Files, Supervisor, Version};
 use gpulab_model::daemonset::rollout::NodeRuntime;

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use gpulab::cluster::ports::Ports;
 use gpulab::cluster::process::live_cmdline;
 use gpulab::cluster::{Component, Options, DEFAULT_RELEASE};
-use serde_json::Value;
 
 /// One control plane at a time: two at once on a small machine would race the 60 s.
 pub static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -167,45 +166,5 @@ pub fn signal(pid: u32, signal: &str) {
     assert!(s.success(), "kill -s {signal} {pid}");
 }
 
-pub struct Api {
-    rt: tokio::runtime::Runtime,
-    client: kube::Client,
-}
-
-impl Api {
-    pub fn new(kubeconfig: &Path) -> Api {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let kc = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
-        let config = rt.block_on(kube::Config::from_custom_kubeconfig(kc, &Default::default())).unwrap();
-        let client = {
-            let _g = rt.enter();
-            kube::Client::try_from(config).unwrap()
-        };
-        Api { rt, client }
-    }
-
-    pub fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, (u16, String)> {
-        let req = http::Request::builder().method(method).uri(path).header("content-type", "application/json");
-        let req = req.body(body.map(|b| b.to_string().into_bytes()).unwrap_or_default()).unwrap();
-        self.rt.block_on(self.client.request::<Value>(req)).map_err(|e| match e {
-            kube::Error::Api(s) => (s.code, s.message.clone()),
-            other => (0, other.to_string()),
-        })
-    }
-
-    pub fn get(&self, path: &str) -> Value {
-        self.call("GET", path, None).unwrap_or_else(|e| panic!("GET {path}: {e:?}"))
-    }
-
-    /// Polls `GET path` until `done` holds (30 s at most).
-    pub fn wait_for(&self, what: &str, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            match self.call("GET", path, None) {
-                Ok(v) if done(&v) => return v,
-                last => assert!(Instant::now() < deadline, "{what}: not within 30 s (last: {last:?})"),
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-}
+/// The API client the live tests share (one home: `support/kube_api.rs`).
+pub use crate::support::kube_api::Api;
