@@ -74,8 +74,10 @@ for n in "${sizes[@]}"; do
     rc=$d/runtimeclass.yaml
     run "schedule/$n (dump.yaml)" "$d/schedule-dump-yaml.out" "$GPULAB" schedule -f "$d/dump.yaml" --pod "$d/pod.yaml" --runtimeclasses "$rc"
     same "$d/schedule.out" "$d/schedule-dump-yaml.out"
+    # shellcheck disable=SC2016 # the inner script expands its own positional arguments
     run "schedule/$n (dump.json, -f -)" "$d/schedule-dump-json.out" sh -c '"$1" schedule -f - --pod "$3" --runtimeclasses "$4" <"$2"' sh "$GPULAB" "$d/dump.json" "$d/pod.yaml" "$rc"
     same "$d/schedule.out" "$d/schedule-dump-json.out"
+    # shellcheck disable=SC2016 # the inner script expands its own positional arguments
     run "rollout/$n (dump.json, -f -)" "$d/rollout-dump.out" sh -c '"$1" rollout -f - -f "$3" "$4" "$5" <"$2"' sh "$GPULAB" "$d/dump.json" "$rc" "$d/v1.yaml" "$d/v2.yaml"
     same "$d/rollout.out" "$d/rollout-dump.out"
   fi

@@ -23,7 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpulab-record.XXXXXX")
 cargo build --locked -q -p gpulab
 cp "${CARGO_TARGET_DIR:-target}/debug/gpulab" "$tmp/gpulab"
 gl() { "$tmp/gpulab" "$@"; }
-down() { [ -d "$tmp/cluster" ] && gl cluster down --dir "$tmp/cluster" >/dev/null || true; }
+down() { if [ -d "$tmp/cluster" ]; then gl cluster down --dir "$tmp/cluster" >/dev/null || true; fi; }
 trap 'down; rm -rf "$tmp"' EXIT
 gl scenario generate --seed 1 --count 200 --out "$tmp/generated" >/dev/null
 rc=0
