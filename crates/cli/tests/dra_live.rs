@@ -154,19 +154,25 @@ fn real_end(api: &Api, ns: &str, pod: &str) -> String {
         }
     }
     // Every distinct FailedScheduling text in the order written (a deallocation leaves
-    // two); the last is the condition's.
-    let events = api.get(&format!("/api/v1/namespaces/{ns}/events?fieldSelector=involvedObject.name={pod}"));
-    let mut items: Vec<Value> = events["items"].as_array().unwrap().iter().filter(|e| e["reason"] == "FailedScheduling").cloned().collect();
-    let when = |e: &Value| e["eventTime"].as_str().or(e["firstTimestamp"].as_str()).unwrap_or("").to_string();
-    items.sort_by_key(when);
-    let mut texts: Vec<String> = Vec::new();
-    for e in &items {
-        let m = e["message"].as_str().unwrap_or("").to_string();
-        if !texts.contains(&m) {
-            texts.push(m);
+    // two); the last is the condition's. The scheduler writes its events through an
+    // asynchronous broadcaster, after the condition: on a loaded machine the last one
+    // shows up later, so the list is read again until it ends with the condition's text.
+    let texts = || {
+        let events = api.get(&format!("/api/v1/namespaces/{ns}/events?fieldSelector=involvedObject.name={pod}"));
+        let mut items: Vec<Value> = events["items"].as_array().unwrap().iter().filter(|e| e["reason"] == "FailedScheduling").cloned().collect();
+        let when = |e: &Value| e["eventTime"].as_str().or(e["firstTimestamp"].as_str()).unwrap_or("").to_string();
+        items.sort_by_key(when);
+        let mut texts: Vec<String> = Vec::new();
+        for e in &items {
+            let m = e["message"].as_str().unwrap_or("").to_string();
+            if !texts.contains(&m) {
+                texts.push(m);
+            }
         }
-    }
-    assert_eq!(texts.last(), Some(&last), "{pod}: the last FailedScheduling event is the condition's text");
+        texts
+    };
+    let texts = poll(15, || Some(texts()).filter(|t| t.last() == Some(&last))).unwrap_or_else(texts);
+    assert_eq!(texts.last(), Some(&last), "{pod}: the last FailedScheduling event is the condition's text (events: {texts:?})");
     format!("failed={}", texts.join(" | "))
 }
 
