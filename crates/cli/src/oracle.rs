@@ -32,6 +32,18 @@ pub fn cache_root() -> PathBuf {
     base.join("containerd")
 }
 
+impl Oracle {
+    /// Where the binary is, as a recording may carry it: under the cache, relative to it
+    /// (`$GPULAB_CACHE/containerd/1.7.34/containerd`, the same on every machine); else
+    /// the path as it is (`/usr/bin/containerd`).
+    pub fn shown(&self) -> String {
+        match self.containerd.strip_prefix(cache_root()) {
+            Ok(rel) => format!("$GPULAB_CACHE/containerd/{}", rel.display()),
+            Err(_) => self.containerd.display().to_string(),
+        }
+    }
+}
+
 fn which(name: &str) -> Option<PathBuf> {
     let out = Command::new("sh").args(["-c", &format!("command -v {name}")]).output().ok()?;
     let p = String::from_utf8_lossy(&out.stdout).trim().to_string();

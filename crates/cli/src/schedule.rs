@@ -41,10 +41,7 @@ fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra:
                         .into_iter()
                         .filter(|d| d.severity == gpulab_model::diagnostic::Severity::Error),
                 );
-                dra.classes.extend(objects.device_classes.into_iter().map(|o| o.object));
-                dra.claims.extend(objects.resource_claims.into_iter().map(|o| o.object));
-                dra.templates.extend(objects.resource_claim_templates.into_iter().map(|o| o.object));
-                dra.slices.extend(objects.resource_slices.into_iter().map(|o| o.object));
+                dra.extend(objects);
             }
             m
         }

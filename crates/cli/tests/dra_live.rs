@@ -50,12 +50,7 @@ fn devices<'a>(claims: impl Iterator<Item = &'a Value>) -> String {
 fn model(m: &Manifests, version: KubeVersion) -> Vec<(String, String)> {
     let (objects, diags) = gpulab_model::kubernetes::dra::read(m);
     assert!(diags.is_empty(), "{diags:?}");
-    let mut state = State {
-        classes: objects.device_classes.into_iter().map(|o| o.object).collect(),
-        claims: objects.resource_claims.into_iter().map(|o| o.object).collect(),
-        templates: objects.resource_claim_templates.into_iter().map(|o| o.object).collect(),
-        slices: objects.resource_slices.into_iter().map(|o| o.object).collect(),
-    };
+    let mut state = State::from(objects);
     let mut snapshot = Snapshot::new(m.nodes.iter().map(|n| n.object.clone()), &[]);
     let opts = FilterOptions { version, ..Default::default() };
     let mut out = Vec::new();

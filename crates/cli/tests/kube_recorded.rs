@@ -47,3 +47,18 @@ fn recorded_real_runs_agree_with_the_model() {
         assert!(agree > 0, "{last}");
     }
 }
+
+/// A recording is the same file whoever made it: no path of the recording machine's
+/// home, cache or temporary directories (the cached binaries are named relative to
+/// `$GPULAB_CACHE`).
+#[test]
+fn recordings_carry_no_path_of_the_machine_that_made_them() {
+    for f in recordings() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for machine in ["/root/", "/home/", "/tmp/", ".cache/gpulab"] {
+                assert!(!line.contains(machine), "{}:{}: {machine} in {line}", f.display(), n + 1);
+            }
+        }
+    }
+}

@@ -328,7 +328,7 @@ impl Backend for RealContainerd {
             let dir = self.base.join(format!("n{i}"));
             let (oracle, path_env, skipped) = match self.binaries(spec) {
                 Ok((o, path_env)) => {
-                    self.notes.push(format!("{}: containerd {} ({})", spec.name, o.reported, o.containerd.display()));
+                    self.notes.push(format!("{}: containerd {} ({})", spec.name, o.reported, o.shown()));
                     (Some(o), path_env, None)
                 }
                 Err(why) => {

@@ -46,6 +46,24 @@ pub struct State {
     pub slices: Vec<ResourceSlice>,
 }
 
+impl State {
+    /// Adds the objects [`super::read`] kept, without their file positions.
+    pub fn extend(&mut self, objects: super::Objects) {
+        self.classes.extend(objects.device_classes.into_iter().map(|o| o.object));
+        self.claims.extend(objects.resource_claims.into_iter().map(|o| o.object));
+        self.templates.extend(objects.resource_claim_templates.into_iter().map(|o| o.object));
+        self.slices.extend(objects.resource_slices.into_iter().map(|o| o.object));
+    }
+}
+
+impl From<super::Objects> for State {
+    fn from(objects: super::Objects) -> Self {
+        let mut state = State::default();
+        state.extend(objects);
+        state
+    }
+}
+
 fn ns(meta: &ObjectMeta) -> &str {
     meta.namespace.as_deref().unwrap_or("default")
 }

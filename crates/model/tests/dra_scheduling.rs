@@ -105,12 +105,7 @@ fn run(version: KubeVersion, docs: &[String], pods: &[String]) -> Vec<String> {
     assert!(diags.is_empty(), "{diags:?}");
     let (objects, diags) = gpulab_model::kubernetes::dra::read(&cluster);
     assert!(diags.is_empty(), "{diags:?}");
-    let mut state = State {
-        classes: objects.device_classes.into_iter().map(|o| o.object).collect(),
-        claims: objects.resource_claims.into_iter().map(|o| o.object).collect(),
-        templates: objects.resource_claim_templates.into_iter().map(|o| o.object).collect(),
-        slices: objects.resource_slices.into_iter().map(|o| o.object).collect(),
-    };
+    let mut state = State::from(objects);
     let mut snapshot = Snapshot::new(cluster.nodes.into_iter().map(|n| n.object), &[]);
     let opts = FilterOptions { version, ..Default::default() };
     pods.iter()
@@ -330,12 +325,7 @@ fn plugin_cases_from_upstream() {
         assert!(diags.is_empty(), "{name}: {diags:?}");
         let (objects, diags) = gpulab_model::kubernetes::dra::read(&cluster);
         assert!(diags.is_empty(), "{name}: {diags:?}");
-        let state = State {
-            classes: objects.device_classes.into_iter().map(|o| o.object).collect(),
-            claims: objects.resource_claims.into_iter().map(|o| o.object).collect(),
-            templates: Vec::new(),
-            slices: objects.resource_slices.into_iter().map(|o| o.object).collect(),
-        };
+        let state = State::from(objects);
         let plugin = Plugin::new(Arc::new(state), KubeVersion::V1_35);
         let (p, diags) = load("pod.yaml", &pod);
         assert!(diags.is_empty(), "{name}: {diags:?}");
