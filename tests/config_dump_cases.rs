@@ -376,14 +376,27 @@ pub fn under_root(root: &str, node: &Node) -> (Vec<(String, Vec<u8>)>, String) {
     let files = node
         .iter()
         .map(|(path, bytes)| {
-            let content = match std::str::from_utf8(bytes) {
-                Ok(s) => s.replace("/etc/containerd", &prefix).into_bytes(),
-                Err(_) => bytes.clone(),
-            };
+            let content = replace_bytes(bytes, b"/etc/containerd", prefix.as_bytes());
             (path.replacen("/etc/containerd", &prefix, 1), content)
         })
         .collect();
     (files, format!("{prefix}/config.toml"))
+}
+
+/// `bytes` with every `from` replaced by `to` (files need not be UTF-8).
+fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The root the model's own test lays every node under (the live tier uses a private
@@ -426,6 +439,57 @@ pub fn golden_cases(goldens: &std::path::Path) -> Vec<(String, Node)> {
         .iter()
         .map(|p| (format!("golden/{}", p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())), golden_node(&p.join("input"))))
         .collect()
+}
+
+/// The bad input of issue 16's "done means", on every version: files that are not
+/// UTF-8, a 10 MB drop-in, 10,000 tables, imports in a cycle. Compared live only (not
+/// recorded: the 10,000 tables' dump alone is megabytes per version); the model's
+/// answer must equal the binary's, and neither may hang.
+pub fn bad_inputs() -> Vec<(String, Node)> {
+    let main_glob = "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n";
+    let nvidia = "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n";
+    let mut out: Vec<(String, Node)> = Vec::new();
+    // Not UTF-8: Latin-1 bytes in a string value of the main config; in a comment, a
+    // key and a string of a drop-in; a UTF-16 byte-order mark at the start of another.
+    out.push(("bad/non-utf8-string".into(), vec![(MAIN.into(), b"version = 2\nroot = \"/var/lib/contain\xe9rd\"\n".to_vec())]));
+    let mut comment = main_glob.as_bytes().to_vec();
+    comment.extend_from_slice(b"# r\xe9sum\xe9 of the node\n");
+    out.push((
+        "bad/non-utf8-dropins".into(),
+        vec![
+            (MAIN.into(), comment),
+            ("/etc/containerd/conf.d/10-key.toml".into(), b"version = 2\n\xff\xfe = 1\n".to_vec()),
+            ("/etc/containerd/conf.d/20-bom.toml".into(), b"\xff\xfev\x00e\x00r\x00".to_vec()),
+        ],
+    ));
+    let mut value = format!("version = 2\n{nvidia}  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia.options]\n    BinaryName = \"/usr/bin/nvidia-").into_bytes();
+    value.extend_from_slice(b"\xff\xfe\"\n");
+    out.push(("bad/non-utf8-dropin-value".into(), vec![(MAIN.into(), main_glob.as_bytes().to_vec()), ("/etc/containerd/conf.d/99-nvidia.toml".into(), value)]));
+    // A 10 MB drop-in: the toolkit's runtime after 10 MB of comment lines.
+    let mut big = String::with_capacity(10 * 1024 * 1024 + 200);
+    big.push_str("version = 2\n");
+    let line = format!("# {}\n", "x".repeat(77));
+    while big.len() < 10 * 1024 * 1024 {
+        big.push_str(&line);
+    }
+    big.push_str(nvidia);
+    out.push(("bad/10mb-dropin".into(), vec![(MAIN.into(), main_glob.as_bytes().to_vec()), ("/etc/containerd/conf.d/99-nvidia.toml".into(), big.into_bytes())]));
+    // 10,000 tables: a drop-in with 10,000 runtimes.
+    let mut many = String::from("version = 2\n");
+    for i in 0..10_000 {
+        let _ = writeln!(many, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.r{i}]\n  runtime_type = \"io.containerd.runc.v2\"");
+    }
+    out.push(("bad/10000-tables".into(), vec![(MAIN.into(), main_glob.as_bytes().to_vec()), ("/etc/containerd/conf.d/50-many.toml".into(), many.into_bytes())]));
+    // Imports in a cycle: a -> b -> a, b -> the main config, a -> itself.
+    out.push((
+        "bad/cyclic-import".into(),
+        vec![
+            (MAIN.into(), "version = 2\nimports = [\"/etc/containerd/a.toml\"]\n".as_bytes().to_vec()),
+            ("/etc/containerd/a.toml".into(), format!("version = 2\nimports = [\"/etc/containerd/b.toml\", \"/etc/containerd/a.toml\"]\n{nvidia}").into_bytes()),
+            ("/etc/containerd/b.toml".into(), "version = 2\nimports = [\"/etc/containerd/a.toml\", \"/etc/containerd/config.toml\"]\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  sandbox_image = \"pause:b\"\n".as_bytes().to_vec()),
+        ],
+    ));
+    out
 }
 
 /// Every case: the golden inputs, then the generated nodes.
@@ -780,13 +844,22 @@ pub fn differences(real: &Output, model: &Output, label: &str) -> String {
     s
 }
 
-/// The files of `node` for a failure report: each name, then its text.
+/// How many lines of each file [`describe`] shows (a bad input runs to 10 MB).
+const SHOWN_LINES: usize = 60;
+
+/// The files of `node` for a failure report: each name, then its text (the first
+/// [`SHOWN_LINES`] lines of each).
 pub fn describe(node: &Node) -> String {
     let mut s = String::new();
     for (p, b) in node {
         let _ = writeln!(s, "  file {p}:");
-        for l in String::from_utf8_lossy(b).lines() {
+        let text = String::from_utf8_lossy(b);
+        for l in text.lines().take(SHOWN_LINES) {
             let _ = writeln!(s, "    | {l}");
+        }
+        let more = text.lines().count().saturating_sub(SHOWN_LINES);
+        if more > 0 {
+            let _ = writeln!(s, "    | … {more} more lines");
         }
     }
     s

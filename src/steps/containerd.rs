@@ -6,7 +6,7 @@
 //! A syntax error is worded by the lab's parser until the chunk's containerd verdict
 //! is there ([`crate::steps::syntax`]); the step says so meanwhile.
 
-use gpulab_model::containerd::{self, version::RECORDED, Containerd, Files, LoadResult, Version};
+use gpulab_model::containerd::{self, version::MODELLED, Containerd, Files, LoadResult, Version};
 use gpulab_model::Diagnostic;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -158,7 +158,7 @@ pub fn version_select(lang: Lang, id: &str, current: &str, dispatch: &Callback<L
         <div class="field ctr-version">
             <label for={id.clone()}>{ t(lang, MessageId::CtrVersion) }</label>
             <select {id} lang="en" {onchange}>
-                { for RECORDED.iter().map(|v| html! { <option value={*v} selected={*v == current}>{ *v }</option> }) }
+                { for MODELLED.iter().map(|v| html! { <option value={*v} selected={*v == current}>{ *v }</option> }) }
             </select>
         </div>
     }
@@ -242,6 +242,9 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
             <section class="ctr-dump-section">
                 <h3>{ tf(lang, MessageId::CtrDump, &[("exit", exit.as_str())]) }</h3>
                 <Upstream {lang} class="ctr-dump" text={result.dump.stdout.clone()} />
+                if version.is_1x() && several_imports(&result.dump.stdout) {
+                    <p class="ctr-imports-order">{ t(lang, MessageId::CtrImportsOrder) }</p>
+                }
                 if !result.dump.stderr.is_empty() {
                     <h4>{ t(lang, MessageId::CtrDumpStderr) }</h4>
                     <Upstream {lang} class="ctr-stderr" text={result.dump.stderr.clone()} />
@@ -251,6 +254,13 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
     }
+}
+
+/// Does a dump's `imports = [...]` line list more than one file? containerd 1.x builds
+/// it from a Go map, so the real order changes from run to run; the model prints it
+/// sorted, and the step says so under the dump.
+fn several_imports(dump: &str) -> bool {
+    dump.lines().any(|l| l.starts_with("imports = [") && l.contains(", "))
 }
 
 /// The load result as a prop, compared by identity: a new result is a new load.
@@ -402,6 +412,21 @@ fn blame_rows(props: &BlameRowsProps) -> Html {
 mod tests {
     use super::*;
 
+    /// The imports-order note shows for a dump whose imports line lists several files.
+    #[test]
+    fn several_imports_reads_the_imports_line() {
+        let cases = [
+            ("version = 2\nimports = [\"/a.toml\", \"/b.toml\"]\n", true),
+            ("imports = [\"/etc/containerd/conf.d/*.toml\"]\nversion = 2\n", false),
+            ("imports = []\n", false),
+            ("  x = \"imports = [a, b]\"\n", false),
+            ("", false),
+        ];
+        for (dump, want) in cases {
+            assert_eq!(several_imports(dump), want, "{dump:?}");
+        }
+    }
+
     /// An editor's findings taken from the step's list equal those worded for the file
     /// alone, on every recorded version, for the incident and a main config with a
     /// syntax error.
@@ -409,7 +434,7 @@ mod tests {
     fn diag_items_in_equals_diag_items_for_the_file() {
         let mut seen = [0, 0];
         for main in [ContainerdInput::default().main, "version = 2\n[plugins\n".to_string()] {
-            for v in RECORDED {
+            for v in MODELLED {
                 let input = ContainerdInput { version: (*v).to_string(), main: main.clone(), ..ContainerdInput::default() };
                 let result = load(&model(&input).unwrap_or_else(|e| panic!("{e}")), &input, true);
                 for lang in Lang::ALL {

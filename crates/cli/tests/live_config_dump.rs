@@ -239,3 +239,32 @@ fn record(o: &oracle::Oracle, done: &[&Done]) {
     std::fs::create_dir_all(&dir).expect("mkdir config_dump");
     std::fs::write(dir.join(format!("{}.txt", o.version)), rec.to_text()).expect("write recording");
 }
+
+/// The bad input of every version (`cases::bad_inputs`: not UTF-8, a 10 MB drop-in,
+/// 10,000 tables, a cyclic import): the model's `config dump` equals the binary's
+/// (stdout, stderr, exit status), and the model answers without panicking. Not
+/// recorded: the outputs run to megabytes.
+#[test]
+fn bad_input_matches_every_real_version() {
+    let started = Instant::now();
+    let (oracles, _) = oracle::available();
+    assert!(!oracles.is_empty(), "no real containerd: `./dev.sh setup` builds them (scripts/oracle-containerd.sh), Debian's package installs 1.6.20");
+    let bad = cases::bad_inputs();
+    let mut summary = Vec::new();
+    let mut failures = Vec::new();
+    for o in &oracles {
+        let model = Containerd::new(o.version.clone());
+        let mut differ = 0;
+        for (name, node) in &bad {
+            let done = run_job(o, &model, &Job { version: 0, name, node });
+            if !done.diff.is_empty() {
+                differ += 1;
+                // 10,000 tables make a long diff: its head is enough to read.
+                failures.push(done.diff.chars().take(20_000).collect::<String>());
+            }
+        }
+        summary.push(format!("{} ({}): {} bad inputs, {} agree, {} differ", o.version, o.reported, bad.len(), bad.len() - differ, differ));
+    }
+    eprintln!("live bad input: {} versions x {} cases in {:.1} s\n{}", oracles.len(), bad.len(), started.elapsed().as_secs_f64(), summary.join("\n"));
+    assert!(failures.is_empty(), "{} cases differ:\n{}\n\n{}", failures.len(), summary.join("\n"), failures.join("\n"));
+}

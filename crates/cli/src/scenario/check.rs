@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gpulab_model::containerd::version::RECORDED;
+use gpulab_model::containerd::version::MODELLED;
 use gpulab_model::diagnostic::{Diagnostic, Severity, Span};
 use gpulab_model::kubernetes::version::KubeVersion;
 use gpulab_model::scenario::{self, Scenario, SCENARIO_FILE};
@@ -103,7 +103,7 @@ fn coverage(s: &Scenario, file: &str, text: &str, dir: &Path, out: &mut Vec<Diag
     for n in &s.nodes {
         let line = key_line_after(text, n.line, "containerd").or_else(|| top_key_line(text, "containerd")).unwrap_or(n.line);
         if let Some(v) = &n.version {
-            if !RECORDED.contains(&n.containerd.as_str()) {
+            if !MODELLED.contains(&n.containerd.as_str()) {
                 let col = column_in(text, line, &[&format!("\"{}\"", n.containerd)]).unwrap_or(1);
                 out.push(diag(
                     "scenario-version-approximated",
@@ -116,7 +116,7 @@ fn coverage(s: &Scenario, file: &str, text: &str, dir: &Path, out: &mut Vec<Diag
                         n.containerd,
                         n.name,
                         v.recorded(),
-                        RECORDED.join(", ")
+                        MODELLED.join(", ")
                     ),
                 ));
             }

@@ -1,6 +1,6 @@
 //! The real containerd backend: each node's files written under a private directory
-//! that stands for the node's `/` (every `/etc/containerd` and
-//! `/usr/bin/nvidia-container-runtime` in the files is rewritten to point there, and
+//! that stands for the node's `/` (every `/etc/containerd`, k0s's `/etc/k0s` and
+//! `/run/k0s`, and `/usr/bin/nvidia-container-runtime` in the files is rewritten to point there, and
 //! mapped back in what is observed), the real `containerd` binary for `config dump`, a
 //! real daemon per node on a private `--root`/`--state`/`--address` for start, restart
 //! and signals (stopped by its PID), `ctr plugins ls` for the CRI plugin status,
@@ -39,8 +39,10 @@ const CHECK_SCRIPT: &str = include_str!("../../../../scripts/check-runtime.sh");
 
 const STUB: &str = "#!/bin/sh\nexec runc \"$@\"\n";
 
-/// The rewritten absolute paths (node path prefixes that move under the node's dir).
-const MOVED: &[&str] = &["/etc/containerd", "/usr/bin/nvidia-container-runtime"];
+/// The rewritten absolute paths (node path prefixes that move under the node's dir):
+/// containerd's, k0s's config and generated CRI config (`scenarios/k0s-two-step-import`),
+/// the NVIDIA runtime.
+const MOVED: &[&str] = &["/etc/containerd", "/etc/k0s", "/run/k0s", "/usr/bin/nvidia-container-runtime"];
 
 struct RealNode {
     spec: NodeSpec,

@@ -123,9 +123,30 @@ pub fn toml_kind(n: &Node) -> &'static str {
         Value::Integer(_) => "integer",
         Value::Float(_) => "float",
         Value::Boolean(_) => "boolean",
-        Value::Datetime(_) => "datetime",
+        Value::Datetime(d) => match datetime_type(d) {
+            "time.Time" => "datetime",
+            "toml.LocalDateTime" => "local datetime",
+            "toml.LocalDate" => "local date",
+            _ => "local time",
+        },
         Value::Array(_) => "array",
         Value::Table(_) => "table",
+    }
+}
+
+/// The `reflect.Kind` of a Go type as [`go_type`] writes it (`int`, `[]string` →
+/// `slice`, `map[string]string` → `map`, `config.GRPCConfig` → `struct`).
+pub fn go_kind(go_type: &str) -> &str {
+    if go_type.starts_with("[]") {
+        "slice"
+    } else if go_type.starts_with("map[") {
+        "map"
+    } else if go_type.starts_with('*') {
+        "ptr"
+    } else if go_type.contains('.') {
+        "struct"
+    } else {
+        go_type
     }
 }
 

@@ -192,7 +192,9 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
         st.top.insert("imports", Node::builtin(Value::Array(list)));
     }
     if let Err(e) = validate_version(version, &mut st) {
-        st.error = Some(LoadError { message: format!("failed to load TOML from {last}: {}", e.0), code: e.1, at: None, dump_ignores: false, log: None });
+        // containerd names only the file read last; the lab also points at the setting
+        // that fails (the `version` line, the plugin list or table), wherever it was set.
+        st.error = Some(LoadError { message: format!("failed to load TOML from {last}: {}", e.0), code: e.1, at: e.2, dump_ignores: false, log: None });
     }
     st
 }
@@ -337,22 +339,25 @@ pub fn type_error_go(version: &Version, value: &Node, go: GoField) -> LoadError 
         go.go_type
     );
     match go.at {
-        Some((row, column)) => {
-            let file = value.origin.as_ref().map_or_else(String::new, |o| o.file.to_string());
-            let log = LogLine::new("error", "Failure unmarshaling TOML")
-                .field("column", column.to_string())
-                .field("error", text.clone())
-                .field("file", file)
-                .field("row", row.to_string());
-            LoadError {
-                message: format!("failed to unmarshal TOML at row {row} column {column}: {text}"),
-                code: LoadErrorCode::Type,
-                at: value.origin.clone(),
-                dump_ignores: false,
-                log: Some(Box::new(log)),
-            }
-        }
+        Some(at) => positioned_type_error(value, text, at),
         None => LoadError { message: text, code: LoadErrorCode::Type, at: value.origin.clone(), dump_ignores: false, log: None },
+    }
+}
+
+/// A go-toml v2 decode error with its position, as containerd 2.x logs and returns it.
+fn positioned_type_error(value: &Node, text: String, (row, column): (u32, u32)) -> LoadError {
+    let file = value.origin.as_ref().map_or_else(String::new, |o| o.file.to_string());
+    let log = LogLine::new("error", "Failure unmarshaling TOML")
+        .field("column", column.to_string())
+        .field("error", text.clone())
+        .field("file", file)
+        .field("row", row.to_string());
+    LoadError {
+        message: format!("failed to unmarshal TOML at row {row} column {column}: {text}"),
+        code: LoadErrorCode::Type,
+        at: value.origin.clone(),
+        dump_ignores: false,
+        log: Some(Box::new(log)),
     }
 }
 
@@ -365,7 +370,44 @@ fn file_type_error(version: &Version, text: &[u8], value: &Node, want_v1: &str, 
     let field = super::gonames::field_name(owner, key);
     let go_type = super::gonames::go_type(owner, key, default);
     let at = value.origin.as_ref().map(|o| value_position(text, o));
+    let inline = at.is_some_and(|(row, column)| byte_at(text, row, column) == Some(b'{'));
+    if version.line <= Line::V2_3 {
+        // The go-toml v2 of 2.0–2.3 words these before naming the field (measured on
+        // 2.0.11–2.3.4): a boolean or float by the target's Go kind, an inline table
+        // likewise; an array without a position; a datetime (2.3; 2.0–2.2 panic) at
+        // row 1 column 1 whatever its line.
+        let kind = super::gonames::go_kind(&go_type);
+        let early = match &value.value {
+            Value::Boolean(b) => Some(format!("toml: cannot assign boolean to a {b}")),
+            Value::Float(_) => Some(format!("toml: float cannot be assigned to {kind}")),
+            Value::Table(_) if inline => Some(format!("toml: cannot store inline table in Go type {kind}")),
+            _ => None,
+        };
+        if let (Some(text), Some(at)) = (early, at) {
+            return positioned_type_error(value, text, at);
+        }
+        if matches!(value.value, Value::Array(_)) {
+            let go = GoField { owner, field, go_type, at: None };
+            let mut e = type_error_go(version, value, go);
+            e.message = format!("failed to unmarshal TOML: {}", e.message);
+            return e;
+        }
+        if matches!(value.value, Value::Datetime(_)) && version.line == Line::V2_3 {
+            return type_error_go(version, value, GoField { owner, field, go_type, at: Some((1, 1)) });
+        }
+    } else if inline {
+        let text = format!("toml: cannot decode TOML inline table into struct field {owner}.{field} of type {go_type}");
+        if let Some(at) = at {
+            return positioned_type_error(value, text, at);
+        }
+    }
     type_error_go(version, value, GoField { owner, field, go_type, at })
+}
+
+/// The byte at 1-based `row` and byte `column` of `text`.
+fn byte_at(text: &[u8], row: u32, column: u32) -> Option<u8> {
+    let line = text.split(|b| *b == b'\n').nth(row.checked_sub(1)? as usize)?;
+    line.get(column.checked_sub(1)? as usize).copied()
 }
 
 /// Where go-toml v2 places an unknown table: at its key inside the `[header]` that
@@ -1186,7 +1228,25 @@ fn resolve_imports(files: &Files, version: &Version, parent: &str, imports: &[St
 
 // ---- ValidateVersion --------------------------------------------------------------------
 
-fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, LoadErrorCode)> {
+/// Where the top-level key `key` of the merged config was written.
+fn origin_of(st: &Loaded, key: &str) -> Option<Origin> {
+    st.top.get(key).and_then(|n| n.origin.clone())
+}
+
+/// Where item `item` of the merged list `key` was written (the list's own line when
+/// the item carries none).
+fn item_origin(st: &Loaded, key: &str, item: &str) -> Option<Origin> {
+    let list = st.top.get(key)?;
+    let found = match &list.value {
+        Value::Array(items) => items.iter().find(|n| n.as_str() == Some(item)).and_then(|n| n.origin.clone()),
+        _ => None,
+    };
+    found.or_else(|| list.origin.clone())
+}
+
+/// `ValidateVersion` (2.x) and the 1.x `ValidateV2`: the refusal's text, its code and
+/// where the offending setting (the version, a plugin list or table) was written.
+fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, LoadErrorCode, Option<Origin>)> {
     let v = st.version();
     let disabled = string_list(st.top.get("disabled_plugins"));
     let required = string_list(st.top.get("required_plugins"));
@@ -1204,33 +1264,34 @@ fn validate_version(version: &Version, st: &mut Loaded) -> Result<(), (String, L
         }
         if version.rejects_version_above_2() && v > 2 {
             st.log.push(LogLine::new("error", format!("containerd config version `{v}` is not supported, the max version is `2`, use `containerd config default` to generate a new config or manually revert to version `2`")));
-            return Err((format!("unsupported config version `{v}`"), LoadErrorCode::VersionTooHigh));
+            return Err((format!("unsupported config version `{v}`"), LoadErrorCode::VersionTooHigh, origin_of(st, "version")));
         }
         let short = |p: &str| p.split('.').count() < 4;
         if let Some(p) = disabled.iter().find(|p| short(p)) {
-            return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+            return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, item_origin(st, "disabled_plugins", p)));
         }
         if let Some(p) = required.iter().find(|p| short(p)) {
-            return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+            return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, item_origin(st, "required_plugins", p)));
         }
         let mut keys: Vec<&str> = st.plugins.keys().collect();
         crate::sort::sort(&mut keys);
         // 1.7 also wants every plugin key under `io.containerd.`.
         let bad_key = |p: &str| short(p) || (version.line == Line::V1_7 && !p.starts_with("io.containerd."));
         if let Some(p) = keys.into_iter().find(|p| bad_key(p)) {
-            return Err((format!("invalid plugin key URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+            let at = st.plugins.get(p).and_then(|n| n.origin.clone());
+            return Err((format!("invalid plugin key URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, at));
         }
         return Ok(());
     }
     let max = version.config_version();
     if v > max {
-        return Err((format!("expected containerd config version equal to or less than `{max}`, got `{v}`"), LoadErrorCode::VersionTooHigh));
+        return Err((format!("expected containerd config version equal to or less than `{max}`, got `{v}`"), LoadErrorCode::VersionTooHigh, origin_of(st, "version")));
     }
     if let Some(p) = disabled.iter().find(|p| !p.contains('.')) {
-        return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+        return Err((format!("invalid disabled plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, item_origin(st, "disabled_plugins", p)));
     }
     if let Some(p) = required.iter().find(|p| !p.contains('.')) {
-        return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri));
+        return Err((format!("invalid required plugin URI {} expect io.containerd.x.vx", quote(p)), LoadErrorCode::BadPluginUri, item_origin(st, "required_plugins", p)));
     }
     Ok(())
 }

@@ -279,7 +279,7 @@ mod tests {
     /// Every embedded default parses and holds the CRI plugin(s).
     #[test]
     fn defaults_parse() {
-        for name in super::super::version::RECORDED {
+        for name in super::super::version::MODELLED {
             let v = Version::parse(name).unwrap();
             let d = Defaults::of(&v);
             for id in v.cri_plugin_ids() {

@@ -130,6 +130,20 @@ fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
         return (e.line + 1, 1, "unterminated inline table".into());
     }
     if message.starts_with("key with no value") {
+        // `a b = 1`: go-toml v1 lexes `b` as a second key where it wanted `=`.
+        let rest: String = line_text.chars().skip(e.column.saturating_sub(1) as usize).collect();
+        let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
+        let then_equals = rest.get(word.len()..).is_some_and(|r| r.trim_start().starts_with('='));
+        if !word.is_empty() && then_equals {
+            return (e.line, e.column, format!("was expecting token =, but got \"{word}\" instead"));
+        }
+        // `abc` alone: the first key runs into the line's end, an error token where the
+        // parser wanted a key.
+        let trimmed = line_text.trim();
+        if !trimmed.is_empty() && trimmed.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+            let start = line_text.chars().take_while(|c| c.is_whitespace()).count();
+            return (e.line, to_u32(start) + 1, "parsing error: keys cannot contain new lines".into());
+        }
         return (e.line, e.column, "was expecting token =, but got keys cannot contain new lines instead".into());
     }
     let in_header = line_text.trim_start().starts_with('[');
@@ -137,6 +151,13 @@ fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
     if message.starts_with("unquoted keys cannot be empty") {
         let text = if in_header { format!("unexpected token \"{c}\", was expecting a table key") } else { format!("unexpected token {c}") };
         return (e.line, e.column, text);
+    }
+    if message.starts_with("invalid unquoted key") && !in_header {
+        // go-toml v1 lexes any character that is not a space, `[` or `=` as the start
+        // of a key, then refuses the first one a bare key cannot hold, at the key's start
+        // (a byte that is not UTF-8 is read as U+FFFD; measured on 1.6.20, 1.6.38, 1.7.34).
+        let start = line_text.chars().take_while(|c| c.is_whitespace()).count();
+        return (e.line, to_u32(start) + 1, format!("parsing error: keys cannot contain {c} character"));
     }
     if message.starts_with("invalid boolean") {
         return (e.line, e.column, format!("no value can start with {c}"));
