@@ -61,10 +61,36 @@ thread_local! {
     static PREFETCH: Cell<bool> = const { Cell::new(false) };
     /// Views waiting for the chunk without asking for it ([`use_chunk_arrival`]).
     static WAITERS: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
+    /// Why the last import a view asked for at once failed, until one succeeds.
+    static FAILED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Why the chunk could not be imported, when a view asked for it at once
+/// ([`use_chunk_arrival`] with `now`) and the import failed: for a view that cannot
+/// work without it (step 1 on a version whose defaults the chunk holds).
+pub fn failure() -> Option<String> {
+    FAILED.with(|f| f.borrow().clone())
+}
+
+/// Imports the chunk again after a [`failure`]; the views that asked for it render
+/// again when it arrives.
+pub fn retry() {
+    FAILED.with(|f| *f.borrow_mut() = None);
+    let p = load();
+    wasm_bindgen_futures::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(p).await {
+            Ok(m) => arrived(m),
+            Err(e) => {
+                FAILED.with(|f| *f.borrow_mut() = Some(describe(&e)));
+                forget_failure();
+            }
+        }
+    });
 }
 
 /// Keeps the loaded module and tells the views waiting for it.
 fn arrived(m: JsValue) {
+    FAILED.with(|f| *f.borrow_mut() = None);
     MODULE.with(|s| *s.borrow_mut() = Some(m));
     for waiter in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
         waiter();
@@ -165,8 +191,9 @@ pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
 /// For a view that is complete without the chunk but better with it (steps 1, 2 and 4
 /// word a syntax error exactly once it is there): renders the component again when
 /// the chunk arrives, if it was not there at this render (`ready_at_render`). `now`
-/// imports it at once; otherwise `wait` waits for the idle prefetch or another step.
-/// A failed import is not shown: the view stays as it is.
+/// imports it at once (a failure renders the view again, with [`failure`] set, and
+/// it waits for a [`retry`]); otherwise `wait` waits for the idle prefetch or another
+/// step.
 #[hook]
 pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
     let tick = use_state(|| 0u32);
@@ -174,6 +201,7 @@ pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
         if ready_at_render {
             return;
         }
+        let waiter = tick.clone();
         let again = move || tick.set(*tick + 1);
         if ready().is_some() {
             again();
@@ -185,7 +213,12 @@ pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
                         arrived(m);
                         again();
                     }
-                    Err(_) => forget_failure(),
+                    Err(e) => {
+                        FAILED.with(|f| *f.borrow_mut() = Some(describe(&e)));
+                        forget_failure();
+                        WAITERS.with(|w| w.borrow_mut().push(Box::new(move || waiter.set(*waiter + 1))));
+                        again();
+                    }
                 }
             });
         } else if wait {

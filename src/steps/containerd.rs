@@ -41,10 +41,52 @@ pub fn version(input: &ContainerdInput) -> Result<Version, String> {
     Version::parse(&input.version).map_err(|e| e.to_string())
 }
 
+/// The built-in defaults of the lab's default version (`ContainerdInput::default`),
+/// the only ones the first load carries: the on-demand chunk holds every version's
+/// (`containerd_defaults`), asked for when the learner picks another.
+const DEFAULT_DEFAULTS: (&str, &str) = ("1.7.34", include_str!("../../crates/model/data/containerd/defaults-1.7.34.toml"));
+
+thread_local! {
+    /// Defaults the chunk handed over, by recorded version (each asked for once).
+    static FROM_CHUNK: std::cell::RefCell<Vec<(&'static str, Rc<str>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Why there is no model for the version the learner picked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelError {
+    /// Its built-in defaults are in the chunk, which is not there yet.
+    Loading(Version),
+    /// The version does not read, or the chunk answered with an error.
+    Failed(String),
+}
+
+/// The built-in defaults of `version`: embedded (the default version's, or every
+/// version's in a build with `embedded-defaults`), handed over by the chunk before,
+/// or asked of the chunk now if it is there.
+fn defaults(version: &Version) -> Result<Rc<str>, ModelError> {
+    let recorded = version.recorded();
+    if let Some(text) = containerd::schema::embedded(recorded) {
+        return Ok(text.into());
+    }
+    if recorded == DEFAULT_DEFAULTS.0 {
+        return Ok(DEFAULT_DEFAULTS.1.into());
+    }
+    if let Some(text) = FROM_CHUNK.with(|f| f.borrow().iter().find(|(v, _)| *v == recorded).map(|(_, t)| t.clone())) {
+        return Ok(text);
+    }
+    let m = crate::steps::chunk::ready().ok_or_else(|| ModelError::Loading(version.clone()))?;
+    let reply = crate::steps::chunk::call_text(&m, "containerd_defaults", recorded).map_err(ModelError::Failed)?;
+    let text: Rc<str> = crate::steps::view_js::reply(&reply).map_err(ModelError::Failed)?.as_string().ok_or_else(|| ModelError::Failed("containerd_defaults returned no text".into()))?.into();
+    FROM_CHUNK.with(|f| f.borrow_mut().push((recorded, text.clone())));
+    Ok(text)
+}
+
 /// The model for the version the learner picked, its built-in defaults parsed once
 /// (the step keeps it while the version stays, so a keystroke does not re-read them).
-pub fn model(input: &ContainerdInput) -> Result<Containerd, String> {
-    Ok(Containerd::new(version(input)?))
+pub fn model(input: &ContainerdInput) -> Result<Containerd, ModelError> {
+    let v = version(input).map_err(ModelError::Failed)?;
+    let text = defaults(&v)?;
+    Ok(Containerd::with_defaults(v, &text))
 }
 
 /// What the model computes for these files on this version, with containerd's
@@ -169,30 +211,47 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
     let lang = props.lang;
     let with_dropin = props.step != Step::MainConfig;
     let select_id = use_state(|| unique_id("ctr-version"));
-    let model = use_memo(props.input.version.clone(), |_| model(&props.input));
-    // Loaded again once the chunk is there: its syntax verdicts may change the result.
+    // Loaded again once the chunk is there: its syntax verdicts may change the result,
+    // and it holds the defaults of a version other than the default.
     let chunk_ready = crate::steps::chunk::ready().is_some();
+    let model = use_memo((props.input.version.clone(), chunk_ready), |_| model(&props.input));
     let result_rc = use_memo_later_drop((props.input.clone(), with_dropin, chunk_ready), |(input, with, _)| match model.as_ref() {
         Ok(m) => Ok(load(m, input, *with)),
         Err(e) => Err(e.clone()),
     });
     let (pending, unjudged) = match result_rc.as_ref() {
         Ok(r) => (r.syntax_pending(), !r.loaded.syntax_unjudged.is_empty()),
-        Err(_) => (false, false),
+        Err(e) => (matches!(e, ModelError::Loading(_)), false),
     };
-    // A syntax error shown in the lab parser's words asks for the chunk at once; a
-    // file without one waits for the idle prefetch (go-toml may still find one).
+    // A syntax error shown in the lab parser's words, or a version whose defaults the
+    // chunk holds, asks for the chunk at once; a file without one waits for the idle
+    // prefetch (go-toml may still find one).
     crate::steps::chunk::use_chunk_arrival(chunk_ready, pending, unjudged);
     let input = &props.input;
     let (version, result) = match (model.as_ref(), result_rc.as_ref()) {
         (Ok(m), Ok(r)) => (m.version.clone(), r),
         (Err(e), _) | (_, Err(e)) => {
+            let shown = match e {
+                ModelError::Loading(v) => {
+                    let version = v.to_string();
+                    match crate::steps::chunk::failure() {
+                        None => html! { <p class="chunk-loading" role="status" aria-busy="true">{ tf(lang, MessageId::CtrDefaultsLoading, &[("version", version.as_str())]) }</p> },
+                        Some(details) => html! {
+                            <div class="chunk-failed" role="alert">
+                                <p>{ tf(lang, MessageId::CtrDefaultsFailed, &[("version", version.as_str()), ("details", details.as_str())]) }</p>
+                                <p><button type="button" class="chunk-retry" onclick={Callback::from(|_| crate::steps::chunk::retry())}>{ t(lang, MessageId::ChunkRetry) }</button></p>
+                            </div>
+                        },
+                    }
+                }
+                ModelError::Failed(e) => html! { <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p> },
+            };
             return html! {
                 <div class="step-containerd">
                     { version_select(lang, &select_id, &input.version, &props.dispatch) }
-                    <p class="model-error" role="alert">{ tf(lang, MessageId::ModelError, &[("details", e.as_str())]) }</p>
+                    { shown }
                 </div>
-            }
+            };
         }
     };
     let on_main = {
@@ -427,6 +486,14 @@ mod tests {
         }
     }
 
+    /// The one version whose defaults the first load carries is the lab's default
+    /// version, and its text is that version's embedded dump.
+    #[test]
+    fn the_first_load_carries_the_default_versions_defaults() {
+        assert_eq!(ContainerdInput::default().version, DEFAULT_DEFAULTS.0);
+        assert_eq!(containerd::schema::embedded(DEFAULT_DEFAULTS.0), Some(DEFAULT_DEFAULTS.1));
+    }
+
     /// An editor's findings taken from the step's list equal those worded for the file
     /// alone, on every recorded version, for the incident and a main config with a
     /// syntax error.
@@ -436,7 +503,7 @@ mod tests {
         for main in [ContainerdInput::default().main, "version = 2\n[plugins\n".to_string()] {
             for v in MODELLED {
                 let input = ContainerdInput { version: (*v).to_string(), main: main.clone(), ..ContainerdInput::default() };
-                let result = load(&model(&input).unwrap_or_else(|e| panic!("{e}")), &input, true);
+                let result = load(&model(&input).unwrap_or_else(|e| panic!("{e:?}")), &input, true);
                 for lang in Lang::ALL {
                     let all = diag_items(lang, &result, None);
                     for (i, file) in [MAIN, DROPIN].into_iter().enumerate() {

@@ -211,8 +211,16 @@ fn reads_back(work: &gpu_node_lab::state::Work) {
 /// The on-demand chunk's entry points, as the app calls them with JSON.
 pub fn chunk_request(data: &[u8]) {
     use gpu_node_lab_k8s as chunk;
-    const ENTRY: [fn(&str) -> String; 7] =
-        [chunk::kube, chunk::rollout, chunk::slots, chunk::check, chunk::scenario, chunk::containerd_syntax, chunk::scenario_references];
+    const ENTRY: [fn(&str) -> String; 8] = [
+        chunk::kube,
+        chunk::rollout,
+        chunk::slots,
+        chunk::check,
+        chunk::scenario,
+        chunk::containerd_syntax,
+        chunk::scenario_references,
+        chunk::containerd_defaults,
+    ];
     let Some((&pick, rest)) = data.split_first() else { return };
     let Some(entry) = ENTRY.get(usize::from(pick) % ENTRY.len()) else { return };
     let Ok(request) = std::str::from_utf8(rest) else { return };

@@ -15,6 +15,8 @@
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
 //! - [`scenario`]: an author's scenario given to the page (loaded before such a lab
 //!   mounts).
+//! - [`containerd_defaults`]: a containerd version's built-in defaults for steps 1
+//!   and 2 (the first load embeds only the default version's).
 //! - [`containerd_syntax`]: containerd's own verdict on a file's syntax for steps 1, 2
 //!   and 4, which the app's model words without (go-toml's parsers are here, not in
 //!   the first load: `gpulab_model::containerd::syntax`).
@@ -80,6 +82,18 @@ pub fn containerd_syntax(request: &str) -> String {
     }))
 }
 
+/// Steps 1 and 2 on a version other than the app's default: a containerd version in,
+/// `Reply<String>` JSON out — that version's built-in defaults, the `config dump` text
+/// the app reads with `Containerd::with_defaults` (its first load embeds only its
+/// default version's).
+#[wasm_bindgen]
+pub fn containerd_defaults(version: &str) -> String {
+    use gpulab_model::containerd::{schema, Version};
+    reply(Version::parse(version).map_err(|e| e.to_string()).and_then(|v| {
+        schema::embedded(v.recorded()).map(str::to_string).ok_or_else(|| format!("no built-in defaults for containerd {v}"))
+    }))
+}
+
 /// The files a `scenario.toml` references, as a JSON array of paths.
 #[wasm_bindgen]
 pub fn scenario_references(text: &str) -> String {
@@ -117,5 +131,24 @@ mod tests {
         assert_eq!(failure.message, "failed to unmarshal TOML at row 2 column 11: toml: incomplete number");
         assert_eq!(ask("2.3.4", "version = 2\n").unwrap(), None);
         assert!(ask("9.9.9", text).is_err());
+    }
+
+    /// A version's defaults as the app asks for them: the dump the companion's model
+    /// reads for that version (same `config dump` of an empty config), an error reply
+    /// for a version the model does not know.
+    #[test]
+    fn containerd_defaults_are_the_versions_dump() {
+        use gpulab_model::containerd::{load, version::MODELLED, Containerd, Files, Version, MAIN_CONFIG};
+        for name in MODELLED {
+            let v = Version::parse(name).unwrap();
+            let text = serde_json::from_str::<Reply<String>>(&super::containerd_defaults(name)).unwrap().unwrap();
+            let files = Files::new().with(MAIN_CONFIG, "version = 2\n[plugins.'io.containerd.grpc.v1.cri']\nsandbox_image = 'x'\n");
+            let given = Containerd::with_defaults(v.clone(), &text).load(&files);
+            let embedded = load(&files, &v);
+            assert_eq!(given.dump.stdout, embedded.dump.stdout, "{name}");
+            assert!(!given.dump.stdout.is_empty(), "{name}");
+        }
+        let unknown = serde_json::from_str::<Reply<String>>(&super::containerd_defaults("9.9.9")).unwrap();
+        assert!(unknown.is_err());
     }
 }

@@ -170,8 +170,17 @@ pub struct Containerd {
 }
 
 impl Containerd {
+    /// `version` with its embedded defaults ([`schema::embedded`]; a build without
+    /// the feature `embedded-defaults` uses [`Containerd::with_defaults`]).
     pub fn new(version: Version) -> Self {
         let defaults = schema::Defaults::of(&version);
+        Containerd { version, defaults }
+    }
+
+    /// `version` with the defaults read from `text`, its `config dump` of an empty
+    /// config (as [`schema::embedded`] holds it).
+    pub fn with_defaults(version: Version, text: &str) -> Self {
+        let defaults = schema::Defaults::from_text(&version, text);
         Containerd { version, defaults }
     }
 

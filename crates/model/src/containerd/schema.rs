@@ -9,9 +9,14 @@ use super::parse::parse;
 use super::value::{Node, Table, Value};
 use super::version::Version;
 
-/// The embedded default dump of a recorded binary.
-fn defaults_text(recorded: &str) -> &'static str {
-    match recorded {
+/// The default dump of a recorded binary (`version.recorded()`), embedded with the
+/// feature `embedded-defaults` (the companion, the on-demand chunk, the tests). The app
+/// builds without it and embeds only its own default version's dump: it asks the chunk
+/// for another version's ([`Containerd::with_defaults`](super::Containerd::with_defaults)),
+/// which keeps eight versions' text out of the page's first load.
+#[cfg(feature = "embedded-defaults")]
+pub fn embedded(recorded: &str) -> Option<&'static str> {
+    Some(match recorded {
         "1.6.20" => include_str!("../../data/containerd/defaults-1.6.20.toml"),
         "1.6.39" => include_str!("../../data/containerd/defaults-1.6.39.toml"),
         "1.7.34" => include_str!("../../data/containerd/defaults-1.7.34.toml"),
@@ -20,8 +25,16 @@ fn defaults_text(recorded: &str) -> &'static str {
         "2.2.7" => include_str!("../../data/containerd/defaults-2.2.7.toml"),
         "2.3.4" => include_str!("../../data/containerd/defaults-2.3.4.toml"),
         "2.4.2" => include_str!("../../data/containerd/defaults-2.4.2.toml"),
-        _ => include_str!("../../data/containerd/defaults-main-301026e.toml"),
-    }
+        "main-301026e" => include_str!("../../data/containerd/defaults-main-301026e.toml"),
+        _ => return None,
+    })
+}
+
+/// Without the feature `embedded-defaults` nothing is embedded: the caller hands the
+/// dump in ([`Defaults::from_text`]).
+#[cfg(not(feature = "embedded-defaults"))]
+pub fn embedded(_recorded: &str) -> Option<&'static str> {
+    None
 }
 
 /// The order in which a 2.x `config dump` decodes plugin configs (the plugin graph,
@@ -67,10 +80,16 @@ const ENTRY_TYPES: [EntryType; 11] = [
 ];
 
 impl Defaults {
+    /// The embedded defaults of `version` (empty without them: see [`embedded`]).
     pub fn of(version: &Version) -> Defaults {
-        // The embedded files are dumps of real binaries; a parse failure would be a
-        // build-time data error, shown as empty defaults rather than a panic.
-        let mut top = parse("<defaults>", defaults_text(version.recorded()).as_bytes()).unwrap_or_default();
+        Defaults::from_text(version, embedded(version.recorded()).unwrap_or(""))
+    }
+
+    /// The defaults of `version` read from its `config dump` text (what [`embedded`]
+    /// holds). The embedded files are dumps of real binaries; a parse failure would be
+    /// a data error, shown as empty defaults rather than a panic.
+    pub fn from_text(version: &Version, text: &str) -> Defaults {
+        let mut top = parse("<defaults>", text.as_bytes()).unwrap_or_default();
         clear_origins(&mut top);
         // `plugins` stays in `top` as an empty placeholder that keeps its position
         // (go-toml v2 prints struct fields in order).
