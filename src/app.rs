@@ -86,7 +86,8 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoabl
                 check={state.work.check.clone()} {dispatch} />
         },
         Step::RuntimeClass | Step::Scheduling => html! {
-            <KubeStep {lang} {step} input={state.work.kube.clone()} containerd={state.work.containerd.clone()} {dispatch} />
+            <KubeStep {lang} {step} input={state.work.kube.clone()} containerd={state.work.containerd.clone()}
+                restart={state.work.restart.clone()} {dispatch} />
         },
         Step::Rollout => html! {
             <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />

@@ -265,6 +265,29 @@ impl Default for SlotsInput {
     }
 }
 
+/// `config` with every `replicas: N` line set to `n` (indentation and the rest kept):
+/// step 7's replicas field is the config's replicas, so the config row and the
+/// headline follow it as the compared rows do. A line with anything after the number
+/// (a comment) is left as written.
+pub fn with_replicas(config: &str, n: u32) -> String {
+    let mut out = String::with_capacity(config.len());
+    for line in config.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let indent = body.strip_suffix(body.trim_start()).unwrap_or("");
+        let value = body.trim_start().strip_prefix("replicas:").map(str::trim);
+        match value {
+            Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                out.push_str(indent);
+                out.push_str("replicas: ");
+                out.push_str(&n.to_string());
+                out.push_str(line.get(body.len()..).unwrap_or(""));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// A change to step 7's inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlotsAction {
@@ -332,7 +355,10 @@ impl LabState {
                     SlotsAction::GpuModel(m) => slots.gpu_model = m,
                     SlotsAction::GpusPerNode(n) => slots.gpus_per_node = GPUS_PER_NODE.clamp(n),
                     SlotsAction::Nodes(n) => slots.nodes = NODES.clamp(n),
-                    SlotsAction::Replicas(n) => slots.replicas = REPLICAS.clamp(n),
+                    SlotsAction::Replicas(n) => {
+                        slots.replicas = REPLICAS.clamp(n);
+                        slots.config = with_replicas(&slots.config, slots.replicas);
+                    }
                     SlotsAction::Config(text) => slots.config = text,
                 }
                 s
@@ -476,6 +502,17 @@ mod tests {
             assert!(changed, "{field}");
             assert_eq!(s.apply(LabAction::ResetStep(Step::Slots)).work.slots, d, "{field}");
         }
+    }
+
+    /// The replicas field is the config's replicas: changing it rewrites each
+    /// `replicas: N` line of the config (so the headline, which reads the config,
+    /// follows), and leaves a commented line and the rest of the file as written.
+    #[test]
+    fn replicas_field_sets_the_config() {
+        let s = LabState::default().apply(LabAction::Slots(SlotsAction::Replicas(10)));
+        assert_eq!(s.work.slots.config, SlotsInput::default().config.replace("replicas: 4", "replicas: 10"));
+        let two = "sharing:\n  mps:\n    resources:\n    - name: a\n      replicas: 2\r\n    - name: b\n      replicas: 3 # keep\n";
+        assert_eq!(with_replicas(two, 8), "sharing:\n  mps:\n    resources:\n    - name: a\n      replicas: 8\r\n    - name: b\n      replicas: 3 # keep\n");
     }
 
     /// Step 4 keeps the operations in order, at most MAX_OPS; switching the supervisor

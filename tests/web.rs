@@ -403,8 +403,14 @@ async fn steps_1_2_show_the_containerd_models_results() {
         if with_dropin {
             let rows = r.explanation.blame.iter().filter(|b| b.from.is_some()).count();
             assert_eq!(root.query_selector_all(".ctr-blame tbody tr").unwrap().length() as usize, rows.min(SHOWN), "{label}");
-            let lost: usize = r.explanation.replaced.iter().map(|x| x.lost.len()).sum();
+            // One list, one count: the bold total is the number of listed lost keys.
+            let lost = r.explanation.lost.len();
             assert_eq!(root.query_selector_all(".ctr-lost").unwrap().length() as usize, lost.min(SHOWN), "{label}");
+            let total = root.query_selector(".ctr-lost-count").unwrap().map(|e| e.text_content().unwrap_or_default());
+            assert_eq!(total.is_some(), lost > 0, "{label}");
+            if let Some(total) = total {
+                assert!(total.contains(&lost.to_string()), "{label}: {total}");
+            }
         }
     }
     handle.destroy();
@@ -528,7 +534,7 @@ async fn step3_shows_the_checks_output_for_the_node() {
 /// and the pods are the chunk's texts; the learner's answer is judged by the chunk.
 #[wasm_bindgen_test]
 async fn step8_syncs_by_click_and_judges_the_answer() {
-    use gpu_node_lab::steps::rollout::{judgement_text, request};
+    use gpu_node_lab::steps::rollout::{judgement_line, request};
     use gpu_node_lab_k8s::rollout::view;
     clear_saved_work();
     provide_chunk();
@@ -555,7 +561,7 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     yew::scheduler::flush().await;
     let answered = gpu_node_lab::state::RolloutInput { syncs: 6, node: node.clone(), cause: "daemon-not-restarted".into(), answered: true };
     let v = view(&request(&answered, &containerd, en)).unwrap();
-    let expected = gpu_node_lab::i18n::tf(en, judgement_text(v.judgement.unwrap()), &[("node", &node)]);
+    let expected = judgement_line(en, v.judgement.unwrap(), &node, "daemon-not-restarted", &v.roots);
     assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
     assert_eq!(texts(&root, ".ro-report-text"), vec![v.report_md]);
     assert!(root.query_selector(".ro-report-md[download='incident-report.md']").unwrap().is_some());
@@ -578,7 +584,7 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     yew::scheduler::flush().await;
     let containerd = ContainerdInput::default();
     let mut input = KubeInput::default();
-    let shown = |input: &KubeInput| match gpu_node_lab_k8s::kube::view(&request(input, &containerd)).outcome {
+    let shown = |input: &KubeInput| match gpu_node_lab_k8s::kube::view(&request(input, &containerd, &Default::default())).outcome {
         KubeOutcome::Created { verdict, events, nodes, .. } => vec![(".k8s-verdict", verdict), (".k8s-events", events), (".k8s-nodes", nodes)],
         KubeOutcome::Rejected { text } => vec![(".k8s-rejected", text)],
         KubeOutcome::BadInput { diagnostics } => panic!("the lab's manifests load: {diagnostics:?}"),
@@ -622,7 +628,8 @@ fn view_readers_agree_with_serde() {
             2 => kube.pod = "kind: Pod\n  : [".into(),
             _ => {}
         }
-        let req = serde_json::to_string(&gpu_node_lab::steps::kubernetes::request(&kube, &containerd)).unwrap();
+        let restart = gpu_node_lab::state::RestartInput { ops: vec![gpu_node_lab::state::DaemonOp::WriteDropin, gpu_node_lab::state::DaemonOp::Restart], ..Default::default() };
+        let req = serde_json::to_string(&gpu_node_lab::steps::kubernetes::request(&kube, &containerd, &restart)).unwrap();
         replies.push(gpu_node_lab_k8s::kube(&req));
     }
     for json in &replies {
@@ -777,8 +784,7 @@ async fn step2_long_lists_are_cut_at_100_with_show_all() {
     yew::scheduler::flush().await;
     let input = gpu_node_lab::state::ContainerdInput { main: main.clone(), ..Default::default() };
     let r = load(&model(&input).unwrap(), &input, true);
-    let lost: usize = r.explanation.replaced.iter().map(|x| x.lost.len()).sum();
-    assert_eq!(lost, 300, "the model: every runtime key of the main config is lost");
+    assert_eq!(r.explanation.lost.len(), 300, "the model: every runtime key of the main config is lost");
     assert_eq!(root.query_selector_all(".ctr-lost").unwrap().length(), 100);
     assert_eq!(texts(&root, ".ctr-lost-more button"), ["Show all 300"]);
     click(&root, ".ctr-lost-more .list-show-all");

@@ -372,9 +372,20 @@ fn explanation_view(props: &ExplanationProps) -> Html {
     let Ok(result) = props.result.0.as_ref() else { return Html::default() };
     let e = &result.explanation;
     let builtin = t(lang, MessageId::CtrBuiltin);
-    let lost = e.main_settings_lost().to_string();
-    let lost_rows: usize = e.replaced.iter().map(|r| r.lost.len()).sum();
-    let (mut lost_left, lost_more) = capped(lang, lost_rows, &all_lost, "ctr-lost-more");
+    // One list, one count: the settings that do not reach the effective config
+    // (`Explanation::lost`), each once, and the bold total is its length.
+    let lost = e.lost.len().to_string();
+    let (lost_shown, lost_more) = capped(lang, e.lost.len(), &all_lost, "ctr-lost-more");
+    let lost_lines: Vec<String> = e
+        .lost
+        .iter()
+        .take(lost_shown)
+        .map(|l| {
+            let at = l.defined_at.as_deref().unwrap_or(builtin);
+            let args = [("key", l.key.as_str()), ("value", l.value.as_str()), ("at", at), ("by", l.lost_at.as_deref().unwrap_or("?"))];
+            tf(lang, if l.reason == "replaced" { MessageId::CtrLostLine } else { MessageId::CtrIgnoredLine }, &args)
+        })
+        .collect();
     let blame: Vec<_> = e.blame.iter().filter(|b| b.from.is_some()).collect();
     let (blame_shown, blame_more) = capped(lang, blame.len(), &all_blame, "ctr-blame-more");
     html! {
@@ -389,29 +400,21 @@ fn explanation_view(props: &ExplanationProps) -> Html {
                     <p>{ t(lang, MessageId::CtrNone) }</p>
                 } else {
                     <ul>
-                        { for e.replaced.iter().map(|r| {
-                            let take = r.lost.len().min(lost_left);
-                            lost_left -= take;
-                            html! {
-                                <li>
-                                    { tf(lang, MessageId::CtrReplacedLine, &[
-                                        ("table", r.table.as_str()),
-                                        ("by", r.by.as_deref().unwrap_or("?")),
-                                        ("earlier", r.earlier.as_deref().unwrap_or(builtin)),
-                                    ]) }
-                                    <LostKeys lines={r.lost.iter().take(take).map(|l| tf(lang, MessageId::CtrLostLine, &[
-                                        ("key", l.key.as_str()),
-                                        ("value", l.value.as_str()),
-                                        ("at", l.defined_at.as_deref().unwrap_or(builtin)),
-                                    ])).collect::<Vec<_>>()} />
-                                </li>
-                            }
+                        { for e.replaced.iter().map(|r| html! {
+                            <li>
+                                { tf(lang, MessageId::CtrReplacedLine, &[
+                                    ("table", r.table.as_str()),
+                                    ("by", r.by.as_deref().unwrap_or("?")),
+                                    ("earlier", r.earlier.as_deref().unwrap_or(builtin)),
+                                ]) }
+                            </li>
                         }) }
                     </ul>
-                    { lost_more }
                 }
-                if e.main_settings_lost() > 0 {
+                if !e.lost.is_empty() {
                     <p class="ctr-lost-count"><strong>{ tf(lang, MessageId::CtrLostCount, &[("n", lost.as_str())]) }</strong></p>
+                    <LostKeys lines={lost_lines} />
+                    { lost_more }
                 }
             </section>
             <div class="table-scroll" tabindex="0" role="region" aria-label={t(lang, MessageId::CtrBlame)}>

@@ -15,7 +15,7 @@ use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{ContainerdInput, KubeAction, KubeInput, LabAction};
+use crate::state::{ContainerdInput, KubeAction, KubeInput, LabAction, RestartInput, SupervisorChoice};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 use crate::steps::Step;
 
@@ -24,8 +24,9 @@ pub const CLUSTER: &str = "cluster.yaml";
 pub const RUNTIMECLASS: &str = "runtimeclass.yaml";
 pub const POD: &str = "pod.yaml";
 
-/// The chunk's request for the learner's inputs.
-pub fn request(input: &KubeInput, containerd: &ContainerdInput) -> KubeRequest {
+/// The chunk's request for the learner's inputs: steps 5–6's files, and the node as
+/// steps 1–4 left it (its files, and what was done to its containerd in step 4).
+pub fn request(input: &KubeInput, containerd: &ContainerdInput, restart: &RestartInput) -> KubeRequest {
     KubeRequest {
         version: input.version.clone(),
         cluster: input.cluster.clone(),
@@ -38,6 +39,8 @@ pub fn request(input: &KubeInput, containerd: &ContainerdInput) -> KubeRequest {
             dropin: containerd.dropin.clone(),
         },
         kubelet_node: input.kubelet_node.clone(),
+        node_ops: restart.ops.iter().map(|op| op.name().to_string()).collect(),
+        by_hand: restart.supervisor == SupervisorChoice::ByHand,
     }
 }
 
@@ -71,6 +74,7 @@ pub struct KubeStepProps {
     pub step: Step,
     pub input: KubeInput,
     pub containerd: ContainerdInput,
+    pub restart: RestartInput,
     pub dispatch: Callback<LabAction>,
 }
 
@@ -84,7 +88,7 @@ pub fn kube_step(props: &KubeStepProps) -> Html {
     let Chunk::Ready(module) = chunk else { return html! {} };
     html! {
         <KubeReady lang={props.lang} step={props.step} input={props.input.clone()}
-            containerd={props.containerd.clone()} dispatch={props.dispatch.clone()} {module} />
+            containerd={props.containerd.clone()} restart={props.restart.clone()} dispatch={props.dispatch.clone()} {module} />
     }
 }
 
@@ -94,6 +98,7 @@ struct KubeReadyProps {
     step: Step,
     input: KubeInput,
     containerd: ContainerdInput,
+    restart: RestartInput,
     dispatch: Callback<LabAction>,
     module: Module,
 }
@@ -102,7 +107,7 @@ struct KubeReadyProps {
 fn kube_ready(props: &KubeReadyProps) -> Html {
     let lang = props.lang;
     let module = props.module.clone();
-    let view = use_memo(request(&props.input, &props.containerd), move |req| call(&module, api::KUBE, req, crate::steps::view_js::kube_view));
+    let view = use_memo(request(&props.input, &props.containerd, &props.restart), move |req| call(&module, api::KUBE, req, crate::steps::view_js::kube_view));
     let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
     let view = match view.as_ref() {
         Ok(v) => v,
@@ -152,7 +157,7 @@ fn kube_ready(props: &KubeReadyProps) -> Html {
                     </select>
                 </div>
                 { cluster_view(lang, view) }
-                { patch_html(lang, view, input, &patch_form, &kube) }
+                { patch_html(lang, view, &patch_form, &kube) }
                 { outcome }
                 { cluster_editor }
                 { pod_editor }
@@ -224,9 +229,16 @@ fn kubelet_html(lang: Lang, view: &KubeView, sandboxes: &[Sandbox], input: &Kube
             { for sandboxes.iter().map(|s| {
                 let when = if s.restarted { MessageId::K8sAfterRestart } else { MessageId::K8sBeforeRestart };
                 let class = if s.restarted { "k8s-sandbox after-restart" } else { "k8s-sandbox before-restart" };
+                // The node as step 4 left it says what was done to it, not a what-if.
+                let heading = if s.ops.is_empty() {
+                    t(lang, when).to_string()
+                } else {
+                    let id = if s.restarted { MessageId::K8sStep4Restarted } else { MessageId::K8sStep4NotRestarted };
+                    tf(lang, id, &[("ops", s.ops.join(", ").as_str())])
+                };
                 html! {
-                    <div class={class}>
-                        <h5>{ t(lang, when) }</h5>
+                    <div class={classes!(class, (!s.ops.is_empty()).then_some("from-step-4"))}>
+                        <h5>{ heading }</h5>
                         <p class="k8s-sandbox-result"><strong>{ if s.started {
                             tf(lang, MessageId::K8sSandboxStarted, &[("handler", s.handler.as_str())])
                         } else {
@@ -275,7 +287,6 @@ fn cluster_view(lang: Lang, view: &KubeView) -> Html {
 fn patch_html(
     lang: Lang,
     view: &KubeView,
-    input: &KubeInput,
     form: &UseStateHandle<NodePatch>,
     kube: &(impl Fn(KubeAction) + Clone + 'static),
 ) -> Html {
@@ -311,7 +322,8 @@ fn patch_html(
         let kube = kube.clone();
         Callback::from(move |_| kube(KubeAction::ClearPatches))
     };
-    let n = input.patches.len().to_string();
+    // What the API server accepted, not what was sent (a refused patch changes nothing).
+    let n = view.patches_applied.to_string();
     html! {
         <fieldset class="k8s-patch">
             <legend>{ t(lang, MessageId::K8sPatch) }</legend>

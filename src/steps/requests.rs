@@ -42,6 +42,8 @@ impl ToJson for KubeRequest {
             .with("patches", |out| json::array(out, &self.patches, write_patch))
             .with("containerd", |out| containerd(out, &self.containerd))
             .str("kubelet_node", &self.kubelet_node)
+            .strs("node_ops", self.node_ops.iter().map(String::as_str))
+            .bool("by_hand", self.by_hand)
             .end();
         out
     }
@@ -103,7 +105,7 @@ mod tests {
         let slots = SlotsRequest { gpu_model: "Tesla T4".into(), gpus_per_node: 4, nodes: u32::MAX, replicas: 0, config: TRICKY.into(), lang: "ko".into() };
         assert_eq!(slots.to_json(), serde_json::to_string(&slots).unwrap());
         let patch = NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "8".into() };
-        for patches in [vec![], vec![patch.clone(), patch]] {
+        for (patches, node_ops) in [(vec![], vec![]), (vec![patch.clone(), patch], vec!["write-dropin".to_string(), "restart".to_string()])] {
             let kube = KubeRequest {
                 version: "1.36".into(),
                 cluster: TRICKY.into(),
@@ -112,6 +114,8 @@ mod tests {
                 patches,
                 containerd: files(),
                 kubelet_node: "n".into(),
+                by_hand: !node_ops.is_empty(),
+                node_ops,
             };
             assert_eq!(kube.to_json(), serde_json::to_string(&kube).unwrap());
         }

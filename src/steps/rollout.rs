@@ -35,8 +35,23 @@ pub fn judgement_text(j: Judgement) -> MessageId {
     match j {
         Judgement::Right => MessageId::RoRight,
         Judgement::WrongNode => MessageId::RoWrongNode,
+        Judgement::Symptom => MessageId::RoSymptom,
         Judgement::WrongCause => MessageId::RoWrongCause,
     }
+}
+
+/// A cause code's label in `lang` (the code itself for one the page has no label for).
+fn cause_text(lang: Lang, code: &str) -> String {
+    cause_label(code).map_or_else(|| code.to_string(), |id| t(lang, id).to_string())
+}
+
+/// The verdict line: the judgement with the node, the named cause and, for a symptom,
+/// the roots it is a symptom of.
+pub fn judgement_line(lang: Lang, j: Judgement, node: &str, cause: &str, roots: &[String]) -> String {
+    let cause = cause_text(lang, cause);
+    let roots: Vec<String> = roots.iter().map(|r| cause_text(lang, r)).collect();
+    let sep = if lang == Lang::Ko { ", " } else { "; " };
+    tf(lang, judgement_text(j), &[("node", node), ("cause", cause.as_str()), ("roots", roots.join(sep).as_str())])
 }
 
 /// The chunk's request for the learner's inputs.
@@ -160,7 +175,7 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
             </fieldset>
             if let Some(j) = v.judgement {
                 <section class="ro-verdict" aria-live="polite">
-                    <p class="ro-judge"><strong>{ tf(lang, judgement_text(j), &[("node", input.node.as_str())]) }</strong></p>
+                    <p class="ro-judge"><strong>{ judgement_line(lang, j, &input.node, &input.cause, &v.roots) }</strong></p>
                     <h3>{ t(lang, MessageId::RoModel) }</h3>
                     <ul class="ro-diagnosis">
                         { for v.diagnosis.iter().map(|l| html! {
@@ -200,5 +215,20 @@ mod tests {
         }
         let req = request(&RolloutInput::default(), &ContainerdInput::default(), Lang::En);
         assert_eq!((req.lang.as_str(), req.containerd.version.as_str()), ("en", "1.7.34"));
+    }
+
+    /// A symptom is answered with what it is a symptom of, in both languages.
+    #[test]
+    fn a_symptom_names_its_roots() {
+        let roots = ["daemon-not-restarted".to_string(), "dropin-replaced-table".to_string()];
+        let en = judgement_line(Lang::En, Judgement::Symptom, "gpu-node-2", "unavailable-budget-used", &roots);
+        assert_eq!(
+            en,
+            "Node gpu-node-2 is right, but \u{201c}maxUnavailable is used up\u{201d} is a symptom of: containerd was not restarted after its config changed; the drop-in replaced the main config's table. A cause is what, fixed, lets the rollout go on."
+        );
+        let ko = judgement_line(Lang::Ko, Judgement::Symptom, "gpu-node-2", "unavailable-budget-used", &roots);
+        assert!(ko.contains("gpu-node-2") && ko.contains(t(Lang::Ko, MessageId::RoCauseDaemonNotRestarted)), "{ko}");
+        assert!(ko.contains(t(Lang::Ko, MessageId::RoCauseDropinReplacedTable)) && ko.contains("증상"), "{ko}");
+        assert!(!ko.contains('{'), "{ko}");
     }
 }

@@ -53,30 +53,66 @@ fn data_url(mime: &str, text: &str) -> String {
     format!("data:{mime};charset=utf-8,{}", String::from(js_sys::encode_uri_component(text)))
 }
 
-fn number_input(
+/// The whole number a count field holds within `bound`, or why not (the bounds the
+/// reducer and saved work keep to), in `lang`, naming the field and the value kept.
+pub fn parse_count(lang: Lang, field: MessageId, text: &str, bound: Bound, kept: u32) -> Result<u32, String> {
+    text.trim().parse::<u32>().ok().filter(|n| bound.contains(u64::from(*n))).ok_or_else(|| {
+        let (min, max, kept) = (bound.min.to_string(), bound.max.to_string(), kept.to_string());
+        tf(
+            lang,
+            MessageId::SlotsNumberInvalid,
+            &[("field", t(lang, field)), ("min", &min), ("max", &max), ("found", text.trim()), ("kept", &kept)],
+        )
+    })
+}
+
+/// A count field's change as step 7's action.
+fn count(dispatch: &Callback<LabAction>, make: fn(u32) -> SlotsAction) -> Callback<u32> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |n| dispatch.emit(LabAction::Slots(make(n))))
+}
+
+#[derive(Properties, PartialEq)]
+struct CountFieldProps {
     lang: Lang,
     label: MessageId,
     class: &'static str,
     value: u32,
     bound: Bound,
-    make: fn(u32) -> SlotsAction,
-    dispatch: &Callback<LabAction>,
-) -> Html {
-    let id = unique_id(class);
-    let dispatch = dispatch.clone();
-    let oninput = Callback::from(move |e: InputEvent| {
-        let input = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-        // A number outside the bound is not taken (the browser marks the field
-        // invalid by its min/max); files and links are held to the same bound.
-        if let Some(n) = input.and_then(|i| i.value().trim().parse::<u32>().ok()).filter(|n| bound.contains(u64::from(*n))) {
-            dispatch.emit(LabAction::Slots(make(n)));
-        }
-    });
+    on_change: Callback<u32>,
+}
+
+/// A count input: a whole number within its bound is the table's; anything else
+/// (`-3`, `2.5`, `99999999999`, past the bound) is said so beside the field, and the
+/// table keeps the last one.
+#[component(CountField)]
+fn count_field(props: &CountFieldProps) -> Html {
+    let error = use_state(|| None::<String>);
+    let id = use_state(|| unique_id(props.class));
+    let oninput = {
+        let (on_change, error, lang, label, bound, kept) = (props.on_change.clone(), error.clone(), props.lang, props.label, props.bound, props.value);
+        Callback::from(move |e: InputEvent| {
+            let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            match parse_count(lang, label, &input.value(), bound, kept) {
+                Ok(n) => {
+                    error.set(None);
+                    on_change.emit(n);
+                }
+                Err(message) => error.set(Some(message)),
+            }
+        })
+    };
+    let error_id = format!("{}-error", *id);
     html! {
-        <div class={classes!("field", class)}>
-            <label for={id.clone()}>{ t(lang, label) }</label>
-            <input {id} type="number" inputmode="numeric" min={bound.min.to_string()} max={bound.max.to_string()} step="1"
-                value={value.to_string()} {oninput} />
+        <div class={classes!("field", props.class)}>
+            <label for={(*id).clone()}>{ t(props.lang, props.label) }</label>
+            <input id={(*id).clone()} type="number" inputmode="numeric" min={props.bound.min.to_string()} max={props.bound.max.to_string()} step="1"
+                value={props.value.to_string()} {oninput}
+                aria-invalid={error.is_some().then_some("true")}
+                aria-describedby={error.is_some().then(|| error_id.clone())} />
+            if let Some(message) = &*error {
+                <p id={error_id} class="field-error" role="alert">{ message.clone() }</p>
+            }
         </div>
     }
 }
@@ -150,9 +186,9 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
                         }) }
                     </select>
                 </div>
-                { number_input(lang, MessageId::SlotsGpusPerNode, "slots-gpus-per-node", input.gpus_per_node, GPUS_PER_NODE, SlotsAction::GpusPerNode, &props.dispatch) }
-                { number_input(lang, MessageId::SlotsNodes, "slots-nodes", input.nodes, NODES, SlotsAction::Nodes, &props.dispatch) }
-                { number_input(lang, MessageId::SlotsReplicas, "slots-replicas", input.replicas, REPLICAS, SlotsAction::Replicas, &props.dispatch) }
+                <CountField {lang} label={MessageId::SlotsGpusPerNode} class="slots-gpus-per-node" value={input.gpus_per_node} bound={GPUS_PER_NODE} on_change={count(&props.dispatch, SlotsAction::GpusPerNode)} />
+                <CountField {lang} label={MessageId::SlotsNodes} class="slots-nodes" value={input.nodes} bound={NODES} on_change={count(&props.dispatch, SlotsAction::Nodes)} />
+                <CountField {lang} label={MessageId::SlotsReplicas} class="slots-replicas" value={input.replicas} bound={REPLICAS} on_change={count(&props.dispatch, SlotsAction::Replicas)} />
             </fieldset>
             <Editor {lang} class="slots-config" label={tf(lang, MessageId::SlotsConfig, &[("file", SLOTS_CONFIG_FILE)])}
                 text={input.config.clone()} on_input={on_config} diagnostics={diag_items(table)} />
@@ -199,5 +235,27 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
             </section>
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `-3`, `2.5`, `99999999999`, 0 and 5001 are not node counts: each is said so,
+    /// with the bounds and the value the table keeps, in both languages; the bounds
+    /// themselves are.
+    #[test]
+    fn bad_counts_are_said_so() {
+        for bad in ["-3", "2.5", "99999999999", "", "0", "5001"] {
+            let en = parse_count(Lang::En, MessageId::SlotsNodes, bad, NODES, 2).unwrap_err();
+            assert_eq!(en, format!("Nodes: expected a whole number from 1 to 5000, found “{bad}”. The table keeps 2."));
+            let ko = parse_count(Lang::Ko, MessageId::SlotsNodes, bad, NODES, 2).unwrap_err();
+            assert_eq!(ko, format!("노드 수: 1부터 5000까지의 정수를 넣으세요(입력값 “{bad}”). 표는 마지막 올바른 값을 씁니다: 2."));
+        }
+        assert_eq!(parse_count(Lang::En, MessageId::SlotsNodes, " 1 ", NODES, 2), Ok(1));
+        assert_eq!(parse_count(Lang::En, MessageId::SlotsNodes, "5000", NODES, 2), Ok(5000));
+        let replicas = parse_count(Lang::En, MessageId::SlotsReplicas, "111", REPLICAS, 4).unwrap_err();
+        assert!(replicas.contains("from 1 to 110"), "{replicas}");
     }
 }

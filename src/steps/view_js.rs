@@ -87,6 +87,7 @@ pub fn kube_view(v: &JsValue) -> KubeView {
             nodes: text(&c, "nodes"),
             sandboxes: list(&c, "sandboxes", |s| Sandbox {
                 restarted: flag(s, "restarted"),
+                ops: texts(s, "ops"),
                 node: text(s, "node"),
                 scheduled: flag(s, "scheduled"),
                 handler: text(s, "handler"),
@@ -109,6 +110,7 @@ pub fn kube_view(v: &JsValue) -> KubeView {
         }),
         versions: texts(v, "versions"),
         patch_errors: texts(v, "patch_errors"),
+        patches_applied: number(v, "patches_applied").unwrap_or(0) as usize,
     }
 }
 
@@ -139,6 +141,7 @@ pub fn rollout_view(v: &JsValue) -> RolloutView {
         Some("right") => Some(Judgement::Right),
         Some("wrong-node") => Some(Judgement::WrongNode),
         Some("wrong-cause") => Some(Judgement::WrongCause),
+        Some("symptom") => Some(Judgement::Symptom),
         _ => None,
     };
     RolloutView {
@@ -148,6 +151,7 @@ pub fn rollout_view(v: &JsValue) -> RolloutView {
         nodes: texts(v, "nodes"),
         causes: texts(v, "causes"),
         judgement,
+        roots: texts(v, "roots"),
         diagnosis: list(v, "diagnosis", |l| LinkView { text: text(l, "text"), evidence: opt_text(l, "evidence") }),
         report_md: text(v, "report_md"),
     }

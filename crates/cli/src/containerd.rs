@@ -100,7 +100,7 @@ pub fn render_text(e: &Explanation, stderr: &str) -> String {
                 r.by.as_deref().unwrap_or("?"),
                 r.earlier.as_deref().unwrap_or("a built-in default")
             ));
-            for l in &r.lost {
+            for l in e.lost.iter().filter(|l| l.reason == "replaced" && l.lost_at == r.by) {
                 s.push_str(&format!("      lost {} = {}  (set at {})\n", l.key, l.value, l.defined_at.as_deref().unwrap_or("built-in default")));
             }
         }
@@ -148,9 +148,10 @@ pub fn render_text(e: &Explanation, stderr: &str) -> String {
             s.push_str(&format!("  {l}\n"));
         }
     }
-    let lost = e.main_settings_lost();
+    // The same total as step 2's: the settings listed above as lost or ignored.
+    let lost = e.lost.len();
     if lost > 0 {
-        s.push_str(&format!("\n{lost} setting(s) of the main config are lost.\n"));
+        s.push_str(&format!("\n{lost} setting(s) written in these files do not reach the effective config.\n"));
     }
     s
 }

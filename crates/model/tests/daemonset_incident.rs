@@ -167,6 +167,31 @@ fn missing_runtime_class_is_a_failed_create() {
     assert_eq!(codes, ["pod-create-refused", "runtimeclass-missing"]);
 }
 
+/// A cause is the root, not a symptom: on the stalled node the roots are the daemon
+/// not restarted and the drop-in that replaced the CRI table (a restart alone would
+/// fail); the budget used up, the handler not loaded and the sandbox error are their
+/// symptoms. With the RuntimeClass missing, it is the root of the refused create.
+#[test]
+fn root_causes_are_not_symptoms() {
+    let r = stall(fixed(&[BROKEN_NODE, "gpu-node-1", "gpu-node-3"]), 1);
+    let d = diagnose(&r);
+    let node = &d.stalled_nodes[0];
+    let roots: Vec<&str> = node.root_causes().iter().map(|l| l.code.as_str()).collect();
+    assert_eq!(roots, ["daemon-not-restarted", "dropin-replaced-table"], "{:#?}", node.chain);
+    for symptom in ["handler-not-loaded", "sandbox-create-failed", "new-pod-not-ready"] {
+        assert!(node.chain.iter().any(|l| l.code == symptom) && !roots.contains(&symptom), "{symptom}");
+    }
+    assert!(d.summary.iter().any(|l| l.code == "unavailable-budget-used"));
+
+    let mut r = seed_incident(fixed(&["gpu-node-1"]), 1).unwrap();
+    r.controller.admission.runtime_classes = Some(Default::default());
+    r.runtime_classes.clear();
+    assert!(!r.run_until_settled(50));
+    let d = diagnose(&r);
+    let roots: Vec<&str> = d.stalled_nodes[0].root_causes().iter().map(|l| l.code.as_str()).collect();
+    assert_eq!(roots, ["runtimeclass-missing"]);
+}
+
 /// Bad input is a value, not a crash: garbage manifests, bad maxUnavailable strings,
 /// odd node counts and orders never panic (a seeded fuzz-ish sweep).
 #[test]

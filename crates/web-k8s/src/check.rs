@@ -5,23 +5,12 @@
 //! the real script. In the chunk because the first load has no room for them; the
 //! app shows a loading state until it is here.
 
-use gpulab_model::check_runtime::simulated::{self, NodeCheck, NodeOp};
+use gpulab_model::check_runtime::simulated::{self, NodeCheck};
 use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verdict_text, CheckReport, Lang};
 use gpulab_model::containerd::{Daemon, Supervisor, MAIN_CONFIG};
 use gpulab_view::{CheckRequest, CheckRun, CheckView};
 
-use crate::node::{files, version, DROPIN};
-
-fn op(name: &str) -> Result<NodeOp, String> {
-    Ok(match name {
-        "write-dropin" => NodeOp::WriteDropin,
-        "sighup" => NodeOp::Sighup,
-        "restart" => NodeOp::Restart,
-        "wait" => NodeOp::Wait,
-        "run-check" => NodeOp::RunCheck,
-        other => return Err(format!("unknown operation {other:?}")),
-    })
-}
+use crate::node::{files, op, version, DROPIN};
 
 /// The check's results for the request.
 pub fn view(req: &CheckRequest) -> Result<CheckView, String> {

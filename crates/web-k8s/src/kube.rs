@@ -10,13 +10,14 @@ use std::collections::BTreeMap;
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::kubectl::{describe_events, get_nodes, get_pods_wide};
 use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, sandbox_id, LoadedCri};
-use gpulab_model::kubernetes::quantity::Quantity;
+use gpulab_model::kubernetes::patch::{status_quantity, PatchRefused};
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{load, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::Diagnostic;
-use gpulab_view::{ContainerdFiles, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
+use gpulab_model::containerd::Daemon;
+use gpulab_view::{DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
@@ -29,18 +30,19 @@ pub const RUNTIMECLASS: &str = "runtimeclass.yaml";
 pub const POD: &str = "pod.yaml";
 
 /// Applies `kubectl patch node N --subresource=status` to the nodes: the quantity
-/// goes into both capacity and allocatable. Returns the patches that did not apply.
+/// goes into both capacity and allocatable. Returns the refusals of the patches that
+/// did not apply, as kubectl prints them (the API server looks the node up first).
 pub fn patch_nodes(nodes: &mut [Node], patches: &[NodePatch]) -> Vec<String> {
     let mut errors = Vec::new();
     for p in patches {
-        if let Err(e) = Quantity::parse(&p.quantity) {
-            errors.push(format!("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' ({}: {e})", p.quantity));
-            continue;
-        }
         let Some(n) = nodes.iter_mut().find(|n| n.metadata.name.as_deref() == Some(p.node.as_str())) else {
-            errors.push(format!("Error from server (NotFound): nodes {:?} not found", p.node));
+            errors.push(PatchRefused::NodeNotFound { node: p.node.clone() }.to_string());
             continue;
         };
+        if let Err(e) = status_quantity(&p.resource, &p.quantity) {
+            errors.push(e.to_string());
+            continue;
+        }
         let status = n.status.get_or_insert_with(Default::default);
         for map in [&mut status.capacity, &mut status.allocatable] {
             map.get_or_insert_with(BTreeMap::new).insert(p.resource.clone(), ApiQuantity(p.quantity.clone()));
@@ -63,6 +65,7 @@ pub fn view(req: &KubeRequest) -> KubeView {
     let pods = read(POD, &req.pod);
     let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
     let patch_errors = patch_nodes(&mut nodes, &req.patches);
+    let patches_applied = req.patches.len().saturating_sub(patch_errors.len());
     let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
     let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
     let get_nodes = get_nodes(&nodes, 0);
@@ -73,7 +76,7 @@ pub fn view(req: &KubeRequest) -> KubeView {
     } else {
         KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }
     };
-    KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors }
+    KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied }
 }
 
 /// A manifest finding as the editor's panel shows it (the model's arguments as text,
@@ -131,11 +134,15 @@ fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, r
                     (named.next(), false)
                 }
             };
+            // The node as step 4 left it when the learner did something there; else
+            // the lab's two what-ifs (as loaded before the drop-in, after a restart).
             let sandboxes = node.map_or_else(Vec::new, |node| {
-                [false, true]
-                    .iter()
-                    .filter_map(|r| sandbox(&created, &node, scheduled, rcs, &req.containerd, *r).ok())
-                    .collect()
+                let daemons: Vec<(Daemon, bool, Vec<String>)> = if req.node_ops.is_empty() {
+                    [false, true].iter().filter_map(|r| node::daemon(&req.containerd, *r).ok().map(|d| (d, *r, Vec::new()))).collect()
+                } else {
+                    node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| (d, r, req.node_ops.clone())).into_iter().collect()
+                };
+                daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
             });
             KubeOutcome::Created {
                 verdict,
@@ -176,11 +183,11 @@ fn sandbox(
     node: &str,
     scheduled: bool,
     rcs: &[RuntimeClass],
-    files: &ContainerdFiles,
+    daemon: &Daemon,
     restarted: bool,
-) -> Result<Sandbox, String> {
-    let daemon = node::daemon(files, restarted)?;
-    let cri = LoadedCri::from_daemon(&daemon);
+    ops: Vec<String>,
+) -> Sandbox {
+    let cri = LoadedCri::from_daemon(daemon);
     let mut pod = created.pod.clone();
     if let Some(spec) = pod.spec.as_mut() {
         spec.node_name = Some(node.to_string());
@@ -199,20 +206,22 @@ fn sandbox(
             (handler, false)
         }
     };
-    Ok(Sandbox {
+    Sandbox {
         restarted,
+        ops,
         scheduled,
         node: node.to_string(),
         handler,
         started,
         get_pods: get_pods_wide(std::slice::from_ref(&pod), 1),
         events: describe_events(&events, 1),
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpulab_view::ContainerdFiles;
 
     fn request() -> KubeRequest {
         let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../src/steps/data/");
@@ -229,7 +238,31 @@ mod tests {
                 main: read("incident-main.toml"),
                 dropin: read("incident-99-nvidia.toml"),
             },
+            node_ops: vec![],
+            by_hand: false,
         }
+    }
+
+    /// After the learner restarts containerd in step 4, steps 5–6 show that node, not
+    /// the "not restarted" what-if: one sandbox, restarted, naming the operations (on
+    /// the incident's drop-in the restarted CRI plugin fails, as step 4's check says);
+    /// with the drop-in written but no restart, the handler is not loaded.
+    #[test]
+    fn step_4_operations_reach_the_kubelet() {
+        let mut req = request();
+        req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+        req.node_ops = vec!["write-dropin".into(), "restart".into(), "wait".into()];
+        let KubeOutcome::Created { sandboxes, .. } = view(&req).outcome else { panic!() };
+        let [s] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
+        assert!(s.restarted && s.ops == req.node_ops, "{s:?}");
+        assert!(!s.started && s.events.contains("unknown service"), "{s:?}");
+        req.node_ops = vec!["write-dropin".into(), "wait".into()];
+        let KubeOutcome::Created { sandboxes, .. } = view(&req).outcome else { panic!() };
+        let [s] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
+        assert!(!s.restarted && !s.started && s.events.contains("no runtime for \"nvidia\""), "{s:?}");
+        req.node_ops = vec!["jump".into()];
+        let KubeOutcome::Created { sandboxes, .. } = view(&req).outcome else { panic!() };
+        assert!(sandboxes.is_empty());
     }
 
     /// The lab's files leave the GPU pod Pending with the scheduler's FitError; after
@@ -239,6 +272,8 @@ mod tests {
     fn patching_node_status_changes_the_verdict() {
         let mut req = request();
         let before = view(&req);
+        // The lab's nodes are Ready (the kubelet's condition is in the file), not Unknown.
+        assert!(!before.get_nodes.contains("Unknown") && before.get_nodes.lines().skip(1).all(|l| l.contains(" Ready ")), "{}", before.get_nodes);
         let KubeOutcome::Created { verdict, events, sandboxes, .. } = &before.outcome else { panic!("{:?}", before.outcome) };
         assert!(verdict.contains("Pending"), "{verdict}");
         assert!(events.contains("FailedScheduling"), "{events}");
@@ -272,6 +307,12 @@ mod tests {
         let v = view(&req);
         assert_eq!(v.patch_errors.len(), 2, "{:?}", v.patch_errors);
         assert!(v.patch_errors[0].contains("NotFound"));
+        // A refused patch is not counted as applied, and its error is kubectl's.
+        assert_eq!(v.patches_applied, 0);
+        assert_eq!(v.patch_errors[1].matches("regular expression").count(), 1, "{}", v.patch_errors[1]);
+        assert!(v.patch_errors[1].starts_with("The request is invalid: patch: Invalid value: "), "{}", v.patch_errors[1]);
+        req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "2".into() });
+        assert_eq!(view(&req).patches_applied, 1);
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.

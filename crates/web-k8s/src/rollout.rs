@@ -64,13 +64,21 @@ pub fn status(s: &Stepped) -> String {
     }
 }
 
-/// The learner's answer against the model's diagnosis.
+/// The learner's answer against the model's diagnosis: only a root cause of the
+/// node's chain is right; another link of it (or the rollout's summary) is a symptom.
 pub fn judge(d: &Diagnosis, node: &str, cause: &str) -> Judgement {
     match d.stalled_nodes.iter().find(|n| n.node == node) {
         None => Judgement::WrongNode,
-        Some(n) if n.chain.iter().chain(d.summary.iter()).any(|l| l.code == cause) => Judgement::Right,
+        Some(n) if n.root_causes().iter().any(|l| l.code == cause) => Judgement::Right,
+        Some(n) if n.chain.iter().chain(d.summary.iter()).any(|l| l.code == cause) => Judgement::Symptom,
         Some(_) => Judgement::WrongCause,
     }
+}
+
+/// The root causes (link codes) of `node`'s chain; none for a node that does not hold
+/// the rollout.
+pub fn roots(d: &Diagnosis, node: &str) -> Vec<String> {
+    d.stalled_nodes.iter().filter(|n| n.node == node).flat_map(|n| n.root_causes()).map(|l| l.code.clone()).collect()
 }
 
 fn lang(tag: &str) -> Lang {
@@ -98,7 +106,7 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
     let lang = lang(&req.lang);
     let pods: Vec<_> = s.rollout.controller.pods.values().collect();
     let answered = req.answered && !req.node.is_empty() && !req.cause.is_empty();
-    let (judgement, diagnosis) = if answered {
+    let (judgement, diagnosis, roots) = if answered {
         let d = diagnose(&s.rollout);
         let links = d
             .summary
@@ -106,9 +114,9 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
             .chain(d.stalled_nodes.iter().flat_map(|n| n.chain.iter()))
             .map(|l| LinkView { text: link_text(l, lang), evidence: evidence_text(&l.evidence, lang) })
             .collect();
-        (Some(judge(&d, &req.node, &req.cause)), links)
+        (Some(judge(&d, &req.node, &req.cause)), links, roots(&d, &req.node))
     } else {
-        (None, Vec::new())
+        (None, Vec::new(), Vec::new())
     };
     Ok(RolloutView {
         get_ds: get_ds(&s.rounds),
@@ -117,6 +125,7 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
         nodes: s.rollout.node_names().into_iter().collect(),
         causes: CAUSES.iter().map(ToString::to_string).collect(),
         judgement,
+        roots,
         diagnosis,
         report_md: report(&s, &req.containerd, lang),
     })
@@ -137,7 +146,7 @@ mod tests {
         let s = step(20).unwrap();
         let d = diagnose(&s.rollout);
         let stalled = d.stalled_nodes.first().unwrap();
-        let cause = stalled.chain.first().unwrap().code.clone();
+        let cause = stalled.root_causes().first().unwrap().code.clone();
         assert_eq!(judge(&d, &stalled.node, &cause), Judgement::Right);
         assert_eq!(judge(&d, "no-such-node", &cause), Judgement::WrongNode);
         let req = RolloutRequest { syncs: 20, node: stalled.node.clone(), cause, answered: true, lang: "en".into(), ..Default::default() };
@@ -145,5 +154,31 @@ mod tests {
         assert_eq!(v.judgement, Some(Judgement::Right));
         assert!(!v.diagnosis.is_empty());
         assert!(v.report_md.starts_with('#'), "{}", v.report_md);
+    }
+
+    /// Of the six causes offered for gpu-node-2, only its roots are right: the daemon
+    /// not restarted and the drop-in that replaced the CRI table. maxUnavailable used
+    /// up and the handler not loaded are symptoms of them; the other two are not in
+    /// its chain.
+    #[test]
+    fn only_root_causes_are_right() {
+        let s = step(20).unwrap();
+        let d = diagnose(&s.rollout);
+        let judged: Vec<(&str, Judgement)> = CAUSES.iter().map(|c| (*c, judge(&d, "gpu-node-2", c))).collect();
+        assert_eq!(
+            judged,
+            [
+                ("daemon-not-restarted", Judgement::Right),
+                ("handler-not-loaded", Judgement::Symptom),
+                ("runtimeclass-missing", Judgement::WrongCause),
+                ("dropin-replaced-table", Judgement::Right),
+                ("pod-create-refused", Judgement::WrongCause),
+                ("unavailable-budget-used", Judgement::Symptom),
+            ]
+        );
+        let req = RolloutRequest { syncs: 20, node: "gpu-node-2".into(), cause: "unavailable-budget-used".into(), answered: true, lang: "en".into(), ..Default::default() };
+        let v = view(&req).unwrap();
+        assert_eq!(v.judgement, Some(Judgement::Symptom));
+        assert_eq!(v.roots, ["daemon-not-restarted", "dropin-replaced-table"]);
     }
 }

@@ -101,6 +101,11 @@ pub struct KubeRequest {
     /// Where the kubelet result is shown when the scheduler left the pod Pending
     /// (the learner's `spec.nodeName` choice; the first node when empty).
     pub kubelet_node: String,
+    /// What the learner did to the node's containerd in step 4 (operation names, in
+    /// order, as [`CheckRequest::ops`]); empty when they did nothing there.
+    pub node_ops: Vec<String>,
+    /// Step 4's supervisor: containerd started by hand rather than by systemd.
+    pub by_hand: bool,
 }
 
 /// The node's containerd files and version (steps 1–2), for the kubelet's sandbox
@@ -152,6 +157,9 @@ pub enum KubeOutcome {
 pub struct Sandbox {
     /// Whether containerd was restarted after the drop-in was written.
     pub restarted: bool,
+    /// The step-4 operations this node's containerd went through (empty for the lab's
+    /// two what-ifs: as loaded before the drop-in, and after a restart).
+    pub ops: Vec<String>,
     pub node: String,
     /// Whether the scheduler bound the pod there (else the learner placed it).
     pub scheduled: bool,
@@ -178,6 +186,8 @@ pub struct KubeView {
     pub versions: Vec<String>,
     /// Problems with the learner's patches (unknown node, bad quantity).
     pub patch_errors: Vec<String>,
+    /// How many of the learner's patches the API server accepted.
+    pub patches_applied: usize,
 }
 
 /// One node of the cluster view.
@@ -207,8 +217,11 @@ pub struct RolloutRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Judgement {
+    /// The node, and a root cause of its chain.
     Right,
     WrongNode,
+    /// The node, and a link of its chain that is a symptom of the roots.
+    Symptom,
     WrongCause,
 }
 
@@ -234,6 +247,8 @@ pub struct RolloutView {
     pub causes: Vec<String>,
     /// Set once the learner submitted an answer.
     pub judgement: Option<Judgement>,
+    /// The root causes (link codes) of the node the learner named, once answered.
+    pub roots: Vec<String>,
     /// The model's diagnosis (summary, then each stalled node's chain), once answered.
     pub diagnosis: Vec<LinkView>,
     /// The incident report of this run (Markdown).
@@ -351,6 +366,7 @@ mod tests {
             cluster: vec![NodeView { name: "gpu-1".into(), resources: vec![("cpu".into(), "8".into(), "7".into())], pods: vec![] }],
             versions: vec!["1.36".into()],
             patch_errors: vec![],
+            patches_applied: 0,
         };
         let reply: Reply<KubeView> = Ok(view);
         let json = serde_json::to_string(&reply).unwrap();

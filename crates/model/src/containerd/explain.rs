@@ -81,10 +81,11 @@ pub struct Change {
 }
 
 impl Explanation {
-    /// Settings written in the main config that are lost.
+    /// Settings written in the main config that are lost (a subset of [`Self::lost`],
+    /// the one list the step and the CLI show and count).
     pub fn main_settings_lost(&self) -> usize {
-        let main = self.files.first();
-        self.lost.iter().filter(|l| l.defined_at.as_ref().is_some_and(|d| main.is_some_and(|m| d.starts_with(&format!("{m}:"))))).count()
+        let Some(main) = self.files.first() else { return 0 };
+        self.lost.iter().filter(|l| l.defined_at.as_deref().and_then(|d| d.strip_prefix(main.as_str())).is_some_and(|r| r.starts_with(':'))).count()
     }
 }
 
@@ -308,10 +309,14 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
     }
 
     // Settings written in a file that reach neither the effective config nor a later
-    // override: lost (replaced whole, ignored as unknown, or on another plugin ID).
+    // override: lost (replaced whole, ignored as unknown, or on another plugin ID). A
+    // setting a later file writes again at the same key is that file's to lose or keep
+    // (a drop-in that restates the main config's table keeps those keys): each key is
+    // counted once, where it was written last.
     let mut lost = Vec::new();
     if effective.is_some() {
-        for f in &loaded.files {
+        for (i, f) in loaded.files.iter().enumerate() {
+            let later = loaded.files.get(i + 1..).unwrap_or_default();
             for_each_leaf(&mut Vec::new(), &f.raw, &mut |path, node| {
                 if matches!(path.first(), Some(&("version" | "imports"))) {
                     return;
@@ -321,6 +326,9 @@ pub fn explain(version: &Version, loaded: &Loaded, effective: Option<&Effective>
                     return;
                 }
                 let replaced_by = replaced_at.get(o);
+                if replaced_by.is_none() && later.iter().any(|l| l.raw.get_path(path).is_some()) {
+                    return;
+                }
                 lost.push(LostKey {
                     key: dotted(path),
                     value: show(node),
@@ -418,5 +426,54 @@ mod tests {
         assert!(r.explanation.unknown.iter().any(|u| u.key.ends_with("sandbox_image")));
         assert_eq!(r.explanation.main_settings_lost(), 4);
         assert_eq!(r.explanation.cri_status, "ok");
+    }
+
+    /// A drop-in that restates the main config's keys keeps them: the lost list holds
+    /// only what no file sets any more, on each version the same keys the replaced
+    /// tables (1.x) list, and the main config's count is the count of its entries.
+    #[test]
+    fn restated_keys_are_not_lost_per_version() {
+        const CRI: &str = "[plugins.\"io.containerd.grpc.v1.cri\"]\n";
+        const RUNC: &str = "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"runc\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n";
+        let partial = format!("{CRI}{DROPIN}{RUNC}");
+        let full = format!("{CRI}  sandbox_image = \"registry.k8s.io/pause:3.9\"\n{DROPIN}{RUNC}");
+        // (version, drop-in, tables replaced, lost keys)
+        let sandbox = "plugins.\"io.containerd.grpc.v1.cri\".sandbox_image";
+        let cases: &[(&str, &str, usize, &[&str])] = &[
+            ("1.7.34", &partial, 1, &[sandbox]),
+            ("1.7.34", &full, 1, &[]),
+            ("1.6.39", &partial, 1, &[sandbox]),
+            ("2.0.11", &partial, 0, &[]),
+            ("2.0.11", &full, 0, &[]),
+            ("2.3.4", &full, 0, &[]),
+        ];
+        for (v, dropin, replaced, keys) in cases {
+            let files = Files::new().with("/etc/containerd/config.toml", MAIN).with("/etc/containerd/conf.d/99-nvidia.toml", *dropin);
+            let e = load(&files, &Version::parse(v).unwrap()).explanation;
+            assert_eq!(e.replaced.len(), *replaced, "{v}: {dropin}");
+            let lost: Vec<&str> = e.lost.iter().map(|l| l.key.as_str()).collect();
+            assert_eq!(&lost, keys, "{v}: {dropin}");
+            assert_eq!(e.main_settings_lost(), keys.len(), "{v}");
+            // 1.x: the lost list is the replaced tables' lost keys, once each.
+            let listed: Vec<&str> = e.replaced.iter().flat_map(|r| r.lost.iter().map(|l| l.key.as_str())).collect();
+            assert_eq!(listed, lost, "{v}");
+            assert!(e.lost.iter().all(|l| l.reason == "replaced" && l.lost_at.is_some()), "{v}: {:?}", e.lost);
+        }
+    }
+
+    /// Each key is lost once, where it was written last: a key the first drop-in
+    /// restates and a second drop-in's table then drops is that drop-in's loss.
+    #[test]
+    fn a_key_is_lost_once_where_written_last() {
+        let again = "[plugins.\"io.containerd.grpc.v1.cri\"]\n  sandbox_image = \"registry.k8s.io/pause:3.9\"\n";
+        let files = Files::new()
+            .with("/etc/containerd/config.toml", MAIN)
+            .with("/etc/containerd/conf.d/10-again.toml", again)
+            .with("/etc/containerd/conf.d/99-nvidia.toml", DROPIN);
+        let e = load(&files, &Version::parse("1.7.34").unwrap()).explanation;
+        let sandbox: Vec<_> = e.lost.iter().filter(|l| l.key.ends_with("sandbox_image")).collect();
+        assert_eq!(sandbox.len(), 1, "{:?}", e.lost);
+        assert_eq!(sandbox.first().and_then(|l| l.defined_at.as_deref()), Some("/etc/containerd/conf.d/10-again.toml:2"));
+        assert_eq!(e.main_settings_lost(), 3, "{:?}", e.lost);
     }
 }

@@ -62,6 +62,26 @@ pub struct StalledNode {
     pub chain: Vec<CauseLink>,
 }
 
+/// The link codes that are root causes: facts that, once fixed, end the chain above
+/// them — the daemon not restarted since its files changed, the drop-in that broke the
+/// merged config, the config the running daemon failed on, the missing RuntimeClass.
+/// Every other link (the budget used up, the pod not ready, the sandbox error, the
+/// handler not loaded, the API server's refusal) is a symptom of one of them.
+pub const ROOT_CAUSES: [&str; 4] = ["daemon-not-restarted", "dropin-replaced-table", "loaded-cri-error", "runtimeclass-missing"];
+
+impl StalledNode {
+    /// The root causes of this node's chain ([`ROOT_CAUSES`], in chain order); when the
+    /// model found none, the chain's last link (the deepest fact it has).
+    pub fn root_causes(&self) -> Vec<&CauseLink> {
+        let roots: Vec<&CauseLink> = self.chain.iter().filter(|l| ROOT_CAUSES.contains(&l.code.as_str())).collect();
+        if roots.is_empty() {
+            self.chain.last().into_iter().collect()
+        } else {
+            roots
+        }
+    }
+}
+
 /// The columns of `kubectl get ds` the learner reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -19,6 +19,7 @@
 //! - [`events`]: FailedScheduling / Scheduled events and the PodScheduled condition.
 //! - [`advertisement`]: device plugin → kubelet → node status, layer by layer.
 //! - [`kubelet`]: sandbox creation against the node's loaded containerd config.
+//! - [`patch`]: `kubectl patch node --subresource=status` and the API server's refusals.
 //! - [`kubectl`]: `get pods -o wide`, `get nodes`, `describe pod`, `describe node`.
 //! - [`tabwriter`]: Go's tabwriter, which kubectl prints through.
 //! - [`apply`]: creating a pod end to end: defaulting, admission, validation, a cycle.
@@ -35,6 +36,7 @@ pub mod dra;
 pub mod events;
 pub mod kubectl;
 pub mod kubelet;
+pub mod patch;
 pub mod quantity;
 pub mod resources;
 pub mod runtimeclass;

@@ -327,6 +327,8 @@ pub fn text(key: &str, lang: Lang) -> &'static str {
         ("headline-seats", Lang::Ko) => "좌석",
         ("headline-memory", Lang::En) => "guaranteed memory per seat",
         ("headline-memory", Lang::Ko) => "좌석당 보장 메모리",
+        ("no-seats", Lang::En) => "none: there are no seats",
+        ("no-seats", Lang::Ko) => "없음: 좌석이 없습니다",
         ("unknown", Lang::En) => "unknown",
         ("unknown", Lang::Ko) => "알 수 없음",
         ("whole-gpu", Lang::En) => "whole GPU",
@@ -438,10 +440,13 @@ pub const COLUMNS: [&str; 9] =
 pub fn headline_lines(table: &SlotTable) -> Vec<String> {
     let lang = table.lang;
     let Some(h) = &table.headline else { return Vec::new() };
-    let mem = h
-        .guaranteed_memory_per_seat_mib
-        .map(|m| if m == 0 { "0".to_string() } else { format!("{m} MiB") })
-        .unwrap_or_else(|| text("unknown", lang).into());
+    let mem = match h.guaranteed_memory_per_seat_mib {
+        Some(0) => "0".to_string(),
+        Some(m) => format!("{m} MiB"),
+        // No seats (0 nodes, 0 GPUs, or a config that serves none): nothing to divide.
+        None if h.seats == 0 => text("no-seats", lang).into(),
+        None => text("unknown", lang).into(),
+    };
     vec![format!("{}: {}", text("headline-seats", lang), h.seats), format!("{}: {mem}", text("headline-memory", lang))]
 }
 
@@ -561,5 +566,20 @@ mod tests {
         let row = t.rows.first().unwrap();
         assert!(row.error.as_deref().unwrap().contains("number of replicas must be >= 2 (ts.yaml:5:7)"), "{row:?}");
         assert_eq!(t.headline.as_ref().unwrap().seats, 0);
+    }
+
+    /// 0 nodes is an answer, not "unknown": 0 seats, and no memory per seat because
+    /// there are none; the headline follows the config's replicas (GPUs × replicas × nodes).
+    #[test]
+    fn zero_nodes_and_replicas_in_the_headline() {
+        let ts = |r: u32| format!("version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: {r}\n");
+        let (req, catalog) = request(&ts(4), 8, 0, &["none"]);
+        let t = slot_table(&req, &catalog, Lang::En);
+        assert_eq!(headline_lines(&t), ["seats: 0", "guaranteed memory per seat: none: there are no seats"]);
+        assert_eq!(headline_lines(&slot_table(&req, &catalog, Lang::Ko)), ["좌석: 0", "좌석당 보장 메모리: 없음: 좌석이 없습니다"]);
+        for r in [2, 4, 10] {
+            let (req, catalog) = request(&ts(r), 8, 2, &["none"]);
+            assert_eq!(slot_table(&req, &catalog, Lang::En).headline.unwrap().seats, u64::from(8 * r * 2), "replicas {r}");
+        }
     }
 }
