@@ -496,24 +496,24 @@ arg() { printf '%s' "$ARGS" | tr "$US" '\n' | sed -n "s/^$1=//p" | head -n 1; }
 message() {
   if [ "$LANGUAGE_KO" = 1 ]; then
     case $1 in
-      daemon-answers) echo "containerd가 $(arg address) 에서 응답합니다" ;;
+      daemon-answers) echo "containerd가 $(arg address)에서 응답합니다" ;;
       daemon-not-running) echo "containerd가 실행 중이 아닙니다 ($(arg detail)). SIGHUP은 설정을 다시 읽지 않고 containerd를 종료시킵니다. 재시작하세요" ;;
-      daemon-permission-denied) echo "$(arg address) 에 접근 권한이 없습니다 ($(arg detail)). root로 실행하세요" ;;
-      daemon-not-containerd) echo "$(arg address) 가 containerd로 응답하지 않습니다: $(arg detail)" ;;
+      daemon-permission-denied) echo "$(arg address)에 접근 권한이 없습니다 ($(arg detail)). root로 실행하세요" ;;
+      daemon-not-containerd) echo "$(arg address)에서 containerd가 응답하지 않습니다: $(arg detail)" ;;
       cri-plugins-ok) echo "CRI 플러그인 정상: $(arg plugins)" ;;
       cri-plugin-error) echo "CRI 플러그인 실패: $(arg plugins). containerd가 밝힌 이유: $(arg reason)" ;;
       loaded-unavailable) echo "로드된 CRI 설정을 읽을 수 없습니다 ($(arg source)): $(arg detail)" ;;
       loaded-unrecognised) echo "$(arg source) 출력 형식을 인식할 수 없습니다" ;;
-      loaded-handler-missing) echo "로드된 CRI 설정에 핸들러 $(arg handler) 가 없습니다 (로드된 런타임: $(arg handlers))" ;;
-      loaded-binary-missing) echo "핸들러 $(arg handler) 의 런타임 바이너리 $(arg binary) 가 없습니다" ;;
+      loaded-handler-missing) echo "로드된 CRI 설정에 없는 핸들러: $(arg handler) (로드된 런타임: $(arg handlers))" ;;
+      loaded-binary-missing) echo "핸들러 $(arg handler)의 런타임 바이너리가 없습니다: $(arg binary)" ;;
       loaded-handler-ok) echo "핸들러 $(arg handler) 로드됨, 바이너리 $(arg binary) 있음" ;;
       dump-failed) echo "containerd config dump 실패 (다음 시작도 실패합니다): $(arg detail)" ;;
       dump-empty) echo "containerd config dump 출력이 비어 있습니다" ;;
       dump-unrecognised) echo "config dump 형식을 인식할 수 없습니다: $(arg detail)" ;;
-      dump-handler-missing) echo "병합된 파일에 핸들러 $(arg handler) 가 없습니다 (런타임: $(arg handlers))" ;;
-      dump-default-undefined) echo "병합된 파일의 default_runtime_name = $(arg default) 가 정의되어 있지 않습니다 (런타임: $(arg handlers)). 재시작하면 CRI 플러그인이 실패합니다" ;;
+      dump-handler-missing) echo "병합된 파일에 없는 핸들러: $(arg handler) (런타임: $(arg handlers))" ;;
+      dump-default-undefined) echo "병합된 파일의 default_runtime_name 값($(arg default))에 해당하는 런타임이 정의되어 있지 않습니다 (런타임: $(arg handlers)). 재시작하면 CRI 플러그인이 실패합니다" ;;
       dump-keep-lost) echo "병합 후 메인 설정의 $(arg runtime) 설정이 사라졌습니다: $(arg lost). 드롭인이 CRI 테이블을 통째로 교체했습니다" ;;
-      files-ok) echo "병합된 파일에 $(arg handler) 가 있고 $(arg runtime) 설정이 유지됩니다 (런타임: $(arg handlers))" ;;
+      files-ok) echo "병합된 파일에 핸들러 $(arg handler) 항목이 있고 $(arg runtime) 설정이 유지됩니다 (런타임: $(arg handlers))" ;;
       restart-needed) echo "containerd 시작 후 파일이 바뀌었습니다: 재시작이 필요합니다 (SIGHUP 아님). 차이: $(arg differences)" ;;
       loaded-matches-files) echo "로드된 설정과 파일이 일치합니다" ;;
       cannot-compare) echo "로드된 설정이 없어 비교할 수 없습니다: $(arg reason)" ;;
@@ -554,7 +554,7 @@ message() {
 verdict_text() {
   if [ "$LANGUAGE_KO" = 1 ]; then
     case $VERDICT in
-      pass) echo "통과: containerd가 로드한 설정에 $HANDLER 가 있고 파일과 일치합니다" ;;
+      pass) echo "통과: containerd가 로드한 설정에 핸들러 $HANDLER 항목이 있고 파일과 일치합니다" ;;
       check-failed) echo "실패: 위 검사를 확인하세요" ;;
       restart-needed) echo "재시작 필요: 파일이 바뀌었지만 containerd는 이전 설정으로 실행 중입니다" ;;
       not-reachable) echo "containerd에 연결할 수 없습니다" ;;

@@ -92,12 +92,10 @@ pub fn t(lang: Lang, id: MessageId) -> &'static str {
 
 /// The text of `id` in `lang` with `{ $name }` placeables filled from `args`.
 /// An argument that is not given stays visible as `{ $name }` rather than vanishing.
+/// A Korean particle pair written after a placeable (`{ $file }을(를)`, `(으)로`) is
+/// chosen by the value put there ([`gpulab_model::korean`]).
 pub fn tf(lang: Lang, id: MessageId, args: &[(&str, &str)]) -> String {
-    let mut text = t(lang, id).to_string();
-    for (name, value) in args {
-        text = text.replace(&format!("{{ ${name} }}"), value);
-    }
-    text
+    gpulab_model::korean::fill_between(t(lang, id), "{ $", " }", |name| args.iter().find(|(k, _)| *k == name).map(|(_, v)| *v))
 }
 
 /// Whether `lang`'s messages are here.
@@ -134,6 +132,20 @@ mod tests {
     fn fills_placeables() {
         assert_eq!(tf(Lang::En, MessageId::StepPosition, &[("n", "3")]), "Step 3 of 8");
         assert_eq!(tf(Lang::Ko, MessageId::StepPosition, &[("n", "3")]), "3 / 8 단계");
+    }
+
+    /// A particle after a value is chosen by the value: the incident's file takes 이,
+    /// a handler ending in a vowel 로, SIGTERM 으로; a missing argument stays visible.
+    #[test]
+    fn korean_particles_follow_the_value() {
+        assert_eq!(
+            tf(Lang::Ko, MessageId::WorkImported, &[("file", "work.json")]),
+            "work.json을 가져왔습니다. 모든 단계가 그 파일의 작업을 보여 줍니다."
+        );
+        assert_eq!(tf(Lang::Ko, MessageId::K8sSandboxStarted, &[("handler", "nvidia")]), "런타임 핸들러 nvidia로 샌드박스가 시작됩니다.");
+        assert!(tf(Lang::Ko, MessageId::RsDownSignal, &[("t", "5"), ("signal", "SIGTERM")]).ends_with("SIGTERM으로 종료됨"));
+        assert!(tf(Lang::Ko, MessageId::DiagContainerdUnknownKey, &[("key", "plugins.cri.sandbox_image")]).contains("sandbox_image를"));
+        assert_eq!(tf(Lang::En, MessageId::StepPosition, &[]), "Step { $n } of 8");
     }
 
     /// Region subtags and case do not matter; unknown languages are refused.

@@ -112,6 +112,20 @@ test("step 6: a refused patch (quantity abc) is not counted, and its error is ku
   await page.close();
 });
 
+test("no step of the page names a tracker issue (\"issue 5\"), in either language", async () => {
+  for (const lang of ["ko", "en"]) {
+    const { page, errors } = await open(lang, 1);
+    for (let n = 1; n <= 8; n++) {
+      await page.locator(`[data-step='${n}']`).click();
+      await page.locator(".step-view .hint summary").waitFor({ timeout: 20000 });
+      const text = await page.locator(".gpu-lab").textContent();
+      assert.doesNotMatch(text, /issue\s*#?\d|이슈\s*#?\d/i, `step ${n} (${lang})`);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
 test("the standalone page keeps the step and language across a reload (query, not the share hash)", async () => {
   const { page, errors } = await newCheckedPage(browser);
   await page.goto(server.url);

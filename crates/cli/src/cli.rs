@@ -49,7 +49,7 @@ pub enum Command {
     Rollout(RolloutArgs),
     /// Write the incident report (Markdown; JSON with --output json) of a rollout run.
     Report(ReportArgs),
-    /// Schedule one pod on a modelled cluster (issue 5): prints the verdict, the
+    /// Schedule one pod on a modelled cluster: prints the verdict, the
     /// FailedScheduling event as `kubectl describe pod` shows it, and node × plugin
     /// results. Exits 0 when scheduled, 1 when Pending or refused by the API server,
     /// 2 on bad input (with file:line).
@@ -116,8 +116,9 @@ pub enum ScenarioCommand {
     Run(ScenarioRunArgs),
     /// Run scenarios on a real backend and check the expectations against what it observed.
     Replay(ParityArgs),
-    /// Scaffold a new scenario directory (DIR/NAME) from the incident; it passes
-    /// `scenario run` as written. Exit 2 when NAME is not a plain name or already exists.
+    /// Scaffold a new scenario directory at PATH from the incident, as `cargo new`
+    /// does (its last component names the scenario); it passes `scenario run` as
+    /// written. Exit 2 when that name is not a plain name or PATH already exists.
     New(ScenarioNewArgs),
     /// Lint a scenario: TOML syntax and schema, referenced files, versions the model
     /// covers, and every expectation run on the model; `file:line:col: severity: message
@@ -145,12 +146,10 @@ pub struct ScenarioGenerateArgs {
 
 #[derive(Debug, Args)]
 pub struct ScenarioNewArgs {
-    /// The scenario's directory name (letters, digits, `-`, `_`).
-    #[arg(value_name = "NAME")]
-    pub name: String,
-    /// Where the directory is created.
-    #[arg(long, value_name = "DIR", default_value = "scenarios")]
-    pub dir: PathBuf,
+    /// The directory to create, e.g. `scenarios/my-lab`; its last component (letters,
+    /// digits, `-`, `_`) is the scenario's name.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -439,7 +438,7 @@ mod tests {
         assert!(Cli::try_parse_from(["gpulab", "containerd", "dump", "--root", "/n"]).is_err());
     }
 
-    /// `schedule` takes its three files and the version knob (issue 5).
+    /// `schedule` takes its three files and the version knob.
     #[test]
     fn schedule_takes_files_and_version() {
         let cli = Cli::try_parse_from([
@@ -480,5 +479,24 @@ mod tests {
     fn definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    /// The help of every command is for users: no tracker references ("issue 5").
+    #[test]
+    fn help_names_no_issue() {
+        use clap::CommandFactory;
+        let mut stack = vec![Cli::command()];
+        let mut seen = 0;
+        while let Some(mut cmd) = stack.pop() {
+            let help = cmd.render_long_help().to_string();
+            let lower = help.to_lowercase();
+            let at = lower.match_indices("issue").find(|(i, _)| {
+                lower.get(i + 5..).is_some_and(|r| r.trim_start_matches([' ', '#']).starts_with(|c: char| c.is_ascii_digit()))
+            });
+            assert!(at.is_none(), "`{}` help names an issue:\n{help}", cmd.get_name());
+            stack.extend(cmd.get_subcommands().cloned());
+            seen += 1;
+        }
+        assert!(seen > 10, "{seen} commands");
     }
 }

@@ -40,9 +40,10 @@ pub fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>) 
     }
 }
 
-/// `file:line:col: error[code]: k=v; …`, the form both commands print a finding in.
+/// `file:line:col: error[code]: …`, the form both commands print a finding in: a
+/// YAML syntax error in kubectl's words, other findings as `k=v; …`
+/// ([`gpulab_model::kubernetes::yaml::message`]).
 pub fn diagnostic_line(d: &Diagnostic) -> String {
     let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{at}error[{}]: {}", d.code, args.join("; "))
+    format!("{at}error[{}]: {}", d.code, gpulab_model::kubernetes::yaml::message(d))
 }

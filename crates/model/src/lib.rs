@@ -14,6 +14,7 @@
 //! - [`float`]: floats printed as `Display` does, without core's Grisu/Dragon4 (wasm size).
 //! - [`hash`]: a fast deterministic hasher for the model's lookup maps.
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
+//! - [`korean`]: Korean particles chosen by the value before them.
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
@@ -35,6 +36,7 @@ pub mod diagnostic;
 pub mod float;
 pub mod go;
 pub mod hash;
+pub mod korean;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;

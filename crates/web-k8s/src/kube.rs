@@ -86,7 +86,7 @@ pub fn diag_line(d: &Diagnostic) -> DiagLine {
         severity: d.severity,
         location: d.primary.as_ref().map(ToString::to_string),
         line: d.primary.as_ref().map(|s| s.line),
-        message: d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
+        message: gpulab_model::kubernetes::yaml::message(d),
         code: d.code.clone(),
     }
 }

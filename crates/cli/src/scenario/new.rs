@@ -1,6 +1,7 @@
-//! `gpulab scenario new NAME [--dir scenarios]`: scaffolds a scenario directory from
-//! the incident (`scenarios/incident`, embedded at build time so the command works from
-//! any directory). The copy is valid as written — `gpulab scenario run DIR/NAME` passes
+//! `gpulab scenario new PATH`: scaffolds a scenario directory at PATH from the incident
+//! (`scenarios/incident`, embedded at build time so the command works from any
+//! directory), as `cargo new PATH` creates a package: the last component of PATH names
+//! the scenario. The copy is valid as written — `gpulab scenario run PATH` passes
 //! on it — so an author starts from a green scenario and changes one thing at a time,
 //! with `gpulab scenario check` after each change.
 
@@ -59,12 +60,17 @@ pub fn scenario_toml(name: &str, incident: &str) -> String {
     out
 }
 
-/// Writes the scaffold into `dir/name`; the files written, or what went wrong.
-pub fn scaffold(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
-    if !valid_name(name) {
-        return Err(format!("scenario name {name:?}: use letters, digits, `-` and `_` (it becomes a directory name)"));
+/// Writes the scaffold into the new directory `target` (its last component is the
+/// scenario's name); the files written, or what went wrong.
+pub fn scaffold(target: &Path) -> Result<Vec<PathBuf>, String> {
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if !valid_name(&name) {
+        return Err(format!(
+            "{}: the last component {name:?} names the scenario: use letters, digits, `-` and `_`",
+            target.display()
+        ));
     }
-    let target = dir.join(name);
+    let name = name.as_str();
     if target.exists() {
         return Err(format!("{}: already exists (choose another NAME or remove it)", target.display()));
     }
@@ -83,9 +89,9 @@ pub fn scaffold(dir: &Path, name: &str) -> Result<Vec<PathBuf>, String> {
 
 /// `gpulab scenario new`.
 pub fn run(args: &ScenarioNewArgs, output: OutputFormat) -> ExitCode {
-    match scaffold(&args.dir, &args.name) {
+    match scaffold(&args.path) {
         Ok(files) => {
-            let dir = args.dir.join(&args.name);
+            let dir = &args.path;
             match output {
                 OutputFormat::Json => {
                     let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
@@ -123,11 +129,14 @@ mod tests {
     fn scaffold_writes_every_file_once() {
         let tmp = std::env::temp_dir().join(format!("gpulab-new-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        let files = scaffold(&tmp, "mine").unwrap();
+        let files = scaffold(&tmp.join("labs/mine")).unwrap();
         assert_eq!(files.len(), TEMPLATE.len());
-        let toml = std::fs::read_to_string(tmp.join("mine/scenario.toml")).unwrap();
+        let toml = std::fs::read_to_string(tmp.join("labs/mine/scenario.toml")).unwrap();
         assert!(toml.contains("title = \"mine\""), "{toml}");
-        assert!(scaffold(&tmp, "mine").unwrap_err().contains("already exists"));
+        assert!(scaffold(&tmp.join("labs/mine")).unwrap_err().contains("already exists"));
+        // A path whose last component is not a plain name is refused, naming it.
+        let bad = scaffold(&tmp.join("a b")).unwrap_err();
+        assert!(bad.contains("\"a b\" names the scenario"), "{bad}");
         std::fs::remove_dir_all(&tmp).unwrap();
     }
 

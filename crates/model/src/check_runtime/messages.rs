@@ -23,24 +23,24 @@ pub fn message(f: &Finding, lang: Lang) -> String {
 
 fn ko(code: &str, a: &dyn Fn(&str) -> String) -> String {
     match code {
-        "daemon-answers" => format!("containerd가 {} 에서 응답합니다", a("address")),
+        "daemon-answers" => format!("containerd가 {}에서 응답합니다", a("address")),
         "daemon-not-running" => format!("containerd가 실행 중이 아닙니다 ({}). SIGHUP은 설정을 다시 읽지 않고 containerd를 종료시킵니다. 재시작하세요", a("detail")),
-        "daemon-permission-denied" => format!("{} 에 접근 권한이 없습니다 ({}). root로 실행하세요", a("address"), a("detail")),
-        "daemon-not-containerd" => format!("{} 가 containerd로 응답하지 않습니다: {}", a("address"), a("detail")),
+        "daemon-permission-denied" => format!("{}에 접근 권한이 없습니다 ({}). root로 실행하세요", a("address"), a("detail")),
+        "daemon-not-containerd" => format!("{}에서 containerd가 응답하지 않습니다: {}", a("address"), a("detail")),
         "cri-plugins-ok" => format!("CRI 플러그인 정상: {}", a("plugins")),
         "cri-plugin-error" => format!("CRI 플러그인 실패: {}. containerd가 밝힌 이유: {}", a("plugins"), a("reason")),
         "loaded-unavailable" => format!("로드된 CRI 설정을 읽을 수 없습니다 ({}): {}", a("source"), a("detail")),
         "loaded-unrecognised" => format!("{} 출력 형식을 인식할 수 없습니다", a("source")),
-        "loaded-handler-missing" => format!("로드된 CRI 설정에 핸들러 {} 가 없습니다 (로드된 런타임: {})", a("handler"), a("handlers")),
-        "loaded-binary-missing" => format!("핸들러 {} 의 런타임 바이너리 {} 가 없습니다", a("handler"), a("binary")),
+        "loaded-handler-missing" => format!("로드된 CRI 설정에 없는 핸들러: {} (로드된 런타임: {})", a("handler"), a("handlers")),
+        "loaded-binary-missing" => format!("핸들러 {}의 런타임 바이너리가 없습니다: {}", a("handler"), a("binary")),
         "loaded-handler-ok" => format!("핸들러 {} 로드됨, 바이너리 {} 있음", a("handler"), a("binary")),
         "dump-failed" => format!("containerd config dump 실패 (다음 시작도 실패합니다): {}", a("detail")),
         "dump-empty" => "containerd config dump 출력이 비어 있습니다".to_string(),
         "dump-unrecognised" => format!("config dump 형식을 인식할 수 없습니다: {}", a("detail")),
-        "dump-handler-missing" => format!("병합된 파일에 핸들러 {} 가 없습니다 (런타임: {})", a("handler"), a("handlers")),
-        "dump-default-undefined" => format!("병합된 파일의 default_runtime_name = {} 가 정의되어 있지 않습니다 (런타임: {}). 재시작하면 CRI 플러그인이 실패합니다", a("default"), a("handlers")),
+        "dump-handler-missing" => format!("병합된 파일에 없는 핸들러: {} (런타임: {})", a("handler"), a("handlers")),
+        "dump-default-undefined" => format!("병합된 파일의 default_runtime_name 값({})에 해당하는 런타임이 정의되어 있지 않습니다 (런타임: {}). 재시작하면 CRI 플러그인이 실패합니다", a("default"), a("handlers")),
         "dump-keep-lost" => format!("병합 후 메인 설정의 {} 설정이 사라졌습니다: {}. 드롭인이 CRI 테이블을 통째로 교체했습니다", a("runtime"), a("lost")),
-        "files-ok" => format!("병합된 파일에 {} 가 있고 {} 설정이 유지됩니다 (런타임: {})", a("handler"), a("runtime"), a("handlers")),
+        "files-ok" => format!("병합된 파일에 핸들러 {} 항목이 있고 {} 설정이 유지됩니다 (런타임: {})", a("handler"), a("runtime"), a("handlers")),
         "restart-needed" => format!("containerd 시작 후 파일이 바뀌었습니다: 재시작이 필요합니다 (SIGHUP 아님). 차이: {}", a("differences")),
         "loaded-matches-files" => "로드된 설정과 파일이 일치합니다".to_string(),
         "cannot-compare" => format!("로드된 설정이 없어 비교할 수 없습니다: {}", a("reason")),
@@ -83,7 +83,7 @@ fn en(code: &str, a: &dyn Fn(&str) -> String) -> String {
 pub fn verdict_text(verdict: Verdict, handler: &str, lang: Lang) -> String {
     match lang {
         Lang::Ko => match verdict {
-            Verdict::Pass => format!("통과: containerd가 로드한 설정에 {handler} 가 있고 파일과 일치합니다"),
+            Verdict::Pass => format!("통과: containerd가 로드한 설정에 핸들러 {handler} 항목이 있고 파일과 일치합니다"),
             Verdict::CheckFailed => "실패: 위 검사를 확인하세요".to_string(),
             Verdict::RestartNeeded => "재시작 필요: 파일이 바뀌었지만 containerd는 이전 설정으로 실행 중입니다".to_string(),
             Verdict::NotReachable => "containerd에 연결할 수 없습니다".to_string(),

@@ -223,7 +223,7 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
     // broken node) every other node was updated and it alone keeps the rollout open.
     let max = diagnosis.max_unavailable;
     let (why_en, why_ko) = if budget_used {
-        (format!(", which used up maxUnavailable {max};"), format!("아 maxUnavailable {max}을(를) 다 썼고,"))
+        (format!(", which used up maxUnavailable {max};"), format!("아 maxUnavailable {max}{} 다 썼고,", crate::korean::particle(&max.to_string(), "을(를)")))
     } else {
         (
             format!("; maxUnavailable {max} let the other nodes update, but the rollout cannot finish without it, and"),
@@ -277,7 +277,8 @@ fn next_actions(d: &Diagnosis, name: &str, namespace: &str, lang: Lang) -> Vec<S
             let version = arg("restart-would-fail", "containerdVersion");
             out.push(t(lang,
                 &format!("On {n}: do not restart yet. {file} replaces {table} whole on containerd {version}, so a restart with the files as they are fails the CRI plugin: make the drop-in carry the whole runtimes table (runc and its options kept, nvidia added), and check `containerd config dump` first."),
-                &format!("{n}: 아직 재시작하지 않는다. containerd {version}에서 {file}가 {table}을(를) 통째로 대체하므로 지금 파일 그대로 재시작하면 CRI 플러그인이 실패한다. 드롭인이 런타임 테이블 전체(runc와 그 옵션 유지, nvidia 추가)를 담도록 고치고 먼저 `containerd config dump`로 확인한다.")));
+                &format!("{n}: 아직 재시작하지 않는다. containerd {version}에서 {file}{} {table}{} 통째로 대체하므로 지금 파일 그대로 재시작하면 CRI 플러그인이 실패한다. 드롭인이 런타임 테이블 전체(runc와 그 옵션 유지, nvidia 추가)를 담도록 고치고 먼저 `containerd config dump`로 확인한다.",
+                    crate::korean::particle(&file, "이(가)"), crate::korean::particle(&table, "을(를)"))));
         }
         if codes.contains(&"handler-not-loaded") || codes.contains(&"loaded-cri-error") || codes.contains(&"restart-would-fail") {
             out.push(t(lang,
@@ -374,7 +375,10 @@ impl IncidentReport {
                 (true, Lang::En) => format!("Fix applied on {}: containerd restarted (`systemctl restart containerd`).", f.node),
                 (true, Lang::Ko) => format!("{}에 적용한 조치: containerd 재시작(`systemctl restart containerd`).", f.node),
                 (false, Lang::En) => format!("Fix applied on {}: {} rewritten to carry the whole runtimes table, then containerd restarted (`systemctl restart containerd`).", f.node, files.join(", ")),
-                (false, Lang::Ko) => format!("{}에 적용한 조치: {}가 런타임 테이블 전체를 담도록 고친 뒤 containerd 재시작(`systemctl restart containerd`).", f.node, files.join(", ")),
+                (false, Lang::Ko) => {
+                    let files = files.join(", ");
+                    format!("{}에 적용한 조치: {files}{} 런타임 테이블 전체를 담도록 고친 뒤 containerd 재시작(`systemctl restart containerd`).", f.node, crate::korean::particle(&files, "을(를)"))
+                }
             };
             md.push_str(&format!("{fix}\n\n"));
         }
@@ -396,10 +400,21 @@ impl IncidentReport {
         if !self.artifacts.merge_diagnostics.is_empty() {
             md.push_str(&format!("{}\n\n", t(l, "Diagnostics of the learner's files:", "학습자 파일의 진단:")));
             for d in &self.artifacts.merge_diagnostics {
-                let at = d.primary.as_ref().map(|s| format!(" at `{s}`")).unwrap_or_default();
-                let related: String = d.related.iter().map(|r| format!(", {} `{}`", r.label, r.span)).collect();
+                let at = d.primary.as_ref().map(|s| format!(" {} `{s}`", t(l, "at", "위치"))).unwrap_or_default();
+                // The related span's label is a code (`defined-here`): worded here.
+                let label = |code: &str| match code {
+                    "defined-here" => t(l, "defined here", "정의 위치").to_string(),
+                    other => other.to_string(),
+                };
+                let related: String = d.related.iter().map(|r| format!(", {} `{}`", label(&r.label), r.span)).collect();
                 let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                md.push_str(&format!("- `{}` ({:?}){at}{related} {}\n", d.code, d.severity, args.join(", ")));
+                let severity = match d.severity {
+                    crate::Severity::Fatal => t(l, "fatal", "치명적"),
+                    crate::Severity::Error => t(l, "error", "오류"),
+                    crate::Severity::Warning => t(l, "warning", "경고"),
+                    crate::Severity::Info => t(l, "info", "정보"),
+                };
+                md.push_str(&format!("- `{}` ({severity}){at}{related} {}\n", d.code, args.join(", ")));
             }
             md.push('\n');
         }
@@ -461,7 +476,7 @@ fn merge_markdown(md: &mut String, m: &MergeArtifact, l: Lang) {
         let earlier = r.earlier.clone().unwrap_or_default();
         md.push_str(&t(l,
             &format!("The table `{}` defined at `{earlier}` is replaced whole at `{by}`; {} setting(s) of the earlier file are lost:\n\n", r.table, r.lost.len()),
-            &format!("`{earlier}`에 정의된 테이블 `{}`이(가) `{by}`에서 통째로 대체되어 앞 파일의 설정 {}개가 사라진다:\n\n", r.table, r.lost.len())));
+            &format!("`{earlier}`에 정의된 테이블 `{}`{} `{by}`에서 통째로 대체되어 앞 파일의 설정 {}개가 사라진다:\n\n", r.table, crate::korean::particle(&r.table, "이(가)"), r.lost.len())));
         md.push_str(&format!("| {} | {} | {} | {} |\n|---|---|---|---|\n", t(l, "lost key", "사라진 키"), t(l, "value", "값"), t(l, "set at", "설정 위치"), t(l, "lost at", "사라진 위치")));
         for k in &r.lost {
             md.push_str(&format!("| `{}` | `{}` | `{}` | `{}` |\n", k.key, k.value, k.defined_at.clone().unwrap_or_default(), k.lost_at.clone().unwrap_or_default()));

@@ -38,41 +38,38 @@ fn template(code: &str, lang: Lang) -> Option<&'static str> {
         ("no-progress-deadline", En) => "A DaemonSet has no progress deadline: `rollout status` waits forever unless --timeout is given.",
         ("no-progress-deadline", Ko) => "DaemonSet에는 progress deadline이 없다. --timeout을 주지 않으면 `rollout status`는 끝없이 기다린다.",
         ("new-pod-not-ready", En) => "The new pod {pod} on {node} is {ready} {status}.",
-        ("new-pod-not-ready", Ko) => "{node}의 새 파드 {pod}가 {ready} {status} 상태다.",
+        ("new-pod-not-ready", Ko) => "{node}의 새 파드 {pod}이(가) {ready} {status} 상태다.",
         ("sandbox-create-failed", En) => "The kubelet cannot create the pod sandbox for {pod}.",
         ("sandbox-create-failed", Ko) => "kubelet이 {pod}의 파드 샌드박스를 만들지 못한다.",
         ("handler-not-loaded", En) => "containerd {containerdVersion} on {node} has no runtime handler \"{handler}\" in its loaded config (loaded: {loaded}).",
-        ("handler-not-loaded", Ko) => "{node}의 containerd {containerdVersion}가 로드한 설정에는 런타임 핸들러 \"{handler}\"가 없다(로드된 핸들러: {loaded}).",
+        ("handler-not-loaded", Ko) => "{node}의 containerd {containerdVersion}이(가) 로드한 설정에는 런타임 핸들러 \"{handler}\"이(가) 없다(로드된 핸들러: {loaded}).",
         ("restart-would-load", En) => "The config files on {node} do define \"{handler}\": the running daemon has not loaded them.",
-        ("restart-would-load", Ko) => "{node}의 설정 파일에는 \"{handler}\"가 정의되어 있다. 실행 중인 데몬이 그 파일을 로드하지 않았다.",
+        ("restart-would-load", Ko) => "{node}의 설정 파일에는 \"{handler}\"이(가) 정의되어 있다. 실행 중인 데몬이 그 파일을 로드하지 않았다.",
         ("config-defines-handler", En) => "{file} defines the \"{handler}\" runtime.",
         ("config-defines-handler", Ko) => "{file}에 \"{handler}\" 런타임이 정의되어 있다.",
         ("daemon-not-restarted", En) => "{unit} on {node} was not restarted after its config changed (SIGHUP is not a reload); changed since its last start: {changed}.",
         ("daemon-not-restarted", Ko) => "설정이 바뀐 뒤 {node}의 {unit}이(가) 재시작되지 않았다(SIGHUP은 다시 읽기가 아니다). 마지막 시작 뒤 바뀐 파일: {changed}.",
         ("dropin-replaced-table", En) => "{file} replaces the table {table} of the main config (defined at {earlier}) whole: {lost} earlier setting(s) are lost.",
-        ("dropin-replaced-table", Ko) => "{file}가 메인 설정의 {table} 테이블({earlier}에 정의)을 통째로 대체한다. 앞 설정 {lost}개가 사라진다.",
+        ("dropin-replaced-table", Ko) => "{file}이(가) 메인 설정의 {table} 테이블({earlier}에 정의)을 통째로 대체한다. 앞 설정 {lost}개가 사라진다.",
         ("loaded-cri-error", En) => "containerd {containerdVersion} on {node} runs, but its CRI plugin failed to load: {error}",
-        ("loaded-cri-error", Ko) => "{node}의 containerd {containerdVersion}는 실행 중이지만 CRI 플러그인이 로드되지 않았다: {error}",
+        ("loaded-cri-error", Ko) => "{node}의 containerd {containerdVersion}은(는) 실행 중이지만 CRI 플러그인이 로드되지 않았다: {error}",
         ("restart-would-fail", En) => "A restart with the files as they are would not fix it: containerd {containerdVersion}'s CRI plugin would fail with: {error}",
         ("restart-would-fail", Ko) => "지금 파일 그대로 재시작해도 고쳐지지 않는다. containerd {containerdVersion}의 CRI 플러그인이 다음 오류로 실패한다: {error}",
         ("cri-not-serving", En) => "containerd {containerdVersion} on {node} serves no CRI: the kubelet cannot create any sandbox.",
-        ("cri-not-serving", Ko) => "{node}의 containerd {containerdVersion}가 CRI를 제공하지 않는다. kubelet은 어떤 샌드박스도 만들 수 없다.",
+        ("cri-not-serving", Ko) => "{node}의 containerd {containerdVersion}이(가) CRI를 제공하지 않는다. kubelet은 어떤 샌드박스도 만들 수 없다.",
         ("pod-create-refused", En) => "The API server refuses the pod for {node}: {error}",
         ("pod-create-refused", Ko) => "API 서버가 {node}용 파드를 거부한다: {error}",
         ("runtimeclass-missing", En) => "RuntimeClass \"{runtimeClass}\" does not exist.",
-        ("runtimeclass-missing", Ko) => "RuntimeClass \"{runtimeClass}\"가 없다.",
+        ("runtimeclass-missing", Ko) => "RuntimeClass \"{runtimeClass}\"이(가) 없다.",
         ("node-without-pod", En) => "{node} has no daemon pod.",
         ("node-without-pod", Ko) => "{node}에 데몬 파드가 없다.",
         _ => return None,
     })
 }
 
+/// The template with its arguments, each Korean particle after one chosen by it.
 fn fill(template: &str, args: &BTreeMap<String, String>) -> String {
-    let mut out = template.to_string();
-    for (k, v) in args {
-        out = out.replace(&format!("{{{k}}}"), v);
-    }
-    out
+    crate::korean::fill(template, |k| args.get(k).map(String::as_str))
 }
 
 /// The sentence for a link.
@@ -95,7 +92,12 @@ pub fn evidence_text(evidence: &Evidence, lang: Lang) -> Option<String> {
     Some(match evidence {
         Evidence::StatusField { object, field, value } => format!("{object} {field} = {value}"),
         Evidence::Event { object, type_, reason, source, message, count } => {
-            let times = if *count > 1 { format!(" ×{count} {count_word}") } else { String::new() };
+            let times = match lang {
+                _ if *count <= 1 => String::new(),
+                Lang::En => format!(" ×{count} {count_word}"),
+                // A Korean counter follows its number: 15회.
+                Lang::Ko => format!(" {count}{count_word}"),
+            };
             format!("{event} {object}: {type_} {reason} ({source}{times}): {message}")
         }
         Evidence::Runtime { node, field, value } => format!("{node} containerd {field} = {value}"),

@@ -147,6 +147,26 @@ fn yaml_error(file: &str, doc: &Document, code: &str, e: &serde_norway::Error) -
     Diagnostic::new(code, Severity::Error).arg("message", msg).at(Span::new(file, line, column))
 }
 
+/// A YAML syntax error: go-yaml's text (`yaml: line N: did not find expected key`,
+/// N counted within the document, as kubectl's decoder counts it) and the absolute
+/// place in the file.
+fn syntax_error(file: &str, doc: &Document, e: &serde_norway::Error) -> Diagnostic {
+    let go = crate::slots::yaml::go_yaml_error(e);
+    Diagnostic::new("k8s-yaml-invalid", Severity::Error)
+        .arg("message", go.go_text)
+        .at(Span::new(file, doc.first_line + go.line.saturating_sub(1), go.column))
+}
+
+/// A manifest finding in words: a syntax error as `kubectl apply -f FILE` prints it
+/// (`error parsing pod.yaml: error converting YAML to JSON: yaml: line 2: …`); other
+/// findings as their arguments.
+pub fn message(d: &Diagnostic) -> String {
+    match (d.code.as_str(), d.get("message"), d.primary.as_ref()) {
+        ("k8s-yaml-invalid", Some(m), Some(at)) => format!("error parsing {}: error converting YAML to JSON: {m}", at.file),
+        _ => d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
+    }
+}
+
 /// The line of the first `key:` at the document's top level, else the first line.
 fn line_of_key(doc: &Document, key: &str) -> u32 {
     let pat = format!("{key}:");
@@ -271,7 +291,7 @@ fn load_document(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec
     let value: serde_json::Value = match serde_norway::from_str(&doc.text) {
         Ok(v) => v,
         Err(e) => {
-            diags.push(yaml_error(file, &doc, "k8s-yaml-invalid", &e));
+            diags.push(syntax_error(file, &doc, &e));
             return;
         }
     };
@@ -513,5 +533,19 @@ mod tests {
             let d = diags.first().unwrap_or_else(|| panic!("no diagnostic for {text:?}"));
             assert_eq!((d.code.as_str(), d.primary.as_ref().map(|s| s.line)), (code, Some(line)), "{text:?} {d:?}");
         }
+    }
+
+    /// A YAML syntax error reads as kubectl's (go-yaml's `yaml: line N: …`, N within
+    /// the document), not as `message=…`; the span is the absolute line.
+    #[test]
+    fn syntax_errors_read_like_kubectl() {
+        let text = "kind: Node\nmetadata:\n  name: a\n---\nkind: Pod\nmetadata:\n  name: p\n labels: x\n";
+        let (_, diags) = load("pod.yaml", text);
+        let d = diags.first().unwrap();
+        assert_eq!(
+            message(d),
+            "error parsing pod.yaml: error converting YAML to JSON: yaml: line 3: did not find expected key"
+        );
+        assert_eq!(d.primary.as_ref().map(|s| s.line), Some(8));
     }
 }

@@ -26,7 +26,7 @@ pub fn message(d: &Diagnostic, lang: Lang) -> String {
         ),
         "nvidia-config-duplicate-key" => pick(
             format!("the key {:?} appears twice; the device plugin keeps the last one", a("key")),
-            format!("키 {:?} 가 두 번 나옵니다. 디바이스 플러그인은 마지막 값을 씁니다", a("key")),
+            format!("두 번 나오는 키: {:?}. 디바이스 플러그인은 마지막 값을 씁니다", a("key")),
         ),
         "nvidia-config-ignored" => pick(
             format!("parsed but ignored by v0.20.0: {}", a("message")),
@@ -55,7 +55,7 @@ pub fn message(d: &Diagnostic, lang: Lang) -> String {
                 a("resource")
             ),
             format!(
-                "{} 의 장치 {}개 × 복제본 {}개가 64비트 범위를 넘습니다",
+                "{}의 장치 {}개 × 복제본 {}개가 64비트 범위를 넘습니다",
                 a("resource"),
                 a("devices"),
                 a("replicas")
@@ -67,7 +67,7 @@ pub fn message(d: &Diagnostic, lang: Lang) -> String {
         ),
         "nvidia-replicated-resource-absent" => pick(
             format!("{} has no device on this node; its sharing entry is skipped silently", a("resource")),
-            format!("{} 는 이 노드에 장치가 없어 공유 설정이 조용히 건너뜁니다", a("resource")),
+            format!("이 노드에 장치가 없는 리소스: {}. 그 공유 설정은 조용히 건너뜁니다", a("resource")),
         ),
         "nvidia-mps-mig" => pick(
             "MPS cannot share MIG devices; the device plugin exits".to_string(),
@@ -91,17 +91,18 @@ pub fn message(d: &Diagnostic, lang: Lang) -> String {
                 a("model")
             ),
             format!(
-                "{} 의 compute capability를 몰라 MPS 클라이언트 한도(16 또는 48)를 확인하지 않았습니다",
+                "{}의 compute capability를 몰라 MPS 클라이언트 한도(16 또는 48)를 확인하지 않았습니다",
                 a("model")
             ),
         ),
         "mig-reconfigure-requires-drain" => pick(
             format!("changing {} from {} to {} needs its GPU workloads drained first", a("node"), a("from"), a("to")),
             format!(
-                "{} 의 MIG 구성을 {} 에서 {} 로 바꾸려면 먼저 GPU 워크로드를 비워야 합니다",
+                "{}의 MIG 구성을 {}에서 {}{} 바꾸려면 먼저 GPU 워크로드를 비워야 합니다",
                 a("node"),
                 a("from"),
-                a("to")
+                a("to"),
+                crate::korean::particle(&a("to"), "(으)로")
             ),
         ),
         "mig-reconfigure-cordon-drain" | "mig-reconfigure-label" | "mig-reconfigure-uncordon" => a("command"),
@@ -122,7 +123,7 @@ pub fn geometry_error(e: &GeometryError, lang: Lang) -> String {
         GeometryError::Empty => {
             "MIG 인스턴스가 없습니다. 인스턴스 없는 MIG GPU는 디바이스 플러그인이 거부합니다".into()
         }
-        GeometryError::UnknownProfile { profile } => format!("이 GPU에는 프로파일 {profile} 가 없습니다"),
+        GeometryError::UnknownProfile { profile } => format!("이 GPU에 없는 프로파일: {profile}"),
         GeometryError::OverMaxCount { profile, count, max } => format!("{profile} {count}개: GPU당 최대 {max}개"),
         GeometryError::TooManyInstances { count, max } => format!("인스턴스 {count}개: GPU당 최대 {max}개"),
         GeometryError::ComputeSlices { used, total } => format!("컴퓨트 슬라이스 {used}개: GPU에는 {total}개"),

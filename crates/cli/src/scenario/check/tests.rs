@@ -16,7 +16,7 @@ impl Scaffold {
     fn new(tag: &str) -> Scaffold {
         let root = std::env::temp_dir().join(format!("gpulab-check-{}-{tag}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        scaffold(&root, "lab").unwrap();
+        scaffold(&root.join("lab")).unwrap();
         Scaffold { dir: root.join("lab"), root }
     }
 
