@@ -6,6 +6,9 @@
 //! by the on-demand chunk ([`crate::steps::chunk`]), which carries the YAML parser
 //! and the MIG catalogue so the first load does not.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use gpulab_view::{api, SlotsRequest, SlotsView};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -66,52 +69,52 @@ pub fn parse_count(lang: Lang, field: MessageId, text: &str, bound: Bound, kept:
     })
 }
 
-/// A count field's change as step 7's action.
-fn count(dispatch: &Callback<LabAction>, make: fn(u32) -> SlotsAction) -> Callback<u32> {
-    let dispatch = dispatch.clone();
-    Callback::from(move |n| dispatch.emit(LabAction::Slots(make(n))))
-}
+/// Step 7's count fields, in order: label, class, bound and action.
+const COUNTS: [(MessageId, &str, Bound, fn(u32) -> SlotsAction); 3] = [
+    (MessageId::SlotsGpusPerNode, "slots-gpus-per-node", GPUS_PER_NODE, SlotsAction::GpusPerNode),
+    (MessageId::SlotsNodes, "slots-nodes", NODES, SlotsAction::Nodes),
+    (MessageId::SlotsReplicas, "slots-replicas", REPLICAS, SlotsAction::Replicas),
+];
 
-#[derive(Properties, PartialEq)]
-struct CountFieldProps {
-    lang: Lang,
-    label: MessageId,
-    class: &'static str,
-    value: u32,
-    bound: Bound,
-    on_change: Callback<u32>,
-}
+/// The text each count field holds while it is not a count (by [`COUNTS`] index).
+type Rejected = Rc<RefCell<[Option<String>; 3]>>;
 
-/// A count input: a whole number within its bound is the table's; anything else
-/// (`-3`, `2.5`, `99999999999`, past the bound) is said so beside the field, and the
-/// table keeps the last one.
-#[component(CountField)]
-fn count_field(props: &CountFieldProps) -> Html {
-    let error = use_state(|| None::<String>);
-    let id = use_state(|| unique_id(props.class));
+/// Count field `i` of [`COUNTS`]: a whole number within its bound is the table's;
+/// anything else (`-3`, `2.5`, `99999999999`, past the bound) is said so beside the
+/// field, in the current language and naming the value the table keeps, and the
+/// table keeps the last one. `rejected` holds the fields' texts while they are
+/// not counts; `shown` re-renders the step when that changes. (Hook state of types the app
+/// already has, not a component per field: each new component or state type costs
+/// the first load Yew's generic code.)
+fn count_field(lang: Lang, i: usize, value: u32, rejected: &Rejected, shown: &UseStateHandle<u32>, dispatch: &Callback<LabAction>) -> Html {
+    let Some(&(label, class, bound, make)) = COUNTS.get(i) else { return html! {} };
+    let id = unique_id(class);
     let oninput = {
-        let (on_change, error, lang, label, bound, kept) = (props.on_change.clone(), error.clone(), props.lang, props.label, props.bound, props.value);
+        let (rejected, shown, dispatch) = (rejected.clone(), shown.clone(), dispatch.clone());
         Callback::from(move |e: InputEvent| {
             let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-            match parse_count(lang, label, &input.value(), bound, kept) {
-                Ok(n) => {
-                    error.set(None);
-                    on_change.emit(n);
-                }
-                Err(message) => error.set(Some(message)),
+            let text = input.value();
+            let ok = parse_count(lang, label, &text, bound, 0).ok();
+            if let Some(slot) = rejected.borrow_mut().get_mut(i) {
+                *slot = ok.is_none().then_some(text);
+            }
+            shown.set(shown.wrapping_add(1));
+            if let Some(n) = ok {
+                dispatch.emit(LabAction::Slots(make(n)));
             }
         })
     };
-    let error_id = format!("{}-error", *id);
+    let error = rejected.borrow().get(i).cloned().flatten().and_then(|text| parse_count(lang, label, &text, bound, value).err());
+    let error_id = format!("{id}-error");
     html! {
-        <div class={classes!("field", props.class)}>
-            <label for={(*id).clone()}>{ t(props.lang, props.label) }</label>
-            <input id={(*id).clone()} type="number" inputmode="numeric" min={props.bound.min.to_string()} max={props.bound.max.to_string()} step="1"
-                value={props.value.to_string()} {oninput}
+        <div class={classes!("field", class)}>
+            <label for={id.clone()}>{ t(lang, label) }</label>
+            <input {id} type="number" inputmode="numeric" min={bound.min.to_string()} max={bound.max.to_string()} step="1"
+                value={value.to_string()} {oninput}
                 aria-invalid={error.is_some().then_some("true")}
                 aria-describedby={error.is_some().then(|| error_id.clone())} />
-            if let Some(message) = &*error {
-                <p id={error_id} class="field-error" role="alert">{ message.clone() }</p>
+            if let Some(message) = error {
+                <p id={error_id} class="field-error" role="alert">{ message }</p>
             }
         </div>
     }
@@ -143,6 +146,8 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
     let module = props.module.clone();
     let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, crate::steps::view_js::slots_view));
     let select_id = use_state(|| unique_id("slots-gpu-model"));
+    let rejected = use_mut_ref(<[Option<String>; 3]>::default);
+    let shown = use_state(|| 0u32);
     let table = match view.as_ref() {
         Ok(v) => v,
         Err(e) => return model_error(lang, e),
@@ -161,8 +166,11 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
         Callback::from(move |text: String| dispatch.emit(LabAction::Slots(SlotsAction::Config(text))))
     };
     let on_reset = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| dispatch.emit(LabAction::ResetStep(crate::steps::Step::Slots)))
+        let (dispatch, rejected) = (props.dispatch.clone(), rejected.clone());
+        Callback::from(move |_| {
+            *rejected.borrow_mut() = Default::default();
+            dispatch.emit(LabAction::ResetStep(crate::steps::Step::Slots));
+        })
     };
     let markdown = table.markdown.clone();
     let csv = table.csv.clone();
@@ -186,9 +194,9 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
                         }) }
                     </select>
                 </div>
-                <CountField {lang} label={MessageId::SlotsGpusPerNode} class="slots-gpus-per-node" value={input.gpus_per_node} bound={GPUS_PER_NODE} on_change={count(&props.dispatch, SlotsAction::GpusPerNode)} />
-                <CountField {lang} label={MessageId::SlotsNodes} class="slots-nodes" value={input.nodes} bound={NODES} on_change={count(&props.dispatch, SlotsAction::Nodes)} />
-                <CountField {lang} label={MessageId::SlotsReplicas} class="slots-replicas" value={input.replicas} bound={REPLICAS} on_change={count(&props.dispatch, SlotsAction::Replicas)} />
+                { count_field(lang, 0, input.gpus_per_node, &rejected, &shown, &props.dispatch) }
+                { count_field(lang, 1, input.nodes, &rejected, &shown, &props.dispatch) }
+                { count_field(lang, 2, input.replicas, &rejected, &shown, &props.dispatch) }
             </fieldset>
             <Editor {lang} class="slots-config" label={tf(lang, MessageId::SlotsConfig, &[("file", SLOTS_CONFIG_FILE)])}
                 text={input.config.clone()} on_input={on_config} diagnostics={diag_items(table)} />

@@ -11,7 +11,7 @@ pub const NOTATIONS: [&str; 5] = ["이(가)", "을(를)", "은(는)", "과(와)"
 /// The final consonant of `word`'s last syllable: `Some((has_batchim, is_rieul))`,
 /// `None` when nothing in it is read as a syllable.
 pub fn batchim(word: &str) -> Option<(bool, bool)> {
-    let c = word.chars().rev().find(|c| c.is_alphanumeric())?;
+    let c = word.chars().rev().find(|&c| read_aloud(c))?;
     Some(match c {
         '가'..='힣' => {
             let jong = (u32::from(c) - 0xAC00) % 28;
@@ -28,6 +28,17 @@ pub fn batchim(word: &str) -> Option<(bool, bool)> {
         },
         _ => return None,
     })
+}
+
+/// Whether `c` is read aloud as (part of) a syllable: an ASCII letter or digit, or any
+/// other character outside the punctuation and symbol blocks (Latin-1's, U+2000 to
+/// U+2BFF, CJK punctuation, full-width ASCII punctuation). Ranges rather than
+/// `char::is_alphanumeric`, whose Unicode tables would cost the app's first load
+/// about 2 KB for the few scripts a lab value is written in.
+fn read_aloud(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || !(c.is_ascii()
+            || matches!(c, '\u{80}'..='\u{BF}' | '\u{D7}' | '\u{F7}' | '\u{2000}'..='\u{2BFF}' | '\u{3000}'..='\u{303F}' | '\u{FF00}'..='\u{FF0F}'))
 }
 
 /// The particle for `notation` (one of [`NOTATIONS`]) after `word`; the notation
@@ -118,6 +129,11 @@ mod tests {
             ("핸들러 \"nvidia\"", "과(와)", "와"),
             ("/etc/containerd/config.toml:7", "이(가)", "이"),
             ("\"\"", "이(가)", "이(가)"),
+            ("×", "이(가)", "이(가)"),
+            ("GPU 8개 × 2", "을(를)", "를"),
+            ("“노드”", "은(는)", "는"),
+            ("v1.6.20 →", "이(가)", "이"),
+            ("é", "이(가)", "이(가)"),
         ];
         for (word, notation, want) in cases {
             assert_eq!(particle(word, notation), want, "{word} {notation}");
