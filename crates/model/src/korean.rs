@@ -33,8 +33,8 @@ pub fn batchim(word: &str) -> Option<(bool, bool)> {
 /// Whether `c` is read aloud as (part of) a syllable: an ASCII letter or digit, or any
 /// other character outside the punctuation and symbol blocks (Latin-1's, U+2000 to
 /// U+2BFF, CJK punctuation, full-width ASCII punctuation). Ranges rather than
-/// `char::is_alphanumeric`, whose Unicode tables would cost the app's first load
-/// about 2 KB for the few scripts a lab value is written in.
+/// `char::is_alphanumeric`, whose Unicode tables (alphabetic and numeric) the app's
+/// first load would otherwise carry for the few scripts a lab value is written in.
 fn read_aloud(c: char) -> bool {
     c.is_ascii_alphanumeric()
         || !(c.is_ascii()
