@@ -324,7 +324,7 @@ fn several_imports(dump: &str) -> bool {
 
 /// The load result as a prop, compared by identity: a new result is a new load.
 #[derive(Clone)]
-struct Loaded(Rc<Result<LoadResult, String>>);
+struct Loaded(Rc<Result<LoadResult, ModelError>>);
 
 impl PartialEq for Loaded {
     fn eq(&self, other: &Self) -> bool {
