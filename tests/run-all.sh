@@ -109,8 +109,9 @@ cargo test --locked -p gpu-node-lab --lib
 tier "lint: clippy denies unwrap/expect/panic/indexing in the model and the app's Kubernetes chunk"
 cargo clippy --locked -p gpulab-model -p gpu-node-lab-k8s --lib -- -D warnings
 
-tier "the model as the app links it (without go-toml-syntax: syntax errors from the chunk's verdicts): clippy, unit tests"
+tier "the model as the app links it (without go-toml-syntax: syntax errors from the chunk's verdicts; without embedded-defaults: one version's defaults, the others from the chunk): clippy, unit tests"
 cargo clippy --locked -p gpulab-model --lib -- -D warnings
+cargo clippy --locked -p gpulab-model --lib --no-default-features -- -D warnings
 cargo test --locked -p gpulab-model --lib
 
 tier "lint: no native-only dependency reaches the wasm build"

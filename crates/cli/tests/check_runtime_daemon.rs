@@ -1,5 +1,6 @@
-//! `scripts/check-runtime.sh` against a REAL containerd daemon (Debian's package, 1.6.20 in
-//! CI), the lab's proof that the check judges what containerd *loaded*: start on a good
+//! `scripts/check-runtime.sh` against REAL containerd daemons: Debian's package (1.6.20 in
+//! CI) for the seed's whole story, then every version there is (Debian's and each build
+//! `scripts/oracle-containerd.sh` cached) for the incident's turn per version line. The lab's proof that the check judges what containerd *loaded*: start on a good
 //! config → pass; write the runtimes-only NVIDIA drop-in without restarting → "restart
 //! needed", and the merged files lost the runc settings; restart → the CRI plugin is `error`
 //! with containerd's own reason; replace the drop-in with one carrying the full CRI table →
@@ -8,11 +9,16 @@
 //! real inputs (plugin rows, `gpulab cri info`, `containerd config dump`).
 //!
 //! Why gated (`--features real-containerd`): it needs root, the `containerd` and `ctr`
-//! binaries, and starts a daemon — on a private --root/--state/--address under a temp dir,
+//! binaries (the cached builds too, for every version), and starts a daemon — on a private --root/--state/--address under a temp dir,
 //! stopped by its PID. The live CRI view comes from `gpulab cri info` (this crate's binary).
 #![cfg(feature = "real-containerd")]
 
 mod support;
+
+// The binaries' resolver, shared by path (the tests use `installed` and `available`).
+#[allow(dead_code)]
+#[path = "../src/oracle.rs"]
+mod oracle;
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
@@ -25,8 +31,10 @@ use support::*;
 
 const GPULAB: &str = env!("CARGO_BIN_EXE_gpulab");
 
-/// A containerd daemon on a private root, state and socket; stopped by PID on drop.
+/// A containerd daemon of one real build on a private root, state and socket; stopped
+/// by PID on drop.
 struct Containerd {
+    bin: oracle::Oracle,
     dir: PathBuf,
     child: Option<Child>,
 }
@@ -45,7 +53,9 @@ impl Containerd {
     fn start(&mut self) {
         let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.join("daemon.log")).unwrap();
         let child = Command::new("env")
-            .args(["--default-signal=HUP", "containerd", "--config"])
+            .arg("--default-signal=HUP")
+            .arg(&self.bin.containerd)
+            .arg("--config")
             .arg(self.config())
             .arg("--root")
             .arg(self.dir.join("root"))
@@ -57,11 +67,11 @@ impl Containerd {
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
-            .expect("start containerd (is it installed? ./dev.sh setup installs it)");
+            .unwrap_or_else(|e| panic!("start {}: {e} (./dev.sh setup installs and builds the binaries)", self.bin.containerd.display()));
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            let ok = Command::new("ctr").arg("--address").arg(self.address()).args(["plugins", "ls"]).output().map(|o| o.status.success()).unwrap_or(false);
+            let ok = Command::new(&self.bin.ctr).arg("--address").arg(self.address()).args(["plugins", "ls"]).output().map(|o| o.status.success()).unwrap_or(false);
             if ok {
                 break;
             }
@@ -101,16 +111,19 @@ impl Containerd {
     /// The check, and the model on the same real inputs; they must agree.
     fn check(&self, label: &str) -> Run {
         let (addr, config) = (self.address(), self.config());
-        let run = run_script(&["--address", addr.to_str().unwrap(), "--config", config.to_str().unwrap()], None, &[("GPULAB", GPULAB)]);
+        // The script finds this build's `containerd` and `ctr` first on PATH.
+        let bin_dir = self.bin.containerd.parent().unwrap().to_path_buf();
+        let run = run_script(&["--address", addr.to_str().unwrap(), "--config", config.to_str().unwrap()], Some(&bin_dir), &[("GPULAB", GPULAB)]);
         let inputs = self.inputs();
-        assert_parity(label, &run, &cr::evaluate(&inputs), &inputs, Lang::En);
+        let label = format!("containerd {}: {label}", self.bin.reported);
+        assert_parity(&label, &run, &cr::evaluate(&inputs), &inputs, Lang::En);
         run
     }
 
     /// What the script looks at, gathered here with the same commands.
     fn inputs(&self) -> CheckInputs {
         let addr = self.address();
-        let ctr = |args: &[&str]| Command::new("ctr").arg("--address").arg(&addr).args(args).output().unwrap();
+        let ctr = |args: &[&str]| Command::new(&self.bin.ctr).arg("--address").arg(&addr).args(args).output().unwrap();
         let daemon = if !addr.exists() {
             Daemon::NotRunning { detail: format!("no socket at {}", addr.display()) }
         } else {
@@ -137,7 +150,7 @@ impl Containerd {
         } else {
             Loaded::Unavailable { detail: String::from_utf8_lossy(&info.stderr).into_owned() }
         };
-        let dump = Command::new("containerd").arg("--config").arg(self.config()).args(["config", "dump"]).output().unwrap();
+        let dump = Command::new(&self.bin.containerd).arg("--config").arg(self.config()).args(["config", "dump"]).output().unwrap();
         let dump = if dump.status.success() {
             Dump::Text(String::from_utf8_lossy(&dump.stdout).into_owned())
         } else {
@@ -150,7 +163,7 @@ impl Containerd {
             keep: "runc".into(),
             daemon,
             cri_source: format!("{GPULAB} cri info"),
-            existing_binaries: existing_binaries(&loaded, &std::env::var("PATH").unwrap_or_default()),
+            existing_binaries: existing_binaries(&loaded, &format!("{}:{}", self.bin.containerd.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default())),
             loaded,
             dump,
             main_config: std::fs::read_to_string(self.config()).ok(),
@@ -213,7 +226,8 @@ imports = ["{confd}/*.toml"]
         opt = dir.join("opt").display(),
         rt = runtime.display()
     );
-    let mut d = Containerd { dir: dir.clone(), child: None };
+    let bin = oracle::installed().unwrap_or_else(|e| panic!("{e} (./dev.sh setup installs Debian's containerd)"));
+    let mut d = Containerd { bin, dir: dir.clone(), child: None };
     write(&d.config(), &main);
     d.start();
 
@@ -264,6 +278,84 @@ imports = ["{confd}/*.toml"]
     let f1 = finding(&run, "daemon-not-running");
     assert!(f1["message"].as_str().unwrap().contains("SIGHUP does not reload containerd"), "{f1}");
     assert_eq!(run.json["verdict"], "not-reachable");
+}
+
+/// The incident's turn on every real version there is: a good config passes; the
+/// toolkit's runtimes-only drop-in written without a restart is "restart needed"; after
+/// the restart 1.x has lost its CRI plugin (the drop-in's table replaced the main
+/// config's) while 2.x merged the runtimes per key and kept runc; SIGHUP ends the daemon
+/// on every line. At every turn the script's verdict equals the model's on the same
+/// real inputs.
+#[test]
+fn every_version_judged_by_what_it_loaded() {
+    let (oracles, unusable) = oracle::available();
+    assert!(unusable.is_empty(), "cached builds the model cannot use: {unusable:?}");
+    let lines: Vec<String> = oracles.iter().map(|o| o.version.to_string()).collect();
+    eprintln!("check-runtime.sh against real daemons of: {}", lines.join(", "));
+    assert!(oracles.len() >= 2, "only {lines:?}: ./dev.sh setup builds every version line (scripts/oracle-containerd.sh)");
+    let incident = std::fs::read_to_string(goldens().join("nvidia-ctk-v2-dropin-runtimes-only/input/conf.d/99-nvidia.toml")).unwrap();
+    for bin in oracles {
+        let tmp = TempDir::new("containerd-v");
+        let dir = tmp.0.clone();
+        let runtime = dir.join("bin/nvidia-container-runtime");
+        write(&runtime, "#!/bin/sh\nexec runc \"$@\"\n");
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let confd = dir.join("conf.d");
+        std::fs::create_dir_all(&confd).unwrap();
+        let main = format!(
+            r#"version = 2
+imports = ["{confd}/*.toml"]
+
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "{opt}"
+  [plugins."io.containerd.grpc.v1.cri"]
+    sandbox_image = "registry.k8s.io/pause:3.9"
+    [plugins."io.containerd.grpc.v1.cri".containerd]
+      default_runtime_name = "runc"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+          SystemdCgroup = true
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+          BinaryName = "{rt}"
+          SystemdCgroup = true
+"#,
+            confd = confd.display(),
+            opt = dir.join("opt").display(),
+            rt = runtime.display()
+        );
+        let v = bin.version.clone();
+        let mut d = Containerd { bin, dir: dir.clone(), child: None };
+        write(&d.config(), &main);
+        d.start();
+
+        let run = d.check("good config");
+        assert_eq!(run.exit, 0, "{v}: {}", run.json);
+
+        write(&confd.join("99-nvidia.toml"), &incident);
+        let run = d.check("incident drop-in, no restart");
+        assert_eq!(run.exit, 2, "{v}: {}", run.json);
+        finding(&run, "restart-needed");
+
+        d.restart();
+        let run = d.check("incident drop-in after restart");
+        if v.is_1x() {
+            assert_eq!(run.exit, 1, "{v}: {}", run.json);
+            assert_eq!(finding(&run, "cri-plugin-error")["args"]["plugins"], "io.containerd.grpc.v1.cri=error", "{v}");
+        } else {
+            finding(&run, "cri-plugins-ok");
+            assert!(!codes(&run.json).iter().any(|c| c.ends_with(":dump-keep-lost")), "{v}: 2.x merges the runtimes per key and keeps runc: {}", run.json);
+        }
+
+        let status = d.signal("-HUP");
+        assert_eq!(status.signal(), Some(1), "{v}: containerd must die by SIGHUP: {status}");
+        let run = d.check("after SIGHUP");
+        assert_eq!(run.exit, 3, "{v}: {}", run.json);
+        finding(&run, "daemon-not-running");
+    }
 }
 
 /// A unix socket that is not containerd (it closes every connection) is exit 3 with a
