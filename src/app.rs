@@ -6,11 +6,11 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::components::hint::Hint;
+use crate::components::hint::hint;
 use crate::components::notice::{Notice, NoticeChoice};
 use crate::components::work_panel::{self, Confirm, Ui, UiAction, UiEvent, UndoPoint};
-use crate::components::lang_switch::LangSwitch;
-use crate::components::step_nav::StepNav;
+use crate::components::lang_switch::lang_switch;
+use crate::components::step_nav::step_nav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::share::link::{self as share_link, LinkError};
 use crate::state::{LabAction, LabState, Work};
@@ -300,18 +300,18 @@ pub fn app(props: &AppProps) -> Html {
                     <h1 class="lab-title">{ t(lang, MessageId::AppTitle) }</h1>
                     <p class="lab-subtitle">{ t(lang, MessageId::AppSubtitle) }</p>
                 </div>
-                <LangSwitch {lang} on_change={on_lang} />
+                { lang_switch(lang, &on_lang) }
             </header>
             { work_panel::notice_at(lang, &ui, &state.work, true, &on_ui) }
             if let Some(why) = &ui.not_saved {
                 <p class="lab-not-saved" role="alert">{ work_panel::not_saved_text(lang, why) }</p>
             }
             <div class="lab-body">
-                <StepNav {lang} current={step} on_select={on_step} />
+                { step_nav(lang, step, &on_step) }
                 <main class="step-view" aria-live="polite">
                     <p class="step-position">{ tf(lang, MessageId::StepPosition, &[("n", position.as_str())]) }</p>
                     <h2 class="step-heading">{ t(lang, step.title()) }</h2>
-                    <Hint {lang} text={step.hint()} />
+                    { hint(lang, step.hint()) }
                     // A step whose view trapped is not rendered again until the learner
                     // chooses (the notice above): rendering it could trap again.
                     if !matches!(&ui.notice, Some(Notice::Trapped(s, _)) if *s == step) {

@@ -47,7 +47,7 @@ impl MountOptions {
         let lang = match lang {
             None => None,
             Some(tag) => Some(Lang::from_tag(tag).ok_or_else(|| {
-                format!("gpu-lab: unknown lang {tag:?}: use \"ko\" or \"en\"")
+                format!("gpu-lab: unknown lang {}: use \"ko\" or \"en\"", gpulab_model::go::quote(tag))
             })?),
         };
         let step = match step {
@@ -85,7 +85,8 @@ impl MountOptions {
             Some(k) if crate::storage::valid_storage_key(&k) => Some(k),
             Some(k) => {
                 return Err(js_sys::RangeError::new(&format!(
-                    "gpu-lab: option storageKey {k:?} must be 1 to 64 characters of A-Z a-z 0-9 . _ -"
+                    "gpu-lab: option storageKey {} must be 1 to 64 characters of A-Z a-z 0-9 . _ -",
+                    gpulab_model::go::quote(&k)
                 ))
                 .into())
             }

@@ -240,7 +240,7 @@ impl Reader {
 /// A value as an error message shows it: a string or number itself, else its kind.
 fn shown(v: &Value) -> String {
     match v {
-        Value::String(s) => format!("string {s:?}"),
+        Value::String(s) => format!("string {}", gpulab_model::go::quote(s)),
         Value::Number(n) => n.clone(),
         other => other.kind().to_string(),
     }

@@ -35,7 +35,16 @@ if [ -x "$kube_oracle" ]; then
   cargo test --locked -p gpulab --features real-kube --test cluster_live --test cluster_faults
   # DRA (issue 17): ResourceSlices, DeviceClasses and claims written through the API;
   # every pod's node, devices and FailedScheduling text vs the model.
-  cargo test --locked -p gpulab --features real-kube --test dra_live -- --nocapture 2>&1 | grep -E "pods agree|DIFFER|test result|panicked"
+  # The summary lines; all of it when the test fails (a panic's message included).
+  dra=$(mktemp)
+  if cargo test --locked -p gpulab --features real-kube --test dra_live -- --nocapture >"$dra" 2>&1; then
+    grep -E "pods agree|DIFFER|test result" "$dra"
+    rm -f "$dra"
+  else
+    grep -vE "^\s+(Compiling|Finished|Running)" "$dra" | tail -n 60
+    rm -f "$dra"
+    exit 1
+  fi
 else
   echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
 fi

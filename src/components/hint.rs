@@ -5,18 +5,13 @@ use yew::prelude::*;
 
 use crate::i18n::{t, Lang, MessageId};
 
-#[derive(Properties, PartialEq)]
-pub struct HintProps {
-    pub lang: Lang,
-    pub text: MessageId,
-}
-
-#[component(Hint)]
-pub fn hint(props: &HintProps) -> Html {
+/// The step's hint, folded. A plain function, not a component: it has no state, and a
+/// component type costs about 1 KB of the first load.
+pub fn hint(lang: Lang, text: MessageId) -> Html {
     html! {
         <details class="hint">
-            <summary>{ t(props.lang, MessageId::Hint) }</summary>
-            <p>{ t(props.lang, props.text) }</p>
+            <summary>{ t(lang, MessageId::Hint) }</summary>
+            <p>{ t(lang, text) }</p>
         </details>
     }
 }

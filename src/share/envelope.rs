@@ -83,7 +83,7 @@ pub fn import(text: &str) -> Result<Work, ImportError> {
     };
     match doc.get("format") {
         Some(Value::String(f)) if f == FORMAT => {}
-        Some(Value::String(f)) => return Err(ImportError::Foreign(format!("format {f:?}"))),
+        Some(Value::String(f)) => return Err(ImportError::Foreign(format!("format {}", gpulab_model::go::quote(f)))),
         Some(other) => return Err(ImportError::BadValue(format!("format: expected a string, found {}", other.kind()))),
         None => return Err(ImportError::Foreign("no format field".into())),
     }

@@ -61,27 +61,27 @@ thread_local! {
     static PREFETCH: Cell<bool> = const { Cell::new(false) };
     /// Views waiting for the chunk without asking for it ([`use_chunk_arrival`]).
     static WAITERS: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
-    /// Why the last import a view asked for at once failed, until one succeeds.
-    static FAILED: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Whether the last import a view asked for at once failed (until one succeeds).
+    static FAILED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Why the chunk could not be imported, when a view asked for it at once
-/// ([`use_chunk_arrival`] with `now`) and the import failed: for a view that cannot
-/// work without it (step 1 on a version whose defaults the chunk holds).
-pub fn failure() -> Option<String> {
-    FAILED.with(|f| f.borrow().clone())
+/// Whether the chunk could not be imported when a view asked for it at once
+/// ([`use_chunk_arrival`] with `now`): for a view that cannot work without it (step 1
+/// on a version whose defaults the chunk holds).
+pub fn failed() -> bool {
+    FAILED.get()
 }
 
-/// Imports the chunk again after a [`failure`]; the views that asked for it render
+/// Imports the chunk again after it [`failed`]; the views that asked for it render
 /// again when it arrives.
 pub fn retry() {
-    FAILED.with(|f| *f.borrow_mut() = None);
+    FAILED.set(false);
     let p = load();
     wasm_bindgen_futures::spawn_local(async move {
         match wasm_bindgen_futures::JsFuture::from(p).await {
             Ok(m) => arrived(m),
-            Err(e) => {
-                FAILED.with(|f| *f.borrow_mut() = Some(describe(&e)));
+            Err(_) => {
+                FAILED.set(true);
                 forget_failure();
             }
         }
@@ -90,7 +90,7 @@ pub fn retry() {
 
 /// Keeps the loaded module and tells the views waiting for it.
 fn arrived(m: JsValue) {
-    FAILED.with(|f| *f.borrow_mut() = None);
+    FAILED.set(false);
     MODULE.with(|s| *s.borrow_mut() = Some(m));
     for waiter in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
         waiter();
@@ -113,7 +113,8 @@ fn describe(e: &JsValue) -> String {
     e.dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"))
+        .or_else(|| js_sys::JSON::stringify(e).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "(no description)".to_string())
 }
 
 fn load() -> js_sys::Promise {
@@ -191,8 +192,8 @@ pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
 /// For a view that is complete without the chunk but better with it (steps 1, 2 and 4
 /// word a syntax error exactly once it is there): renders the component again when
 /// the chunk arrives, if it was not there at this render (`ready_at_render`). `now`
-/// imports it at once (a failure renders the view again, with [`failure`] set, and
-/// it waits for a [`retry`]); otherwise `wait` waits for the idle prefetch or another
+/// imports it at once (a failure renders the view again, [`failed`], and it waits for
+/// a [`retry`]); otherwise `wait` waits for the idle prefetch or another
 /// step.
 #[hook]
 pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
@@ -213,8 +214,8 @@ pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
                         arrived(m);
                         again();
                     }
-                    Err(e) => {
-                        FAILED.with(|f| *f.borrow_mut() = Some(describe(&e)));
+                    Err(_) => {
+                        FAILED.set(true);
                         forget_failure();
                         WAITERS.with(|w| w.borrow_mut().push(Box::new(move || waiter.set(*waiter + 1))));
                         again();

@@ -46,11 +46,6 @@ pub fn version(input: &ContainerdInput) -> Result<Version, String> {
 /// (`containerd_defaults`), asked for when the learner picks another.
 const DEFAULT_DEFAULTS: (&str, &str) = ("1.7.34", include_str!("../../crates/model/data/containerd/defaults-1.7.34.toml"));
 
-thread_local! {
-    /// Defaults the chunk handed over, by recorded version (each asked for once).
-    static FROM_CHUNK: std::cell::RefCell<Vec<(&'static str, Rc<str>)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// Why there is no model for the version the learner picked.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelError {
@@ -61,9 +56,9 @@ pub enum ModelError {
 }
 
 /// The built-in defaults of `version`: embedded (the default version's, or every
-/// version's in a build with `embedded-defaults`), handed over by the chunk before,
-/// or asked of the chunk now if it is there.
-fn defaults(version: &Version) -> Result<Rc<str>, ModelError> {
+/// version's in a build with `embedded-defaults`), else asked of the chunk if it is
+/// there (a synchronous call; the step keeps the model while the version stays).
+fn defaults(version: &Version) -> Result<String, ModelError> {
     let recorded = version.recorded();
     if let Some(text) = containerd::schema::embedded(recorded) {
         return Ok(text.into());
@@ -71,14 +66,9 @@ fn defaults(version: &Version) -> Result<Rc<str>, ModelError> {
     if recorded == DEFAULT_DEFAULTS.0 {
         return Ok(DEFAULT_DEFAULTS.1.into());
     }
-    if let Some(text) = FROM_CHUNK.with(|f| f.borrow().iter().find(|(v, _)| *v == recorded).map(|(_, t)| t.clone())) {
-        return Ok(text);
-    }
     let m = crate::steps::chunk::ready().ok_or_else(|| ModelError::Loading(version.clone()))?;
     let reply = crate::steps::chunk::call_text(&m, "containerd_defaults", recorded).map_err(ModelError::Failed)?;
-    let text: Rc<str> = crate::steps::view_js::reply(&reply).map_err(ModelError::Failed)?.as_string().ok_or_else(|| ModelError::Failed("containerd_defaults returned no text".into()))?.into();
-    FROM_CHUNK.with(|f| f.borrow_mut().push((recorded, text.clone())));
-    Ok(text)
+    crate::steps::view_js::reply(&reply).map_err(ModelError::Failed)?.as_string().ok_or_else(|| ModelError::Failed("containerd_defaults returned no text".into()))
 }
 
 /// The model for the version the learner picked, its built-in defaults parsed once
@@ -234,11 +224,11 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
             let shown = match e {
                 ModelError::Loading(v) => {
                     let version = v.to_string();
-                    match crate::steps::chunk::failure() {
-                        None => html! { <p class="chunk-loading" role="status" aria-busy="true">{ tf(lang, MessageId::CtrDefaultsLoading, &[("version", version.as_str())]) }</p> },
-                        Some(details) => html! {
+                    match crate::steps::chunk::failed() {
+                        false => html! { <p class="chunk-loading" role="status" aria-busy="true">{ tf(lang, MessageId::CtrDefaultsLoading, &[("version", version.as_str())]) }</p> },
+                        true => html! {
                             <div class="chunk-failed" role="alert">
-                                <p>{ tf(lang, MessageId::CtrDefaultsFailed, &[("version", version.as_str()), ("details", details.as_str())]) }</p>
+                                <p>{ tf(lang, MessageId::CtrDefaultsFailed, &[("version", version.as_str())]) }</p>
                                 <p><button type="button" class="chunk-retry" onclick={Callback::from(|_| crate::steps::chunk::retry())}>{ t(lang, MessageId::ChunkRetry) }</button></p>
                             </div>
                         },

@@ -59,7 +59,7 @@ pub fn judgement_line(lang: Lang, j: Judgement, node: &str, cause: &str, roots: 
 /// it (step 8 runs on their node, RuntimeClass and patches, and the report is the one
 /// `gpulab report --work` prints for that file), and whether to break it again.
 pub fn request(work: &Work, lang: Lang, broken: bool) -> Result<RolloutRequest, String> {
-    let work = envelope::export(work).map_err(|e| format!("{e:?}"))?;
+    let work = envelope::export(work).map_err(|e| crate::share::text::import_reason(lang, &e))?;
     Ok(RolloutRequest { lang: lang.tag().to_string(), work, broken })
 }
 

@@ -148,21 +148,26 @@ fn real_end(api: &Api, ns: &str, pod: &str) -> String {
             since = Instant::now();
         }
     }
-    // Every distinct FailedScheduling text in the order written (a deallocation leaves
-    // two); the last is the condition's. The scheduler writes its events through an
-    // asynchronous broadcaster, after the condition: on a loaded machine the last one
-    // shows up later, so the list is read again until it ends with the condition's text.
+    // Every distinct FailedScheduling text in the order last seen (a deallocation leaves
+    // two); the last is the condition's. The scheduler's event recorder writes an event
+    // once, and its second occurrence as a series (`series.lastObservedTime`): on a
+    // loaded machine the scheduler may try the pod before its informers hold the claim's
+    // status (B, then A after the update, then B again), so the order of first
+    // occurrences is not the order of the attempts that count; the order of last
+    // occurrences is. The recorder writes asynchronously, after the condition: the list
+    // is read again until it ends with the condition's text.
     let texts = || {
         let events = api.get(&format!("/api/v1/namespaces/{ns}/events?fieldSelector=involvedObject.name={pod}"));
         let mut items: Vec<Value> = events["items"].as_array().unwrap().iter().filter(|e| e["reason"] == "FailedScheduling").cloned().collect();
-        let when = |e: &Value| e["eventTime"].as_str().or(e["firstTimestamp"].as_str()).unwrap_or("").to_string();
-        items.sort_by_key(when);
+        let seen = |e: &Value| {
+            e["series"]["lastObservedTime"].as_str().or(e["eventTime"].as_str()).or(e["lastTimestamp"].as_str()).unwrap_or("").to_string()
+        };
+        items.sort_by_key(seen);
         let mut texts: Vec<String> = Vec::new();
         for e in &items {
             let m = e["message"].as_str().unwrap_or("").to_string();
-            if !texts.contains(&m) {
-                texts.push(m);
-            }
+            texts.retain(|t| *t != m);
+            texts.push(m);
         }
         texts
     };

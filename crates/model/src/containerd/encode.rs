@@ -256,7 +256,9 @@ fn v2_key(k: &str, style: V2) -> String {
     }
 }
 
-fn v2_escape(s: &str) -> String {
+/// A TOML basic string's body as go-toml v2 writes it (also how the step-2 view shows
+/// a string value, [`super::explain::show`]).
+pub(crate) fn v2_escape(s: &str) -> String {
     let mut b = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

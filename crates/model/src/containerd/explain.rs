@@ -125,7 +125,7 @@ pub fn dotted<S: AsRef<str>>(path: &[S]) -> String {
 /// A value as inline TOML.
 pub fn show(n: &Node) -> String {
     match &n.value {
-        Value::String(s) => format!("{s:?}"),
+        Value::String(s) => format!("\"{}\"", super::encode::v2_escape(s)),
         Value::Integer(i) => i.to_string(),
         Value::Float(f) => crate::float::display(*f),
         Value::Boolean(b) => b.to_string(),

@@ -46,8 +46,8 @@ impl fmt::Display for VersionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unsupported containerd version {:?}: expected 1.6.x, 1.7.x, 2.0.x, 2.1.x, 2.2.x, 2.3.x, 2.4.x or main",
-            self.input
+            "unsupported containerd version {}: expected 1.6.x, 1.7.x, 2.0.x, 2.1.x, 2.2.x, 2.3.x, 2.4.x or main",
+            crate::go::quote(&self.input)
         )
     }
 }
