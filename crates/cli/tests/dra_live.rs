@@ -149,29 +149,38 @@ fn real_end(api: &Api, ns: &str, pod: &str) -> String {
         }
     }
     // Every distinct FailedScheduling text in the order last seen (a deallocation leaves
-    // two); the last is the condition's. The scheduler's event recorder writes an event
-    // once, and its second occurrence as a series (`series.lastObservedTime`): on a
-    // loaded machine the scheduler may try the pod before its informers hold the claim's
-    // status (B, then A after the update, then B again), so the order of first
-    // occurrences is not the order of the attempts that count; the order of last
-    // occurrences is. The recorder writes asynchronously, after the condition: the list
-    // is read again until it ends with the condition's text.
-    let texts = || {
+    // two); the last is the condition's. The scheduler's recorder (client-go
+    // `tools/events`) writes an event once and folds a repeat into its series; its key
+    // is the type, action, reason, reporter and the `regarding` reference — not the
+    // note, so when the pod's second attempt sees the same resourceVersion (its first
+    // status update not yet in the scheduler's informer, as on a loaded machine), the
+    // second text is recorded as `series.count` 2 of the first and its note is never
+    // written. The condition carries the last attempt's text either way. So: the texts
+    // in the order of their last observation (`series.lastObservedTime`), read again
+    // until they end with the condition's text (the recorder writes after the
+    // condition); and if an event's series shows that the last attempt was folded into
+    // it, the condition's text is the last attempt's.
+    let read = || -> (Vec<String>, bool) {
         let events = api.get(&format!("/api/v1/namespaces/{ns}/events?fieldSelector=involvedObject.name={pod}"));
         let mut items: Vec<Value> = events["items"].as_array().unwrap().iter().filter(|e| e["reason"] == "FailedScheduling").cloned().collect();
         let seen = |e: &Value| {
             e["series"]["lastObservedTime"].as_str().or(e["eventTime"].as_str()).or(e["lastTimestamp"].as_str()).unwrap_or("").to_string()
         };
         items.sort_by_key(seen);
+        let folded = items.iter().any(|e| e["series"]["count"].as_i64().unwrap_or(0) >= 2);
         let mut texts: Vec<String> = Vec::new();
         for e in &items {
             let m = e["message"].as_str().unwrap_or("").to_string();
             texts.retain(|t| *t != m);
             texts.push(m);
         }
-        texts
+        (texts, folded)
     };
-    let texts = poll(15, || Some(texts()).filter(|t| t.last() == Some(&last))).unwrap_or_else(texts);
+    let (mut texts, folded) = poll(15, || Some(read()).filter(|(t, _)| t.last() == Some(&last))).unwrap_or_else(read);
+    if texts.last() != Some(&last) && folded {
+        texts.retain(|t| *t != last);
+        texts.push(last.clone());
+    }
     assert_eq!(texts.last(), Some(&last), "{pod}: the last FailedScheduling event is the condition's text (events: {texts:?})");
     format!("failed={}", texts.join(" | "))
 }
