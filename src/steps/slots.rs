@@ -104,13 +104,17 @@ fn count_field(lang: Lang, i: usize, value: u32, rejected: &Rejected, shown: &Us
             }
         })
     };
-    let error = rejected.borrow().get(i).cloned().flatten().and_then(|text| parse_count(lang, label, &text, bound, value).err());
+    let typed = rejected.borrow().get(i).cloned().flatten();
+    let error = typed.as_deref().and_then(|text| parse_count(lang, label, text, bound, value).err());
+    // A text that is not a count stays in the field (the browser marks it out of range
+    // too); the table keeps the last count, which the message names.
+    let shown_value = typed.unwrap_or_else(|| value.to_string());
     let error_id = format!("{id}-error");
     html! {
         <div class={classes!("field", class)}>
             <label for={id.clone()}>{ t(lang, label) }</label>
             <input {id} type="number" inputmode="numeric" min={bound.min.to_string()} max={bound.max.to_string()} step="1"
-                value={value.to_string()} {oninput}
+                value={shown_value} {oninput}
                 aria-invalid={error.is_some().then_some("true")}
                 aria-describedby={error.is_some().then(|| error_id.clone())} />
             if let Some(message) = error {
