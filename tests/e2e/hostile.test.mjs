@@ -88,6 +88,8 @@ test("a 5 MB paste is refused up front; a failed save says so (ko, en) and loses
       const chunk = "h".repeat(1 << 20);
       try { for (let i = 0; ; i++) localStorage.setItem(`host-${i}`, chunk); } catch { /* full */ }
       try { for (let i = 0; ; i++) localStorage.setItem(`host-small-${i}`, "h".repeat(1024)); } catch { /* full */ }
+      // To the last bytes: an edit that grows the saved work by a line must not fit.
+      try { for (let i = 0; ; i++) localStorage.setItem(`t${i}`, ""); } catch { /* full */ }
     });
     const edited = `${await value(page, main)}# ${lang}: edited while the quota is full\n`;
     await paste(page, main, edited);
