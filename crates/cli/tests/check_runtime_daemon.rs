@@ -232,18 +232,16 @@ fn finding<'a>(run: &'a Run, code: &str) -> &'a serde_json::Value {
     run.json["findings"].as_array().unwrap().iter().find(|f| f["code"] == code).unwrap_or_else(|| panic!("no {code} in {}", run.json))
 }
 
-/// The seed's proof, run on a real containerd: before and after restart, then SIGHUP.
-#[test]
-fn real_daemon_before_and_after_restart_then_sighup() {
-    let tmp = TempDir::new("containerd");
+/// A node's private directory: a stand-in `nvidia-container-runtime`, an empty `conf.d`,
+/// and a good main config (runc with SystemdCgroup, and the nvidia handler) that imports
+/// `conf.d/*.toml`. Returns the directory, `conf.d` and the main config's text.
+fn good_node(tmp: &TempDir) -> (PathBuf, PathBuf, String) {
     let dir = tmp.0.clone();
     let runtime = dir.join("bin/nvidia-container-runtime");
     write(&runtime, "#!/bin/sh\nexec runc \"$@\"\n");
     std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o755)).unwrap();
     let confd = dir.join("conf.d");
     std::fs::create_dir_all(&confd).unwrap();
-
-    // A good main config: runc with SystemdCgroup, and the nvidia handler.
     let main = format!(
         r#"version = 2
 imports = ["{confd}/*.toml"]
@@ -270,6 +268,15 @@ imports = ["{confd}/*.toml"]
         opt = dir.join("opt").display(),
         rt = runtime.display()
     );
+    (dir, confd, main)
+}
+
+/// The seed's proof, run on a real containerd: before and after restart, then SIGHUP.
+#[test]
+fn real_daemon_before_and_after_restart_then_sighup() {
+    let tmp = TempDir::new("containerd");
+    let (dir, confd, main) = good_node(&tmp);
+    let runtime = dir.join("bin/nvidia-container-runtime");
     let bin = oracle::installed().unwrap_or_else(|e| panic!("{e} (./dev.sh setup installs Debian's containerd)"));
     let mut d = Containerd { bin, dir: dir.clone(), child: None };
     write(&d.config(), &main);
@@ -340,37 +347,7 @@ fn every_version_judged_by_what_it_loaded() {
     let incident = std::fs::read_to_string(goldens().join("nvidia-ctk-v2-dropin-runtimes-only/input/conf.d/99-nvidia.toml")).unwrap();
     for bin in oracles {
         let tmp = TempDir::new("containerd-v");
-        let dir = tmp.0.clone();
-        let runtime = dir.join("bin/nvidia-container-runtime");
-        write(&runtime, "#!/bin/sh\nexec runc \"$@\"\n");
-        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let confd = dir.join("conf.d");
-        std::fs::create_dir_all(&confd).unwrap();
-        let main = format!(
-            r#"version = 2
-imports = ["{confd}/*.toml"]
-
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "{opt}"
-  [plugins."io.containerd.grpc.v1.cri"]
-    sandbox_image = "registry.k8s.io/pause:3.9"
-    [plugins."io.containerd.grpc.v1.cri".containerd]
-      default_runtime_name = "runc"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-          SystemdCgroup = true
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
-        runtime_type = "io.containerd.runc.v2"
-        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
-          BinaryName = "{rt}"
-          SystemdCgroup = true
-"#,
-            confd = confd.display(),
-            opt = dir.join("opt").display(),
-            rt = runtime.display()
-        );
+        let (dir, confd, main) = good_node(&tmp);
         let v = bin.version.clone();
         let mut d = Containerd { bin, dir: dir.clone(), child: None };
         write(&d.config(), &main);
