@@ -90,7 +90,7 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoabl
                 restart={state.work.restart.clone()} {dispatch} />
         },
         Step::Rollout => html! {
-            <RolloutStep {lang} input={state.work.rollout.clone()} containerd={state.work.containerd.clone()} {dispatch} />
+            <RolloutStep {lang} work={state.work.clone()} {dispatch} />
         },
         Step::CheckScript => html! {
             <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}

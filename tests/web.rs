@@ -541,30 +541,40 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 8.into())])).unwrap();
     yew::scheduler::flush().await;
-    let containerd = gpu_node_lab::state::ContainerdInput::default();
-    let mut input = gpu_node_lab::state::RolloutInput::default();
+    let mut work = gpu_node_lab::state::Work::default();
     let en = gpu_node_lab::i18n::Lang::En;
     for n in 0..6u32 {
-        input.syncs = n;
-        let v = view(&request(&input, &containerd, en)).unwrap();
+        work.rollout.syncs = n;
+        let v = view(&request(&work, en, false).unwrap()).unwrap();
         assert_eq!(texts(&root, ".ro-get-ds"), vec![v.get_ds], "after {n} syncs");
         assert_eq!(texts(&root, ".ro-status"), vec![v.status], "after {n} syncs");
         assert_eq!(texts(&root, ".ro-pods"), vec![v.pods], "after {n} syncs");
         click(&root, ".ro-sync");
         yew::scheduler::flush().await;
     }
-    input.syncs = 6;
-    let node = view(&request(&input, &containerd, en)).unwrap().nodes[0].clone();
+    work.rollout.syncs = 6;
+    let node = view(&request(&work, en, false).unwrap()).unwrap().nodes[0].clone();
     set_value(&root, ".ro-node select", &node);
     set_value(&root, ".ro-cause select", "daemon-not-restarted");
     click(&root, ".ro-submit");
     yew::scheduler::flush().await;
-    let answered = gpu_node_lab::state::RolloutInput { syncs: 6, node: node.clone(), cause: "daemon-not-restarted".into(), answered: true };
-    let v = view(&request(&answered, &containerd, en)).unwrap();
+    work.rollout = gpu_node_lab::state::RolloutInput { syncs: 6, node: node.clone(), cause: "daemon-not-restarted".into(), answered: true };
+    let v = view(&request(&work, en, false).unwrap()).unwrap();
     let expected = judgement_line(en, v.judgement.unwrap(), &node, "daemon-not-restarted", &v.roots);
     assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
     assert_eq!(texts(&root, ".ro-report-text"), vec![v.report_md]);
     assert!(root.query_selector(".ro-report-md[download='incident-report.md']").unwrap().is_some());
+    // The lab's node was never restarted: the rollout stalls on it, and says why.
+    assert_eq!(v.ending, "stalled");
+    assert!(texts(&root, ".ro-ending-text")[0].contains("gpu-node-2"), "{:?}", texts(&root, ".ro-ending-text"));
+    // "Break it again" and back: a view of the broken run, the learner's work unchanged.
+    click(&root, ".ro-break");
+    yew::scheduler::flush().await;
+    assert_eq!(texts(&root, ".ro-broken-note").len(), 1);
+    assert_eq!(html_el(&root, ".ro-break").get_attribute("aria-pressed").as_deref(), Some("true"));
+    click(&root, ".ro-break");
+    yew::scheduler::flush().await;
+    assert!(texts(&root, ".ro-broken-note").is_empty());
     handle.destroy();
     clear_saved_work();
 }
@@ -636,8 +646,9 @@ fn view_readers_agree_with_serde() {
         let typed: Reply<KubeView> = serde_json::from_str(json).unwrap();
         assert_eq!(view_js::reply(json).map(|v| view_js::kube_view(&v)), typed);
     }
-    let answered = gpu_node_lab::state::RolloutInput { syncs: 20, node: "gpu-node-2".into(), cause: "daemon-not-restarted".into(), answered: true };
-    let req = gpu_node_lab::steps::rollout::request(&answered, &containerd, gpu_node_lab::i18n::Lang::Ko);
+    let mut answered = gpu_node_lab::state::Work::default();
+    answered.rollout = gpu_node_lab::state::RolloutInput { syncs: 20, node: "gpu-node-2".into(), cause: "daemon-not-restarted".into(), answered: true };
+    let req = gpu_node_lab::steps::rollout::request(&answered, gpu_node_lab::i18n::Lang::Ko, true).unwrap();
     let json = gpu_node_lab_k8s::rollout(&serde_json::to_string(&req).unwrap());
     let typed: Reply<RolloutView> = serde_json::from_str(&json).unwrap();
     assert!(typed.as_ref().is_ok_and(|v| v.judgement.is_some()));

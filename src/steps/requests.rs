@@ -52,14 +52,7 @@ impl ToJson for KubeRequest {
 impl ToJson for RolloutRequest {
     fn to_json(&self) -> String {
         let mut out = String::new();
-        Object::new(&mut out)
-            .num("syncs", self.syncs.into())
-            .str("node", &self.node)
-            .str("cause", &self.cause)
-            .bool("answered", self.answered)
-            .str("lang", &self.lang)
-            .with("containerd", |out| containerd(out, &self.containerd))
-            .end();
+        Object::new(&mut out).str("lang", &self.lang).str("work", &self.work).bool("broken", self.broken).end();
         out
     }
 }
@@ -125,8 +118,8 @@ mod tests {
         }
         let syntax = SyntaxRequest { version: "2.3.4".into(), path: "/etc/containerd/config.toml".into(), text: TRICKY.into() };
         assert_eq!(syntax.to_json(), serde_json::to_string(&syntax).unwrap());
-        for answered in [false, true] {
-            let r = RolloutRequest { syncs: 7, node: "gpu-node-3".into(), cause: "daemon-not-restarted".into(), answered, lang: "en".into(), containerd: files() };
+        for broken in [false, true] {
+            let r = RolloutRequest { lang: "en".into(), work: TRICKY.into(), broken };
             assert_eq!(r.to_json(), serde_json::to_string(&r).unwrap());
         }
     }

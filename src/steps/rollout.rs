@@ -6,14 +6,15 @@
 //! learner names the node and the cause; the chunk judges the answer against the
 //! model's diagnosis and writes the incident report, which downloads as Markdown.
 
-use gpulab_view::{api, ContainerdFiles, Judgement, RolloutRequest};
+use gpulab_view::{api, Judgement, RolloutRequest, RolloutView};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::editor::unique_id;
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{ContainerdInput, LabAction, RolloutAction, RolloutInput};
+use crate::share::envelope;
+use crate::state::{LabAction, RolloutAction, Work};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 use crate::steps::Step;
 
@@ -54,27 +55,31 @@ pub fn judgement_line(lang: Lang, j: Judgement, node: &str, cause: &str, roots: 
     tf(lang, judgement_text(j), &[("node", node), ("cause", cause.as_str()), ("roots", roots.join(sep).as_str())])
 }
 
-/// The chunk's request for the learner's inputs.
-pub fn request(input: &RolloutInput, containerd: &ContainerdInput, lang: Lang) -> RolloutRequest {
-    RolloutRequest {
-        syncs: input.syncs,
-        node: input.node.clone(),
-        cause: input.cause.clone(),
-        answered: input.answered,
-        lang: lang.tag().to_string(),
-        containerd: ContainerdFiles {
-            version: containerd.version.clone(),
-            main: containerd.main.clone(),
-            dropin: containerd.dropin.clone(),
-        },
+/// The chunk's request: the learner's whole work as the progress file export writes
+/// it (step 8 runs on their node, RuntimeClass and patches, and the report is the one
+/// `gpulab report --work` prints for that file), and whether to break it again.
+pub fn request(work: &Work, lang: Lang, broken: bool) -> Result<RolloutRequest, String> {
+    let work = envelope::export(work).map_err(|e| crate::share::text::import_reason(lang, &e))?;
+    Ok(RolloutRequest { lang: lang.tag().to_string(), work, broken })
+}
+
+/// What step 8 says about how the rollout ends on the learner's cluster.
+fn ending_line(lang: Lang, v: &RolloutView) -> String {
+    let syncs = v.ending_syncs.to_string();
+    match v.ending.as_str() {
+        "completed" => tf(lang, MessageId::RoEndingCompleted, &[("n", syncs.as_str())]),
+        "stalled" => {
+            let why = v.stalled_why.join(" ");
+            tf(lang, MessageId::RoEndingStalled, &[("n", syncs.as_str()), ("node", v.stalled_on.as_str()), ("why", why.as_str())])
+        }
+        _ => t(lang, MessageId::RoEndingUnsettled).to_string(),
     }
 }
 
 #[derive(Properties, PartialEq)]
 pub struct RolloutStepProps {
     pub lang: Lang,
-    pub input: RolloutInput,
-    pub containerd: ContainerdInput,
+    pub work: Work,
     pub dispatch: Callback<LabAction>,
 }
 
@@ -105,16 +110,14 @@ pub fn rollout_step(props: &RolloutStepProps) -> Html {
     }
     let Chunk::Ready(module) = chunk else { return html! {} };
     html! {
-        <RolloutReady lang={props.lang} input={props.input.clone()} containerd={props.containerd.clone()}
-            dispatch={props.dispatch.clone()} {module} />
+        <RolloutReady lang={props.lang} work={props.work.clone()} dispatch={props.dispatch.clone()} {module} />
     }
 }
 
 #[derive(Properties, PartialEq)]
 struct RolloutReadyProps {
     lang: Lang,
-    input: RolloutInput,
-    containerd: ContainerdInput,
+    work: Work,
     dispatch: Callback<LabAction>,
     module: Module,
 }
@@ -123,9 +126,16 @@ struct RolloutReadyProps {
 fn rollout_ready(props: &RolloutReadyProps) -> Html {
     let lang = props.lang;
     let module = props.module.clone();
-    let view = use_memo(request(&props.input, &props.containerd, lang), move |req| {
-        call(&module, api::ROLLOUT, req, crate::steps::view_js::rollout_view)
+    // "Break it again": the same cluster with the seed's broken drop-in on the
+    // learner's node (not saved: a look at the stall, not the learner's work).
+    let broken = use_state(|| false);
+    let view = use_memo(request(&props.work, lang, *broken), move |req| {
+        req.as_ref().map_err(Clone::clone).and_then(|req| call(&module, api::ROLLOUT, req, crate::steps::view_js::rollout_view))
     });
+    let on_break = {
+        let broken = broken.clone();
+        Callback::from(move |_| broken.set(!*broken))
+    };
     let v = match view.as_ref() {
         Ok(v) => v,
         Err(e) => return model_error(lang, e),
@@ -152,7 +162,7 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
         .iter()
         .map(|c| (c.clone(), cause_label(c).map_or_else(|| c.clone(), |id| t(lang, id).to_string())))
         .collect();
-    let input = &props.input;
+    let input = &props.work.rollout;
     let n = input.syncs.to_string();
     let href = format!("data:text/markdown;charset=utf-8,{}", String::from(js_sys::encode_uri_component(&v.report_md)));
     html! {
@@ -161,6 +171,17 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
                 <button type="button" class="ro-sync" onclick={act(RolloutAction::Sync)}>{ t(lang, MessageId::RoSync) }</button>
                 { " " }<span class="ro-syncs" aria-live="polite">{ tf(lang, MessageId::RoSyncs, &[("n", n.as_str())]) }</span>
             </p>
+            <section class={classes!("ro-ending", v.ending.clone())} aria-live="polite">
+                if v.broken {
+                    <p class="ro-broken-note">{ t(lang, MessageId::RoBrokenNote) }</p>
+                }
+                <p class="ro-ending-text"><strong>{ ending_line(lang, v) }</strong></p>
+                <p>
+                    <button type="button" class="ro-break" aria-pressed={if v.broken { "true" } else { "false" }} onclick={on_break}>
+                        { t(lang, if v.broken { MessageId::RoBackToMine } else { MessageId::RoBreakAgain }) }
+                    </button>
+                </p>
+            </section>
             <h3>{ t(lang, MessageId::RoGetDs) }</h3>
             <Upstream {lang} class="ro-get-ds" text={v.get_ds.clone()} />
             <h3>{ t(lang, MessageId::RoStatus) }</h3>
@@ -213,8 +234,64 @@ mod tests {
         for c in gpu_node_lab_k8s::rollout::CAUSES {
             assert!(cause_label(c).is_some(), "{c}");
         }
-        let req = request(&RolloutInput::default(), &ContainerdInput::default(), Lang::En);
-        assert_eq!((req.lang.as_str(), req.containerd.version.as_str()), ("en", "1.7.34"));
+        let req = request(&Work::default(), Lang::En, false).unwrap();
+        assert_eq!(req.lang, "en");
+        assert!(req.work.starts_with("{\"format\":\"gpu-node-lab/progress\""), "{}", req.work);
+    }
+
+    /// The two walks of the progress fixtures (`tests/progress/`): the lab's node not
+    /// fixed (restarted on the drop-in that replaces the CRI table), and fixed (the
+    /// full-table drop-in) and restarted.
+    pub fn walks() -> Vec<(&'static str, Work, &'static str)> {
+        use crate::state::DaemonOp;
+        let ops = |o: &[DaemonOp]| o.to_vec();
+        let mut unfixed = Work::default();
+        unfixed.restart.ops = ops(&[DaemonOp::WriteDropin, DaemonOp::RunCheck, DaemonOp::Restart, DaemonOp::Wait, DaemonOp::RunCheck]);
+        unfixed.kube.patches = vec![
+            gpulab_view::NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() },
+            gpulab_view::NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "abc".into() },
+        ];
+        unfixed.rollout.syncs = 12;
+        unfixed.rollout.node = "gpu-node-2".into();
+        unfixed.rollout.cause = "dropin-replaced-table".into();
+        unfixed.rollout.answered = true;
+        let mut fixed = Work::default();
+        fixed.containerd.dropin = gpulab_model::daemonset::seed::NVIDIA_DROPIN_FULL_TABLE.into();
+        fixed.restart.ops = ops(&[DaemonOp::WriteDropin, DaemonOp::Restart, DaemonOp::Wait, DaemonOp::RunCheck]);
+        fixed.rollout.syncs = 10;
+        vec![("unfixed", unfixed, "stalled"), ("fixed", fixed, "completed")]
+    }
+
+    /// The page and the companion give the same report: the request the app sends for
+    /// the learner's work, answered by the chunk's exported `rollout`, carries the
+    /// report `gpu_node_lab_k8s::report::from_progress` (what `gpulab report --work`
+    /// prints, `crates/cli/tests/rollout_cli.rs`) gives for the progress file the app
+    /// exports — the fixtures in `tests/progress/`, held equal to the export here
+    /// (`UPDATE_SNAPSHOTS=1` rewrites them). Step 8 says how the rollout ends.
+    #[test]
+    fn page_and_companion_give_the_same_report() {
+        use gpu_node_lab_k8s::report::from_progress;
+        use gpulab_model::daemonset::text::Lang as ModelLang;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/progress");
+        for (name, work, ending) in walks() {
+            let exported = envelope::export(&work).unwrap();
+            let path = format!("{dir}/{name}.json");
+            if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+                std::fs::create_dir_all(dir).unwrap();
+                std::fs::write(&path, &exported).unwrap();
+            }
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), exported, "{path}: UPDATE_SNAPSHOTS=1 to rewrite");
+            for (lang, model_lang) in [(Lang::Ko, ModelLang::Ko), (Lang::En, ModelLang::En)] {
+                let req = request(&work, lang, false).unwrap();
+                let reply: gpulab_view::Reply<RolloutView> = serde_json::from_str(&gpu_node_lab_k8s::rollout(&crate::steps::requests::ToJson::to_json(&req))).unwrap();
+                let view = reply.unwrap();
+                assert_eq!(view.ending, ending, "{name}");
+                assert_eq!(view.report_md, from_progress(&exported, model_lang).unwrap().to_markdown(), "{name} {lang:?}");
+                let line = ending_line(lang, &view);
+                assert!(!line.contains('{'), "{line}");
+                assert_eq!(line.contains("gpu-node-2"), ending == "stalled", "{line}");
+            }
+        }
     }
 
     /// A symptom is answered with what it is a symptom of, in both languages.

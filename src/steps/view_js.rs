@@ -153,6 +153,11 @@ pub fn rollout_view(v: &JsValue) -> RolloutView {
         judgement,
         roots: texts(v, "roots"),
         diagnosis: list(v, "diagnosis", |l| LinkView { text: text(l, "text"), evidence: opt_text(l, "evidence") }),
+        ending: text(v, "ending"),
+        ending_syncs: number(v, "ending_syncs").unwrap_or(0),
+        stalled_on: text(v, "stalled_on"),
+        stalled_why: texts(v, "stalled_why"),
+        broken: flag(v, "broken"),
         report_md: text(v, "report_md"),
     }
 }

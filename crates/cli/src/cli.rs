@@ -317,7 +317,7 @@ pub struct NodeArgs {
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
     /// `device-plugin-stall`, or YAML manifest files.
-    #[arg(required = true, value_name = "SCENARIO_OR_FILES")]
+    #[arg(required_unless_present = "work", value_name = "SCENARIO_OR_FILES")]
     pub inputs: Vec<String>,
     /// The cluster as kubectl prints it (`kubectl get nodes,pods -A -o yaml` or `-o
     /// json`, or any manifests; `-` reads stdin): its Nodes, RuntimeClasses and
@@ -325,6 +325,11 @@ pub struct RolloutArgs {
     /// models the DaemonSet's own pods only). Repeatable.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub filenames: Vec<PathBuf>,
+    /// `gpulab report` only: the progress file the lab exports (its work: the node's
+    /// files, step 4's operations, the RuntimeClass, patches, slot config and step 8's
+    /// syncs); the report is the one the lab's step 8 shows for it.
+    #[arg(long, value_name = "progress.json", conflicts_with_all = ["inputs", "filenames", "restart_after_stall", "syncs", "until_stalled"])]
+    pub work: Option<PathBuf>,
     /// Run until the rollout finishes or stalls (the default).
     #[arg(long, conflicts_with = "syncs")]
     pub until_stalled: bool,

@@ -8,6 +8,10 @@
 //!   rollout runs until it stalls; with `--restart-after-stall` the stalled nodes are
 //!   fixed and the run goes on ([`gpulab_model::daemonset::incident::Incident::run`]).
 //!
+//! - with `--work progress.json` (the file the lab exports): the learner's own run —
+//!   step 8 on their cluster and every step's results — as the lab's step 8 shows it
+//!   (`gpu_node_lab_k8s::report::from_progress`, the function the chunk calls).
+//!
 //! Either way the artifacts (merge explanation, check-runtime verdicts, scheduler
 //! verdicts, slot table) are computed by the models during the run.
 
@@ -47,6 +51,9 @@ pub fn run(args: &ReportArgs, output: OutputFormat) -> ExitCode {
             return ExitCode::BadInput;
         }
     };
+    if let Some(path) = &args.rollout.work {
+        return lab_report(path, lang, output);
+    }
     let run = match incident_run(args, lang) {
         Ok(r) => r,
         Err(e) => {
@@ -59,6 +66,31 @@ pub fn run(args: &ReportArgs, output: OutputFormat) -> ExitCode {
         // The report is Markdown already; md and text print it as is.
         OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => print!("{}", report.to_markdown()),
         OutputFormat::Json => match serde_json::to_string_pretty(&report) {
+            Ok(json) => println!("{json}"),
+            Err(e) => {
+                eprintln!("gpulab report: {e}");
+                return ExitCode::BadInput;
+            }
+        },
+    }
+    ExitCode::Success
+}
+
+/// The learner's report of a progress file.
+fn lab_report(path: &Path, lang: Lang, output: OutputFormat) -> ExitCode {
+    let report = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+        .and_then(|text| gpu_node_lab_k8s::report::from_progress(&text, lang).map_err(|e| format!("{}: {e}", path.display())));
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gpulab report: {e}");
+            return ExitCode::BadInput;
+        }
+    };
+    match output {
+        OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => print!("{}", report.to_markdown()),
+        OutputFormat::Json => match report.to_json() {
             Ok(json) => println!("{json}"),
             Err(e) => {
                 eprintln!("gpulab report: {e}");

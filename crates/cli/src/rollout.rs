@@ -161,6 +161,10 @@ pub fn print_diagnosis(d: &Diagnosis, lang: Lang) {
 }
 
 pub fn run(args: &RolloutArgs, output: OutputFormat) -> ExitCode {
+    if args.work.is_some() {
+        eprintln!("gpulab rollout: --work is read by `gpulab report --work progress.json`");
+        return ExitCode::BadInput;
+    }
     let lang: Lang = match args.lang.parse() {
         Ok(l) => l,
         Err(e) => {

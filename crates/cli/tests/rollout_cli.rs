@@ -123,3 +123,57 @@ impl LastLine for String {
         self.lines().last().is_some_and(|l| l.contains(needle))
     }
 }
+
+/// `gpulab report --work progress.json` prints, byte for byte, the report the lab's
+/// step 8 shows for the same file: the chunk's exported `rollout` (the function the
+/// page calls) given the progress file the app exports (`tests/progress/`, held equal
+/// to the app's export by `steps::rollout::tests::page_and_companion_give_the_same_report`),
+/// in Korean and English, for the node fixed and not; `--output json` is the same
+/// report as data. A file that is not a progress file exits 2 naming it.
+#[test]
+fn report_of_the_learners_work_is_the_pages() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/progress");
+    for (name, ending, says) in [
+        ("unfixed", "stalled", "the rollout stalls on gpu-node-2"),
+        ("fixed", "completed", "the rollout completes after"),
+    ] {
+        let path = format!("{dir}/{name}.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        for lang in ["ko", "en"] {
+            let (code, md) = gpulab(&["report", "--work", &path, "--lang", lang]);
+            assert_eq!(code, 0, "{name} {lang}: {md}");
+            let request = serde_json::json!({ "lang": lang, "work": text, "broken": false }).to_string();
+            let reply: serde_json::Value = serde_json::from_str(&gpu_node_lab_k8s::rollout(&request)).unwrap();
+            let view = &reply["Ok"];
+            assert_eq!(view["ending"], ending, "{name}: {reply}");
+            assert_eq!(view["report_md"].as_str().unwrap(), md, "{name} {lang}: page and companion differ");
+            if lang == "en" {
+                assert!(md.contains(says), "{name}: {md}");
+            }
+        }
+        let (code, json) = gpulab(&["report", "--work", &path, "--output", "json"]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["ending"], ending);
+        assert_eq!(v["node"], "gpu-node-2");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpulab")).args(["report", "--work", "Cargo.toml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("gpulab report: Cargo.toml: not a progress file"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Step 8 with the lab's default work (its node's drop-in written, containerd not
+/// restarted) shows the pods and `rollout status` that `gpulab rollout
+/// device-plugin-stall --syncs N` prints for the seed, as the e2e step-8 test reads
+/// them from the page.
+#[test]
+fn default_work_steps_as_the_seed() {
+    for syncs in [3u32, 6, 12] {
+        let (_, cli) = gpulab(&["rollout", "device-plugin-stall", "--syncs", &syncs.to_string()]);
+        let pods = cli.split("$ kubectl get pods -o wide -l <selector>\n").nth(1).unwrap().split("\nDiagnosis").next().unwrap();
+        let work = serde_json::json!({ "format": "gpu-node-lab/progress", "version": 1, "work": { "rollout": { "syncs": syncs } } }).to_string();
+        let request = serde_json::json!({ "lang": "en", "work": work }).to_string();
+        let reply: serde_json::Value = serde_json::from_str(&gpu_node_lab_k8s::rollout(&request)).unwrap();
+        assert_eq!(reply["Ok"]["pods"].as_str().unwrap(), pods, "after {syncs} syncs");
+    }
+}

@@ -16,6 +16,8 @@
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`korean`]: Korean particles chosen by the value before them.
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
+//! - [`incident`]: the learner's work carried through the eight steps; step 8 on their
+//!   cluster.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
@@ -36,6 +38,7 @@ pub mod diagnostic;
 pub mod float;
 pub mod go;
 pub mod hash;
+pub mod incident;
 pub mod korean;
 pub mod kubernetes;
 pub mod scenario;

@@ -10,10 +10,11 @@ use std::collections::BTreeMap;
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::kubectl::{describe_events, get_nodes, get_pods_wide};
 use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, sandbox_id, LoadedCri};
-use gpulab_model::kubernetes::patch::{status_quantity, PatchRefused};
+use gpulab_model::kubernetes::patch;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{load, Manifests};
+use gpulab_model::kubernetes::events::EventRecord;
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::Diagnostic;
 use gpulab_model::containerd::Daemon;
@@ -33,26 +34,17 @@ pub const POD: &str = "pod.yaml";
 /// goes into both capacity and allocatable. Returns the refusals of the patches that
 /// did not apply, as kubectl prints them (the API server looks the node up first).
 pub fn patch_nodes(nodes: &mut [Node], patches: &[NodePatch]) -> Vec<String> {
-    let mut errors = Vec::new();
-    for p in patches {
-        let Some(n) = nodes.iter_mut().find(|n| n.metadata.name.as_deref() == Some(p.node.as_str())) else {
-            errors.push(PatchRefused::NodeNotFound { node: p.node.clone() }.to_string());
-            continue;
-        };
-        if let Err(e) = status_quantity(&p.resource, &p.quantity) {
-            errors.push(e.to_string());
-            continue;
-        }
-        let status = n.status.get_or_insert_with(Default::default);
-        for map in [&mut status.capacity, &mut status.allocatable] {
-            map.get_or_insert_with(BTreeMap::new).insert(p.resource.clone(), ApiQuantity(p.quantity.clone()));
-        }
-    }
-    errors
+    patches.iter().filter_map(|p| patch::apply(nodes, &p.node, &p.resource, &p.quantity).err()).map(|e| e.to_string()).collect()
 }
 
 /// Runs the model on the learner's files.
 pub fn view(req: &KubeRequest) -> KubeView {
+    view_and_event(req).0
+}
+
+/// [`view`], and the scheduler's event for the pod when it was created (the incident
+/// report's scheduler verdict of step 6).
+pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<EventRecord>) {
     let versions = KubeVersion::ALL.iter().map(ToString::to_string).collect();
     let mut diags = Vec::new();
     let mut read = |file: &str, text: &str| -> Manifests {
@@ -69,14 +61,14 @@ pub fn view(req: &KubeRequest) -> KubeView {
     let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
     let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
     let get_nodes = get_nodes(&nodes, 0);
-    let outcome = if diags.is_empty() {
+    let (outcome, event) = if diags.is_empty() {
         let runtime_classes: Vec<RuntimeClass> =
             cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
         outcome(req, &nodes, &bound, &pods, &runtime_classes)
     } else {
-        KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }
+        (KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }, None)
     };
-    KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied }
+    (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied }, event)
 }
 
 /// A manifest finding as the editor's panel shows it (the model's arguments as text,
@@ -112,18 +104,18 @@ fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
     NodeView { name, resources, pods }
 }
 
-fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> KubeOutcome {
+fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> (KubeOutcome, Option<EventRecord>) {
     let version: KubeVersion = match req.version.parse() {
         Ok(v) => v,
-        Err(e) => return KubeOutcome::Rejected { text: format!("{e}") },
+        Err(e) => return (KubeOutcome::Rejected { text: format!("{e}") }, None),
     };
     let [pod] = pods.pods.as_slice() else {
-        return KubeOutcome::Rejected { text: format!("{POD}: expected exactly one Pod, found {}", pods.pods.len()) };
+        return (KubeOutcome::Rejected { text: format!("{POD}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
     };
     let snapshot = Snapshot::new(nodes.iter().cloned(), bound);
     let opts = FilterOptions { version, ..Default::default() };
     match create_pod(pod.object.clone(), &snapshot, rcs, &opts, 0) {
-        Err(rejection) => KubeOutcome::Rejected { text: rejection.kubectl_text(POD) },
+        Err(rejection) => (KubeOutcome::Rejected { text: rejection.kubectl_text(POD) }, None),
         Ok(created) => {
             let verdict = verdict(&created, &snapshot, version);
             let (node, scheduled) = match &created.result.outcome {
@@ -144,12 +136,13 @@ fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, r
                 };
                 daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
             });
-            KubeOutcome::Created {
+            let created_view = KubeOutcome::Created {
                 verdict,
                 events: describe_events(std::slice::from_ref(&created.event), 0),
                 nodes: table(&created.explanation),
                 sandboxes,
-            }
+            };
+            (created_view, Some(created.event))
         }
     }
 }

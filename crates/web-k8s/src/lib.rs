@@ -10,7 +10,9 @@
 //!
 //! - [`check`]: steps 3 and 4 (check-runtime.sh on the simulated node).
 //! - [`kube`]: steps 5 and 6 (admission, scheduler, kubelet sandbox, node status patches).
-//! - [`rollout`]: step 8 (controller syncs, kubectl texts, diagnosis, report).
+//! - [`rollout`]: step 8 on the learner's cluster (controller syncs, kubectl texts,
+//!   how the rollout ends, diagnosis).
+//! - [`report`]: the learner's incident report from their work (also `gpulab report --work`).
 //! - [`slots`]: step 7 (slot table, findings, exports).
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
 //! - [`scenario`]: an author's scenario given to the page (loaded before such a lab
@@ -24,6 +26,7 @@
 pub mod check;
 pub mod kube;
 pub mod node;
+pub mod report;
 pub mod rollout;
 pub mod scenario;
 pub mod slots;
@@ -110,7 +113,7 @@ mod tests {
     fn json_in_json_out() {
         let bad: Reply<KubeView> = serde_json::from_str(&super::kube("{")).unwrap();
         assert!(bad.unwrap_err().starts_with("bad request"));
-        let ok: Reply<RolloutView> = serde_json::from_str(&super::rollout(r#"{"syncs":1,"lang":"en"}"#)).unwrap();
+        let ok: Reply<RolloutView> = serde_json::from_str(&super::rollout(r#"{"lang":"en"}"#)).unwrap();
         assert!(ok.unwrap().get_ds.starts_with("NAME"));
     }
 

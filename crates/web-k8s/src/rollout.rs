@@ -1,20 +1,19 @@
-//! Step 8 on the model: the lab's incident (`daemonset::seed::seed_incident`, the
-//! same as `gpulab rollout device-plugin-stall`) stepped one controller sync per
-//! learner click, `kubectl get ds` / `rollout status` / `get pods -o wide` as the
-//! model prints them, the learner's answer against the model's diagnosis, and the
-//! incident report with the earlier steps' artifacts.
+//! Step 8 on the model: the lab's incident on the learner's cluster
+//! ([`gpulab_model::incident::lab`]: their node of steps 1–4, their RuntimeClass and
+//! patches) stepped one controller sync per learner click, `kubectl get ds` /
+//! `rollout status` / `get pods -o wide` as the model prints them, how the rollout
+//! ends once every sync is stepped (completed, or stalled on a node and why), the
+//! learner's answer against the model's diagnosis, and their incident report
+//! ([`crate::report`]). "Break it again" runs the same cluster with the seed's broken
+//! drop-in on their node.
 
-use gpulab_model::containerd;
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
 use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
-use gpulab_model::daemonset::report::{build_report, check_runtime_verdict, Artifacts};
 use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
-use gpulab_model::daemonset::seed::seed_incident;
 use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
-use gpulab_model::daemonset::NodeOrder;
-use gpulab_view::{ContainerdFiles, Judgement, LinkView, RolloutRequest, RolloutView};
-
-use crate::node;
+use gpulab_model::incident::lab::{self, Variant};
+use gpulab_model::incident::work::{read_progress, LabWork};
+use gpulab_view::{Judgement, LinkView, RolloutRequest, RolloutView};
 
 /// The causes the learner can name (diagnosis link codes).
 pub const CAUSES: [&str; 6] = [
@@ -37,12 +36,26 @@ pub struct Stepped {
     pub rounds: Vec<RoundRecord>,
 }
 
-/// Steps the lab's incident `syncs` times.
-pub fn step(syncs: u32) -> Result<Stepped, String> {
-    let mut rollout = seed_incident(NodeOrder::Seeded(1), 1)?;
+/// Steps `rollout` (before its first sync after the update) `syncs` times.
+pub fn stepped(mut rollout: Rollout, syncs: u32) -> Stepped {
     let before = rollout.rollout_status().map(|s| s.message).unwrap_or_else(|e| format!("error: {e}\n"));
     let rounds = (0..syncs.min(MAX_SYNCS)).map(|_| rollout.step()).collect();
-    Ok(Stepped { rollout, before, rounds })
+    Stepped { rollout, before, rounds }
+}
+
+/// The learner's work in a request (the lab's defaults when it carries none).
+pub fn work(req: &RolloutRequest) -> Result<LabWork, String> {
+    if req.work.trim().is_empty() {
+        Ok(LabWork::default())
+    } else {
+        read_progress(&req.work)
+    }
+}
+
+/// Steps the incident on the learner's cluster (`variant`) the syncs of their work.
+pub fn step(work: &LabWork, variant: Variant) -> Result<Stepped, String> {
+    let (incident, _) = lab::incident(work, variant)?;
+    Ok(stepped(incident.rollout, work.rollout.syncs))
 }
 
 /// `kubectl get ds` after every sync so far, aligned as kubectl aligns it.
@@ -75,6 +88,16 @@ pub fn judge(d: &Diagnosis, node: &str, cause: &str) -> Judgement {
     }
 }
 
+/// A judgement's name in the report (its JSON name).
+pub fn judgement_name(j: Judgement) -> &'static str {
+    match j {
+        Judgement::Right => "right",
+        Judgement::WrongNode => "wrong-node",
+        Judgement::Symptom => "symptom",
+        Judgement::WrongCause => "wrong-cause",
+    }
+}
+
 /// The root causes (link codes) of `node`'s chain; none for a node that does not hold
 /// the rollout.
 pub fn roots(d: &Diagnosis, node: &str) -> Vec<String> {
@@ -89,23 +112,17 @@ fn lang(tag: &str) -> Lang {
     }
 }
 
-/// The incident report (Markdown) of this run, with the earlier steps' artifacts.
-pub fn report(s: &Stepped, files: &ContainerdFiles, lang: Lang) -> String {
-    let d = diagnose(&s.rollout);
-    let merge_diagnostics =
-        node::version(files).map(|v| containerd::load(&node::files(files, true), &v).diagnostics).unwrap_or_default();
-    let check_runtime =
-        d.stalled_nodes.iter().map(|n| check_runtime_verdict(&s.rollout, &n.node, "nvidia", "before-restart")).collect();
-    let artifacts = Artifacts { merge_diagnostics, check_runtime, ..Artifacts::default() };
-    build_report(&s.rollout, &s.rollout, artifacts, lang).to_markdown()
-}
-
 /// Step 8's view for the request.
 pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
-    let s = step(req.syncs)?;
+    let work = work(req)?;
+    let variant = if req.broken { Variant::BrokenAgain } else { Variant::Learner };
     let lang = lang(&req.lang);
+    let (incident, _) = lab::incident(&work, variant)?;
+    let (ending, ending_syncs, stalled_on, stalled_why) = crate::report::ending_parts(&lab::ending(&incident, lang));
+    let s = stepped(incident.rollout, work.rollout.syncs);
     let pods: Vec<_> = s.rollout.controller.pods.values().collect();
-    let answered = req.answered && !req.node.is_empty() && !req.cause.is_empty();
+    let r = &work.rollout;
+    let answered = r.answered && !r.node.is_empty() && !r.cause.is_empty();
     let (judgement, diagnosis, roots) = if answered {
         let d = diagnose(&s.rollout);
         let links = d
@@ -114,7 +131,7 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
             .chain(d.stalled_nodes.iter().flat_map(|n| n.chain.iter()))
             .map(|l| LinkView { text: link_text(l, lang), evidence: evidence_text(&l.evidence, lang) })
             .collect();
-        (Some(judge(&d, &req.node, &req.cause)), links, roots(&d, &req.node))
+        (Some(judge(&d, &r.node, &r.cause)), links, roots(&d, &r.node))
     } else {
         (None, Vec::new(), Vec::new())
     };
@@ -127,30 +144,49 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
         judgement,
         roots,
         diagnosis,
-        report_md: report(&s, &req.containerd, lang),
+        ending,
+        ending_syncs,
+        stalled_on,
+        stalled_why,
+        broken: req.broken,
+        report_md: crate::report::gather(&work, lang)?.to_markdown(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpulab_model::daemonset::seed::NVIDIA_DROPIN_FULL_TABLE;
+
+    /// The progress file the app exports for `work`.
+    fn progress(work: &LabWork) -> String {
+        serde_json::json!({ "format": "gpu-node-lab/progress", "version": 1, "work": work }).to_string()
+    }
+
+    fn request(syncs: u32, node: &str, cause: &str) -> RolloutRequest {
+        let mut w = LabWork::default();
+        w.rollout.syncs = syncs;
+        w.rollout.node = node.into();
+        w.rollout.cause = cause.into();
+        w.rollout.answered = !node.is_empty();
+        RolloutRequest { lang: "en".into(), work: progress(&w), broken: false }
+    }
 
     /// Stepping changes `get ds` (one row per sync); the model's stalled node with a
     /// cause in its chain is judged right, another node wrong.
     #[test]
     fn syncs_and_judgement() {
         let v0 = view(&RolloutRequest { lang: "en".into(), ..Default::default() }).unwrap();
-        let v3 = view(&RolloutRequest { syncs: 3, lang: "en".into(), ..Default::default() }).unwrap();
+        let v3 = view(&request(3, "", "")).unwrap();
         assert_eq!(v0.get_ds.lines().count(), 1);
         assert_eq!(v3.get_ds.lines().count(), 4);
-        let s = step(20).unwrap();
+        let s = step(&work(&request(20, "", "")).unwrap(), Variant::Learner).unwrap();
         let d = diagnose(&s.rollout);
         let stalled = d.stalled_nodes.first().unwrap();
         let cause = stalled.root_causes().first().unwrap().code.clone();
         assert_eq!(judge(&d, &stalled.node, &cause), Judgement::Right);
         assert_eq!(judge(&d, "no-such-node", &cause), Judgement::WrongNode);
-        let req = RolloutRequest { syncs: 20, node: stalled.node.clone(), cause, answered: true, lang: "en".into(), ..Default::default() };
-        let v = view(&req).unwrap();
+        let v = view(&request(20, &stalled.node, &cause)).unwrap();
         assert_eq!(v.judgement, Some(Judgement::Right));
         assert!(!v.diagnosis.is_empty());
         assert!(v.report_md.starts_with('#'), "{}", v.report_md);
@@ -162,7 +198,7 @@ mod tests {
     /// its chain.
     #[test]
     fn only_root_causes_are_right() {
-        let s = step(20).unwrap();
+        let s = step(&LabWork { rollout: gpulab_model::incident::work::RolloutWork { syncs: 20, ..Default::default() }, ..LabWork::default() }, Variant::Learner).unwrap();
         let d = diagnose(&s.rollout);
         let judged: Vec<(&str, Judgement)> = CAUSES.iter().map(|c| (*c, judge(&d, "gpu-node-2", c))).collect();
         assert_eq!(
@@ -176,9 +212,43 @@ mod tests {
                 ("unavailable-budget-used", Judgement::Symptom),
             ]
         );
-        let req = RolloutRequest { syncs: 20, node: "gpu-node-2".into(), cause: "unavailable-budget-used".into(), answered: true, lang: "en".into(), ..Default::default() };
-        let v = view(&req).unwrap();
+        let v = view(&request(20, "gpu-node-2", "unavailable-budget-used")).unwrap();
         assert_eq!(v.judgement, Some(Judgement::Symptom));
         assert_eq!(v.roots, ["daemon-not-restarted", "dropin-replaced-table"]);
+    }
+
+    /// Step 8 follows the learner's node: fixed (full-table drop-in) and restarted, the
+    /// rollout completes and `get ds` ends with every pod updated and available; not
+    /// restarted, or "break it again", it stalls on gpu-node-2 with the model's
+    /// root causes.
+    #[test]
+    fn the_learners_node_decides_step_8() {
+        let cases: [(&str, bool, &[&str], bool, &str, &[&str]); 4] = [
+            ("fixed and restarted", true, &["write-dropin", "restart"], false, "completed", &[]),
+            ("fixed, not restarted", true, &["write-dropin"], false, "stalled", &["not restarted"]),
+            ("fixed and restarted, broken again", true, &["write-dropin", "restart"], true, "stalled", &["not restarted", "replaces the table"]),
+            ("the lab's files restarted", false, &["write-dropin", "restart"], false, "stalled", &["invalid plugin config"]),
+        ];
+        for (name, fixed, ops, broken, ending, why) in cases {
+            let mut w = LabWork::default();
+            if fixed {
+                w.containerd.dropin = NVIDIA_DROPIN_FULL_TABLE.into();
+            }
+            w.restart.ops = ops.iter().map(|o| o.to_string()).collect();
+            w.rollout.syncs = 30;
+            let v = view(&RolloutRequest { lang: "en".into(), work: progress(&w), broken }).unwrap();
+            assert_eq!(v.ending, ending, "{name}: {v:?}");
+            assert_eq!(v.broken, broken);
+            if ending == "completed" {
+                assert!(v.status.contains("successfully rolled out"), "{name}: {}", v.status);
+                assert!(v.stalled_on.is_empty() && v.stalled_why.is_empty());
+            } else {
+                assert_eq!(v.stalled_on, "gpu-node-2", "{name}");
+                let all = v.stalled_why.join(" ");
+                for w in why {
+                    assert!(all.contains(w), "{name}: {all}");
+                }
+            }
+        }
     }
 }

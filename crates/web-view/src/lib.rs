@@ -200,17 +200,20 @@ pub struct NodeView {
     pub pods: Vec<String>,
 }
 
-/// Step 8's request: the syncs stepped so far and the learner's answer.
+/// Step 8's request: the learner's whole work — the progress file's text, exactly as
+/// the app exports it (`{"format":"gpu-node-lab/progress","version":1,"work":{…}}`,
+/// read by [`gpulab_model::incident::work::read_progress`]), so step 8's rollout runs on
+/// the node, RuntimeClass and patches of their steps 1–7 and the report is the one
+/// `gpulab report --work` prints for that file. Empty: the lab's defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RolloutRequest {
-    pub syncs: u32,
-    pub node: String,
-    pub cause: String,
-    pub answered: bool,
     /// `ko` or `en`: the language of the model's report and diagnosis texts.
     pub lang: String,
-    pub containerd: ContainerdFiles,
+    pub work: String,
+    /// "Break it again": the learner's node with the seed's broken drop-in written
+    /// and containerd not restarted.
+    pub broken: bool,
 }
 
 /// How the learner's answer compares with the model's diagnosis.
@@ -251,7 +254,18 @@ pub struct RolloutView {
     pub roots: Vec<String>,
     /// The model's diagnosis (summary, then each stalled node's chain), once answered.
     pub diagnosis: Vec<LinkView>,
-    /// The incident report of this run (Markdown).
+    /// How the rollout ends on this cluster once every sync it needs is stepped:
+    /// `completed`, `stalled` or `unsettled`.
+    pub ending: String,
+    /// The syncs it takes to get there.
+    pub ending_syncs: u32,
+    /// The node holding a stalled rollout, and its root causes in the request's language.
+    pub stalled_on: String,
+    pub stalled_why: Vec<String>,
+    /// Whether this view is the "break it again" run.
+    pub broken: bool,
+    /// The incident report of the learner's run (Markdown), as `gpulab report --work`
+    /// prints it.
     pub report_md: String,
 }
 

@@ -251,7 +251,11 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
     let next_actions = next_actions(&diagnosis, &name, &namespace, lang);
     IncidentReport {
         lang,
-        title: t(lang, &format!("Incident report: DaemonSet {name} rollout stalled"), &format!("장애 보고서: DaemonSet {name} 롤아웃 정지")),
+        title: match diagnosis.verdict {
+            Verdict::Stalled => t(lang, &format!("Incident report: DaemonSet {name} rollout stalled"), &format!("장애 보고서: DaemonSet {name} 롤아웃 정지")),
+            Verdict::Complete => t(lang, &format!("Incident report: DaemonSet {name} rollout completed"), &format!("장애 보고서: DaemonSet {name} 롤아웃 완료")),
+            Verdict::Progressing => t(lang, &format!("Incident report: DaemonSet {name} rollout in progress"), &format!("장애 보고서: DaemonSet {name} 롤아웃 진행 중")),
+        },
         daemon_set: name,
         namespace,
         summary,
@@ -437,7 +441,9 @@ impl IncidentReport {
 
         md.push_str(&format!("### {}\n\n", t(l, "Time-slicing slot table (step 7)", "타임슬라이싱 좌석표 (7단계)")));
         if self.artifacts.slot_table.is_empty() {
-            md.push_str(&format!("{none}\n\n"));
+            if self.artifacts.slots.is_none() {
+                md.push_str(&format!("{none}\n\n"));
+            }
         } else {
             md.push_str(&format!("| {} | GPU | {} | replicas | {} | {} |\n|---|---|---|---|---|---|\n",
                 t(l, "node", "노드"), t(l, "physical", "물리 GPU"), t(l, "seats", "좌석"), t(l, "guaranteed memory / seat", "좌석당 보장 메모리")));
@@ -537,49 +543,4 @@ fn check_runtime_markdown(md: &mut String, runs: &[CheckRuntimeRun], l: Lang) {
         }
         md.push('\n');
     }
-}
-
-/// The check-runtime.sh verdict for a node's *loaded* runtime config, as the rollout
-/// model knows it — a stand-in for the check-runtime model's own verdict, kept for
-/// callers without the node's daemon; [`super::artifacts::check_runtime_run`] runs the
-/// check's real rules on a [`crate::containerd::Daemon`].
-pub fn check_runtime_verdict(rollout: &Rollout, node: &str, handler: &str, when: &str) -> CheckRuntimeRun {
-    let rt = rollout.runtimes.get(node);
-    let passed = rt.is_none_or(|rt| rt.loaded_handlers.iter().any(|h| h == handler));
-    let reason = if passed {
-        format!("containerd config dump: runtime \"{handler}\" loaded")
-    } else {
-        format!("containerd config dump: no runtime \"{handler}\" (the files define it: restart containerd)")
-    };
-    CheckRuntimeRun { node: node.into(), when: when.into(), passed, reason, verdict: String::new(), exit: u8::from(!passed), findings: Vec::new() }
-}
-
-/// A whole incident run on a rollout alone (no daemons): until the rollout stalls (or
-/// finishes); then, with `restart`, each stalled node's [`NodeRuntime`](super::rollout::NodeRuntime)
-/// loads its file handlers and the run goes on. Returns the final rollout, the snapshot
-/// at the stall, and the stand-in verdicts of [`check_runtime_verdict`]. A rollout whose
-/// nodes have daemons (the seed, a scenario) runs through
-/// [`super::incident::Incident::run`] instead, which gathers every artifact from the models.
-pub fn run_incident(mut rollout: Rollout, restart: bool, max_rounds: usize) -> (Rollout, Rollout, Vec<CheckRuntimeRun>) {
-    rollout.run_until_settled(max_rounds);
-    let snapshot = rollout.clone();
-    let diagnosis = diagnose(&snapshot);
-    let mut checks = Vec::new();
-    for node in &diagnosis.stalled_nodes {
-        let handler = node.chain.iter().find_map(|l| l.args.get("handler").cloned()).unwrap_or_default();
-        if handler.is_empty() {
-            continue;
-        }
-        checks.push(check_runtime_verdict(&rollout, &node.node, &handler, "before-restart"));
-        if restart {
-            if let Some(rt) = rollout.runtimes.get_mut(&node.node) {
-                rt.restart();
-            }
-            checks.push(check_runtime_verdict(&rollout, &node.node, &handler, "after-restart"));
-        }
-    }
-    if restart && diagnosis.verdict == Verdict::Stalled {
-        rollout.run_until_settled(max_rounds);
-    }
-    (rollout, snapshot, checks)
 }

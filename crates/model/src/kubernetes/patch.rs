@@ -5,6 +5,11 @@
 //! decodes onto the Node, and apimachinery's `ParseQuantity` error becomes an
 //! `Invalid` on the field path `patch`, with the patch map as Go's `%+v` prints it).
 
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
+
 use super::quantity::Quantity;
 
 /// Why the API server refused a status patch (`Display`: kubectl's text).
@@ -34,6 +39,22 @@ pub fn status_quantity(resource: &str, quantity: &str) -> Result<Quantity, Patch
         quantity: quantity.into(),
         error: e.to_string(),
     })
+}
+
+/// Applies one status patch to `nodes`: the quantity goes into both capacity and
+/// allocatable of the named node. The API server looks the node up first, then
+/// decodes the quantity; a refusal changes nothing.
+pub fn apply(nodes: &mut [Node], node: &str, resource: &str, quantity: &str) -> Result<(), PatchRefused> {
+    let n = nodes
+        .iter_mut()
+        .find(|n| n.metadata.name.as_deref() == Some(node))
+        .ok_or_else(|| PatchRefused::NodeNotFound { node: node.into() })?;
+    status_quantity(resource, quantity)?;
+    let status = n.status.get_or_insert_with(Default::default);
+    for map in [&mut status.capacity, &mut status.allocatable] {
+        map.get_or_insert_with(BTreeMap::new).insert(resource.into(), ApiQuantity(quantity.into()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
