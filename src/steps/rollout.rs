@@ -239,6 +239,20 @@ mod tests {
         assert!(req.work.starts_with("{\"format\":\"gpu-node-lab/progress\""), "{}", req.work);
     }
 
+    /// The model reads the app's work as the app means it: the lab's defaults, exported,
+    /// read by the model equal the model's own defaults (what a share link that leaves
+    /// sections out gets), and an edited work reads back as edited.
+    #[test]
+    fn the_model_reads_the_apps_work() {
+        use gpulab_model::incident::work::{read_progress, LabWork};
+        assert_eq!(read_progress(&envelope::export(&Work::default()).unwrap()), Ok(LabWork::default()));
+        for (_, work, _) in walks() {
+            let lab = read_progress(&envelope::export(&work).unwrap()).unwrap();
+            let ops: Vec<&str> = work.restart.ops.iter().map(|o| o.name()).collect();
+            assert_eq!((lab.restart.ops, lab.containerd.dropin, lab.rollout.syncs), (ops.iter().map(|o| o.to_string()).collect(), work.containerd.dropin, work.rollout.syncs));
+        }
+    }
+
     /// The two walks of the progress fixtures (`tests/progress/`): the lab's node not
     /// fixed (restarted on the drop-in that replaces the CRI table), and fixed (the
     /// full-table drop-in) and restarted.

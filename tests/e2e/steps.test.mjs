@@ -266,6 +266,16 @@ test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout -
   const md = decodeURIComponent(href.replace(/^data:text\/markdown;charset=utf-8,/, ""));
   assert.equal(md, await page.locator(".ro-report-text").textContent());
   assert.match(md, /^# /);
+  // Step 8 runs on the learner's cluster: the lab's node was never restarted, so the
+  // rollout stalls there, and the page says why; "break it again" and back by keyboard.
+  assert.match(await page.locator(".ro-ending-text").textContent(), /stalls on gpu-node-2 after \d+ syncs\. Why: /);
+  await page.locator(".ro-break").focus();
+  await page.keyboard.press("Enter");
+  await page.locator(".ro-broken-note").waitFor();
+  assert.equal(await page.locator(".ro-break").getAttribute("aria-pressed"), "true");
+  await page.locator(".ro-break").focus();
+  await page.keyboard.press("Enter");
+  await page.locator(".ro-broken-note").waitFor({ state: "detached" });
   await page.screenshot({ path: path.join(OUT, "step8-en.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
