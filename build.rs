@@ -2,7 +2,10 @@
 //! message id the app uses is checked at compile time, and a message missing from
 //! one language fails the build instead of showing a blank in the page.
 //!
-//! Korean, the lab's default language, is compiled into the wasm. English is not: a
+//! Korean, the lab's default language, is compiled into the wasm, but for the
+//! messages of the views drawn from the on-demand chunk (`ftl::LATE`): the chunk
+//! carries those (`crates/web-k8s/build.rs`) and hands them over when it arrives,
+//! checked by their hash (`KO_LATE_HASH`). English is not compiled in: a
 //! page that wants it fetches `i18n/en.ftl` (copied into dist/ as
 //! `gpu-node-lab-<version>-en.ftl`), about 4.8 KB gzip the Korean first load does not
 //! carry. For that file the build emits the message ids in the file's order
@@ -61,7 +64,8 @@ fn variant(id: &str) -> String {
 }
 
 fn table_fn(code: &mut String, lang: &str, table: &Table) {
-    let _ = writeln!(code, "fn table_{lang}(id: MessageId) -> &'static str {{\n    match id {{");
+    // Not inlined: one lookup table, not a copy of it in each caller.
+    let _ = writeln!(code, "#[inline(never)]\nfn table_{lang}(id: MessageId) -> &'static str {{\n    match id {{");
     for (id, value) in &table.by_id {
         let _ = writeln!(code, "        MessageId::{} => {value:?},", variant(id));
     }
@@ -94,7 +98,20 @@ fn main() {
     let _ = writeln!(code, "/// How many messages there are (each language has all of them).\npub const MESSAGE_COUNT: usize = {};\n", first.by_id.len());
     for (lang, table) in &tables {
         if *lang == "ko" {
+            // Natively all of it; in the wasm without the late messages, which the
+            // on-demand chunk hands over (`i18n::provide_korean`).
+            code.push_str("#[cfg(any(test, not(target_arch = \"wasm32\")))]\n");
             table_fn(&mut code, lang, table);
+            let early = Table { by_id: table.by_id.iter().map(|(id, v)| (id.clone(), if ftl::is_late(id) { String::new() } else { v.clone() })).collect(), order: Vec::new(), hash: 0 };
+            code.push_str("#[cfg(not(any(test, not(target_arch = \"wasm32\"))))]\n");
+            table_fn(&mut code, lang, &early);
+            let late: Vec<&String> = table.order.iter().filter(|id| ftl::is_late(id)).collect();
+            let _ = writeln!(code, "/// The late messages' ids in `i18n/ko.ftl`'s order.\n#[allow(dead_code)]\npub const KO_LATE_ORDER: [MessageId; {}] = [", late.len());
+            for id in late {
+                let _ = writeln!(code, "    MessageId::{},", variant(id));
+            }
+            let text = std::fs::read_to_string("i18n/ko.ftl").unwrap_or_default();
+            let _ = writeln!(code, "];\n/// The hash (`ftl::hash`) of the late lines of `i18n/ko.ftl` as built.\n#[allow(dead_code)]\npub const KO_LATE_HASH: u64 = {:#x};\n", ftl::hash(&ftl::late(&text)));
         } else {
             code.push_str("#[cfg(any(test, not(target_arch = \"wasm32\")))]\n");
             table_fn(&mut code, lang, table);

@@ -65,6 +65,48 @@ impl Lang {
 thread_local! {
     /// The English messages once their file was read (indexed by `MessageId`).
     static EN: Cell<Option<&'static [&'static str; MESSAGE_COUNT]>> = const { Cell::new(None) };
+    /// The late Korean messages ([`crate::ftl::LATE`]) once the chunk handed them over.
+    static KO_LATE: Cell<Option<&'static [&'static str; MESSAGE_COUNT]>> = const { Cell::new(None) };
+}
+
+/// The Korean text of `id`: compiled in, or for a late message the chunk's (its
+/// views render only once it is here; English, if loaded, should a chunk of another
+/// build have been refused).
+fn korean(id: MessageId) -> &'static str {
+    let s = table_ko(id);
+    if !s.is_empty() {
+        return s;
+    }
+    KO_LATE.get().and_then(|table| table.get(id as usize).copied()).or_else(|| english(id)).unwrap_or_default()
+}
+
+/// Reads `lines` (an .ftl text) into a table by `order`; `false` when its hash is
+/// not `hash` (a file of another build).
+fn read_table(text: String, hash: u64, order: &[MessageId], into: &'static std::thread::LocalKey<Cell<Option<&'static [&'static str; MESSAGE_COUNT]>>>) -> bool {
+    if ftl::hash(&text) != hash {
+        return false;
+    }
+    // Once per page: the text and its table live as long as the page.
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let table = Box::leak(Box::new([""; MESSAGE_COUNT]));
+    let entries = text.lines().filter_map(|line| ftl::entry(line).ok().flatten());
+    for (id, (_, value)) in order.iter().zip(entries) {
+        if let Some(slot) = table.get_mut(*id as usize) {
+            *slot = value;
+        }
+    }
+    into.set(Some(table));
+    true
+}
+
+/// Reads the late Korean messages the chunk hands over (its `messages_ko`: the late
+/// lines of this build's `i18n/ko.ftl`); `false` for another build's.
+pub fn provide_korean(text: String) -> bool {
+    // Every view that waited for the chunk hears of it; the messages are read once.
+    if KO_LATE.get().is_some() && !cfg!(test) {
+        return true;
+    }
+    read_table(text, KO_LATE_HASH, &KO_LATE_ORDER, &KO_LATE)
 }
 
 /// The English text of `id`: embedded in native builds and unit tests.
@@ -85,8 +127,8 @@ fn english(id: MessageId) -> Option<&'static str> {
 #[inline(never)]
 pub fn t(lang: Lang, id: MessageId) -> &'static str {
     match lang {
-        Lang::Ko => table_ko(id),
-        Lang::En => english(id).unwrap_or_else(|| table_ko(id)),
+        Lang::Ko => korean(id),
+        Lang::En => english(id).unwrap_or_else(|| korean(id)),
     }
 }
 
@@ -107,20 +149,7 @@ pub fn ready(lang: Lang) -> bool {
 /// (a page that bundles the lab itself, and the browser tests, hand it over this way);
 /// `false` for a file of another build (a stale cache, a mixed bundle).
 pub fn provide_english(text: String) -> bool {
-    if ftl::hash(&text) != EN_HASH {
-        return false;
-    }
-    // Once per page: the text and its table live as long as the page.
-    let text: &'static str = Box::leak(text.into_boxed_str());
-    let table = Box::leak(Box::new([""; MESSAGE_COUNT]));
-    let entries = text.lines().filter_map(|line| ftl::entry(line).ok().flatten());
-    for (id, (_, value)) in EN_ORDER.iter().zip(entries) {
-        if let Some(slot) = table.get_mut(*id as usize) {
-            *slot = value;
-        }
-    }
-    EN.set(Some(table));
-    true
+    read_table(text, EN_HASH, &EN_ORDER, &EN)
 }
 
 #[cfg(test)]
@@ -171,5 +200,23 @@ mod tests {
         assert!(!provide_english(text.replacen("GPU Node Lab", "GPU Node Lab!", 1)), "a file of another build");
         assert!(provide_english(text.to_string()));
         assert_eq!(EN.get().map(|t| t.get(MessageId::StepPosition as usize).copied()), Some(Some("Step { $n } of 8")));
+    }
+
+    /// The late Korean messages the chunk hands over (`crates/web-k8s/build.rs` takes
+    /// the same lines) read into exactly the built table; another build's are refused.
+    #[test]
+    fn the_chunks_korean_reads_as_the_built_table() {
+        let text = crate::ftl::late(include_str!("../i18n/ko.ftl"));
+        assert_eq!(gpu_node_lab_k8s::messages_ko(), text, "the chunk carries the late lines");
+        let entries: Vec<(&str, &str)> = text.lines().filter_map(|l| ftl::entry(l).ok().flatten()).collect();
+        assert_eq!(entries.len(), KO_LATE_ORDER.len());
+        assert!(KO_LATE_ORDER.len() > 50, "step 5–8's messages are late: {}", KO_LATE_ORDER.len());
+        for (id, (name, value)) in KO_LATE_ORDER.iter().zip(&entries) {
+            assert_eq!((id.as_str(), table_ko(*id)), (*name, *value));
+            assert!(crate::ftl::is_late(name));
+        }
+        assert!(!provide_korean(text.replacen("k8s-", "k8s-x", 1)), "another build's");
+        assert!(provide_korean(text.clone()));
+        assert_eq!(KO_LATE.get().map(|t| t.get(MessageId::RoSync as usize).copied()), Some(Some(table_ko(MessageId::RoSync))));
     }
 }

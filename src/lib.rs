@@ -14,6 +14,11 @@
 //!   (no serde in the first load).
 //! - [`panic_hook`]: reports a panic inside the mounted labs.
 
+/// The wasm's allocator (Cargo.toml says why).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 pub mod app;
 pub mod components;
 pub mod ftl;

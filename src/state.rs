@@ -85,7 +85,18 @@ pub struct RolloutInput {
     pub cause: String,
     /// Whether they submitted the answer.
     pub answered: bool,
+    /// The keys of the cells they marked as read (`get-ds/3/UP-TO-DATE`; the chunk
+    /// names them), in the order they marked them, at most [`MAX_MARKS`].
+    pub marks: Vec<String>,
+    /// The node and the cause in their own words.
+    pub words: String,
 }
+
+/// The most cells step 8 keeps marked (the three outputs of a stalled rollout hold
+/// about a hundred; a mark past this many is refused, as on import).
+pub const MAX_MARKS: usize = 200;
+/// The longest cell key kept (a pod name is at most 253 bytes).
+pub const MAX_MARK_LEN: usize = 300;
 
 /// The most syncs step 8 steps (the seed incident stalls long before).
 pub const MAX_SYNCS: u32 = 60;
@@ -97,6 +108,9 @@ pub enum RolloutAction {
     Node(String),
     Cause(String),
     Answer,
+    /// Marks a cell as read, or unmarks it.
+    Mark(String),
+    Words(String),
 }
 
 /// Step 3: what the check is asked to look for.
@@ -411,6 +425,14 @@ impl LabState {
                         r.answered = false;
                     }
                     RolloutAction::Answer => r.answered = true,
+                    RolloutAction::Mark(key) => {
+                        if let Some(i) = r.marks.iter().position(|m| *m == key) {
+                            r.marks.remove(i);
+                        } else if r.marks.len() < MAX_MARKS && key.len() <= MAX_MARK_LEN {
+                            r.marks.push(key);
+                        }
+                    }
+                    RolloutAction::Words(w) => r.words = w,
                 }
                 s
             }
@@ -565,6 +587,18 @@ mod tests {
         assert!(s.work.rollout.answered);
         let s = s.apply(LabAction::Rollout(RolloutAction::Node("gpu-node-1".into())));
         assert!(!s.work.rollout.answered);
+        let mark = |s: LabState, k: &str| s.apply(LabAction::Rollout(RolloutAction::Mark(k.into())));
+        let s = mark(mark(mark(s, "pods/p/STATUS"), "get-ds/1/READY"), "pods/p/STATUS");
+        assert_eq!(s.work.rollout.marks, ["get-ds/1/READY"], "a second mark unmarks");
+        let s = mark(s, &"x".repeat(MAX_MARK_LEN + 1));
+        assert_eq!(s.work.rollout.marks.len(), 1, "a key longer than any cell's is not kept");
+        let mut full = s.clone();
+        for i in 0..MAX_MARKS + 5 {
+            full = mark(full, &format!("get-ds/{i}/READY"));
+        }
+        assert_eq!(full.work.rollout.marks.len(), MAX_MARKS);
+        let s = s.apply(LabAction::Rollout(RolloutAction::Words("gpu-node-2: not restarted".into())));
+        assert_eq!(s.work.rollout.words, "gpu-node-2: not restarted");
         assert_eq!(s.apply(LabAction::ResetStep(Step::Rollout)).work.rollout, RolloutInput::default());
     }
 

@@ -107,6 +107,13 @@ impl Reader {
     }
 
     /// One of `names` (an enum written as a kebab-case string).
+    /// A string item of a list (`None`, with the error, for anything else).
+    fn text(&mut self, v: &Value, path: &str) -> Option<String> {
+        let mut s = String::new();
+        self.string(v, path, &mut s);
+        matches!(v, Value::String(_)).then_some(s)
+    }
+
     fn choice<T: Copy>(&mut self, v: &Value, path: &str, names: &[(&str, T)]) -> Option<T> {
         let found = match v {
             Value::String(s) => names.iter().find(|(n, _)| n == s).map(|(_, t)| *t),
@@ -188,7 +195,9 @@ impl Reader {
                 "node" => self.string(v, &at, &mut r.node),
                 "cause" => self.string(v, &at, &mut r.cause),
                 "answered" => self.bool(v, &at, &mut r.answered),
-                _ => self.unknown(path, key, &["syncs", "node", "cause", "answered"]),
+                "marks" => r.marks = self.list(v, &at, |me, item, at| me.text(item, at)),
+                "words" => self.string(v, &at, &mut r.words),
+                _ => self.unknown(path, key, &["syncs", "node", "cause", "answered", "marks", "words"]),
             }
         }
         r
@@ -287,7 +296,14 @@ pub fn write(out: &mut String, w: &Work, sections: Sections) {
     if all || w.rollout != d.rollout {
         let r = &w.rollout;
         o.with("rollout", |out| {
-            Object::new(out).num("syncs", r.syncs.into()).str("node", &r.node).str("cause", &r.cause).bool("answered", r.answered).end()
+            Object::new(out)
+                .num("syncs", r.syncs.into())
+                .str("node", &r.node)
+                .str("cause", &r.cause)
+                .bool("answered", r.answered)
+                .strs("marks", r.marks.iter().map(String::as_str))
+                .str("words", &r.words)
+                .end()
         });
     }
     if all || w.kube != d.kube {

@@ -134,6 +134,9 @@ fn provide_chunk() {
     let syntax = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::containerd_syntax(&r));
     js_sys::Reflect::set(&module, &"containerd_syntax".into(), syntax.as_ref()).unwrap();
     syntax.forget();
+    let messages = wasm_bindgen::closure::Closure::<dyn Fn() -> String>::new(gpu_node_lab_k8s::messages_ko);
+    js_sys::Reflect::set(&module, &"messages_ko".into(), messages.as_ref()).unwrap();
+    messages.forget();
     js_sys::Reflect::set(&module, &"scenario".into(), scenario.as_ref()).unwrap();
     js_sys::Reflect::set(&module, &"scenario_references".into(), references.as_ref()).unwrap();
     kube.forget();

@@ -9,7 +9,7 @@
 //! export that import refused).
 
 use crate::json::{self, Object, Value};
-use crate::state::{Work, MAX_OPS};
+use crate::state::{Work, MAX_MARKS, MAX_MARK_LEN, MAX_OPS};
 use crate::work_json::{self, Mode, Sections};
 
 /// The `format` field every progress file (and share link) carries.
@@ -118,12 +118,19 @@ pub fn check(w: &Work) -> Result<(), ImportError> {
         ("work.kube.cluster", &w.kube.cluster),
         ("work.kube.runtimeclass", &w.kube.runtimeclass),
         ("work.kube.pod", &w.kube.pod),
+        ("work.rollout.words", &w.rollout.words),
     ];
     if let Some((path, t)) = texts.iter().find(|(_, t)| t.len() > MAX_TEXT) {
         return Err(ImportError::OutOfRange((*path).into(), format!("{} bytes, at most {MAX_TEXT}", t.len())));
     }
     if w.restart.ops.len() > MAX_OPS {
         return Err(ImportError::OutOfRange("work.restart.ops".into(), format!("{} operations, at most {MAX_OPS}", w.restart.ops.len())));
+    }
+    if w.rollout.marks.len() > MAX_MARKS {
+        return Err(ImportError::OutOfRange("work.rollout.marks".into(), format!("{} cells, at most {MAX_MARKS}", w.rollout.marks.len())));
+    }
+    if let Some(m) = w.rollout.marks.iter().find(|m| m.len() > MAX_MARK_LEN) {
+        return Err(ImportError::OutOfRange("work.rollout.marks".into(), format!("a key of {} bytes, at most {MAX_MARK_LEN}", m.len())));
     }
     Ok(())
 }
@@ -202,6 +209,9 @@ mod tests {
     fn bad_files_say_what_was_wrong() {
         let big = format!("{{\"x\":\"{}\"}}", "a".repeat(MAX_FILE));
         let long = format!(r#"{{"format":"gpu-node-lab/progress","version":1,"work":{{"slots":{{"config":"{}"}}}}}}"#, "a".repeat(MAX_TEXT + 1));
+        let marks = |keys: Vec<String>| format!(r#"{{"format":"gpu-node-lab/progress","version":1,"work":{{"rollout":{{"marks":[{}]}}}}}}"#, keys.join(","));
+        let many_marks = marks((0..=MAX_MARKS).map(|i| format!("\"get-ds/{i}/READY\"")).collect());
+        let long_mark = marks(vec![format!("\"{}\"", "p".repeat(MAX_MARK_LEN + 1))]);
         let cases: Vec<(&str, ImportError)> = vec![
             ("{", ImportError::NotJson("expected a member name in double quotes, found the end of the text at line 1 column 2".into())),
             ("[1]", ImportError::Foreign("not a JSON object".into())),
@@ -229,6 +239,12 @@ mod tests {
                 ImportError::BadValue("work.rollout.syncs: expected a whole number from 0 to 60, found 61".into()),
             ),
             (&long, ImportError::OutOfRange("work.slots.config".into(), format!("{} bytes, at most {MAX_TEXT}", MAX_TEXT + 1))),
+            (&many_marks, ImportError::OutOfRange("work.rollout.marks".into(), format!("{} cells, at most {MAX_MARKS}", MAX_MARKS + 1))),
+            (&long_mark, ImportError::OutOfRange("work.rollout.marks".into(), format!("a key of {} bytes, at most {MAX_MARK_LEN}", MAX_MARK_LEN + 1))),
+            (
+                r#"{"format":"gpu-node-lab/progress","version":1,"work":{"rollout":{"marks":["get-ds/1/READY",3]}}}"#,
+                ImportError::BadValue("work.rollout.marks[1]: expected a string, found a number".into()),
+            ),
             (&big, ImportError::TooLarge(big.len())),
         ];
         for (text, expected) in cases {

@@ -91,6 +91,11 @@ pub fn retry() {
 /// Keeps the loaded module and tells the views waiting for it.
 fn arrived(m: JsValue) {
     FAILED.set(false);
+    // The Korean of the views the chunk draws comes with it. A chunk of another
+    // build is refused here; those views then read English (or the message ids).
+    if let Ok(text) = call_text(&Module(m.clone()), "messages_ko", "") {
+        crate::i18n::provide_korean(text);
+    }
     MODULE.with(|s| *s.borrow_mut() = Some(m));
     for waiter in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
         waiter();

@@ -6,12 +6,11 @@
 //! learner names the node and the cause; the chunk judges the answer against the
 //! model's diagnosis and writes the incident report, which downloads as Markdown.
 
-use gpulab_view::{api, Judgement, RolloutRequest, RolloutView};
+use gpulab_view::{api, CellView, Judgement, RolloutRequest, RolloutView, TableView};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::editor::unique_id;
-use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::share::envelope;
 use crate::state::{LabAction, RolloutAction, Work};
@@ -73,6 +72,45 @@ fn ending_line(lang: Lang, v: &RolloutView) -> String {
             tf(lang, MessageId::RoEndingStalled, &[("n", syncs.as_str()), ("node", v.stalled_on.as_str()), ("why", why.as_str())])
         }
         _ => t(lang, MessageId::RoEndingUnsettled).to_string(),
+    }
+}
+
+/// A cell's classes: marked by the learner, and (once answered) the model's evidence.
+fn cell_class(c: &CellView) -> &'static str {
+    match (c.marked, c.evidence) {
+        (false, false) => "cell",
+        (true, false) => "cell marked",
+        (false, true) => "cell evidence",
+        (true, true) => "cell marked evidence",
+    }
+}
+
+/// A kubectl output as kubectl prints it, each cell the learner can mark a toggle
+/// button (click, or Enter / Space from the keyboard) named by its table, row and
+/// column; the text, padding included, is kubectl's byte for byte.
+fn table(lang: Lang, table: &TableView, on_mark: &Callback<String>) -> Html {
+    let class = match table.id.as_str() {
+        "get-ds" => "upstream ro-table ro-get-ds",
+        "status" => "upstream ro-table ro-status",
+        _ => "upstream ro-table ro-pods",
+    };
+    let cell = |c: &CellView| {
+        if c.key.is_empty() {
+            return html! { <>{ c.text.clone() }{ c.pad.clone() }</> };
+        }
+        let (key, on) = (c.key.clone(), on_mark.clone());
+        html! {
+            <>
+                <button type="button" class={cell_class(c)} aria-pressed={if c.marked { "true" } else { "false" }}
+                    aria-label={c.label.clone()} onclick={Callback::from(move |_| on.emit(key.clone()))}>{ c.text.clone() }</button>
+                { c.pad.clone() }
+            </>
+        }
+    };
+    html! {
+        <pre {class} lang="en" aria-label={t(lang, MessageId::UpstreamNote)}>
+            { for table.cells.iter().map(cell) }
+        </pre>
     }
 }
 
@@ -152,6 +190,19 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
         let d = props.dispatch.clone();
         Callback::from(move |v: String| d.emit(LabAction::Rollout(RolloutAction::Cause(v))))
     };
+    let on_mark = {
+        let d = props.dispatch.clone();
+        Callback::from(move |k: String| d.emit(LabAction::Rollout(RolloutAction::Mark(k))))
+    };
+    let on_words = {
+        let d = props.dispatch.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(area) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                d.emit(LabAction::Rollout(RolloutAction::Words(area.value())));
+            }
+        })
+    };
+    let words_id = unique_id("ro-words");
     let on_reset = {
         let d = props.dispatch.clone();
         Callback::from(move |_| d.emit(LabAction::ResetStep(Step::Rollout)))
@@ -171,7 +222,7 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
                 <button type="button" class="ro-sync" onclick={act(RolloutAction::Sync)}>{ t(lang, MessageId::RoSync) }</button>
                 { " " }<span class="ro-syncs" aria-live="polite">{ tf(lang, MessageId::RoSyncs, &[("n", n.as_str())]) }</span>
             </p>
-            <section class={classes!("ro-ending", v.ending.clone())} aria-live="polite">
+            <section class={match v.ending.as_str() { "completed" => "ro-ending completed", "stalled" => "ro-ending stalled", _ => "ro-ending" }} aria-live="polite">
                 if v.broken {
                     <p class="ro-broken-note">{ t(lang, MessageId::RoBrokenNote) }</p>
                 }
@@ -182,21 +233,27 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
                     </button>
                 </p>
             </section>
-            <h3>{ t(lang, MessageId::RoGetDs) }</h3>
-            <Upstream {lang} class="ro-get-ds" text={v.get_ds.clone()} />
-            <h3>{ t(lang, MessageId::RoStatus) }</h3>
-            <Upstream {lang} class="ro-status" text={v.status.clone()} />
-            <h3>{ t(lang, MessageId::RoPods) }</h3>
-            <Upstream {lang} class="ro-pods" text={v.pods.clone()} />
+            <p class="ro-mark-hint">{ t(lang, MessageId::RoMarkHint) }</p>
+            { for v.tables.iter().zip([MessageId::RoGetDs, MessageId::RoStatus, MessageId::RoPods]).map(|(tv, title)| html! {
+                <>
+                    <h3>{ t(lang, title) }</h3>
+                    { table(lang, tv, &on_mark) }
+                </>
+            }) }
             <fieldset class="ro-answer">
                 <legend>{ t(lang, MessageId::RoAnswer) }</legend>
                 { select(lang, MessageId::RoNode, "ro-node", &input.node, nodes, on_node) }
                 { select(lang, MessageId::RoCause, "ro-cause", &input.cause, causes, on_cause) }
+                <div class="field ro-words">
+                    <label for={words_id.clone()}>{ t(lang, MessageId::RoWords) }</label>
+                    <textarea id={words_id} rows="3" value={input.words.clone()} oninput={on_words} />
+                </div>
                 <button type="button" class="ro-submit" onclick={act(RolloutAction::Answer)}>{ t(lang, MessageId::RoSubmit) }</button>
             </fieldset>
             if let Some(j) = v.judgement {
                 <section class="ro-verdict" aria-live="polite">
                     <p class="ro-judge"><strong>{ judgement_line(lang, j, &input.node, &input.cause, &v.roots) }</strong></p>
+                    <p class="ro-evidence-note">{ t(lang, MessageId::RoEvidenceNote) }</p>
                     <h3>{ t(lang, MessageId::RoModel) }</h3>
                     <ul class="ro-diagnosis">
                         { for v.diagnosis.iter().map(|l| html! {
@@ -269,6 +326,8 @@ mod tests {
         unfixed.rollout.node = "gpu-node-2".into();
         unfixed.rollout.cause = "dropin-replaced-table".into();
         unfixed.rollout.answered = true;
+        unfixed.rollout.marks = vec!["get-ds/12/UP-TO-DATE".into(), "status/1".into()];
+        unfixed.rollout.words = "gpu-node-2: the drop-in replaced the CRI table,\nand the restart loaded it".into();
         let mut fixed = Work::default();
         fixed.containerd.dropin = gpulab_model::daemonset::seed::NVIDIA_DROPIN_FULL_TABLE.into();
         fixed.restart.ops = ops(&[DaemonOp::WriteDropin, DaemonOp::Restart, DaemonOp::Wait, DaemonOp::RunCheck]);

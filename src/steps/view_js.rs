@@ -9,7 +9,7 @@ use gpulab_model::containerd::load::LoadErrorCode;
 use gpulab_model::containerd::log::LogLine;
 use gpulab_model::containerd::syntax::Failure;
 use gpulab_model::Severity;
-use gpulab_view::{CheckRun, CheckView, DiagLine, Judgement, KubeOutcome, KubeView, LinkView, NodeView, RolloutView, Sandbox, SlotsView};
+use gpulab_view::{CellView, CheckRun, CheckView, DiagLine, Judgement, KubeOutcome, KubeView, LinkView, NodeView, RolloutView, Sandbox, SlotsView, TableView};
 use wasm_bindgen::JsValue;
 
 fn get(v: &JsValue, key: &str) -> JsValue {
@@ -144,10 +144,16 @@ pub fn rollout_view(v: &JsValue) -> RolloutView {
         Some("symptom") => Some(Judgement::Symptom),
         _ => None,
     };
+    let cell = |c: &JsValue| CellView {
+        text: text(c, "text"),
+        pad: text(c, "pad"),
+        key: text(c, "key"),
+        label: text(c, "label"),
+        marked: flag(c, "marked"),
+        evidence: flag(c, "evidence"),
+    };
     RolloutView {
-        get_ds: text(v, "get_ds"),
-        status: text(v, "status"),
-        pods: text(v, "pods"),
+        tables: list(v, "tables", |t| TableView { id: text(t, "id"), cells: list(t, "cells", cell) }),
         nodes: texts(v, "nodes"),
         causes: texts(v, "causes"),
         judgement,

@@ -281,6 +281,71 @@ test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout -
   await page.close();
 });
 
+const FULL_TABLE = readFileSync(new URL("../../crates/model/src/daemonset/seed/containerd/99-nvidia-full-table.toml", import.meta.url), "utf8");
+
+// One incident through the steps, walked twice by keyboard: in Korean with the lab's
+// drop-in (restarted on it: the CRI table is replaced), in English with the full-table
+// drop-in (fixed, restarted). Step 8 runs on the node the learner left, their marked
+// cells and own words go into the report, and the page's report equals `gpulab report
+// --work` on the progress file the page exports.
+test("one incident, walked twice (not fixed in Korean, fixed in English): step 8 and the report follow the learner's node, marks and words", async () => {
+  const walks = [
+    { lang: "ko", fix: false, ending: "stalled", words: "gpu-node-2: 드롭인이 CRI 표를 바꿈" },
+    { lang: "en", fix: true, ending: "completed", words: "gpu-node-2 was fixed: full-table drop-in, restarted" },
+  ];
+  for (const w of walks) {
+    const { page, errors } = await open(w.lang, 2);
+    if (w.fix) await page.locator(".ctr-dropin textarea").fill(FULL_TABLE);
+    await page.locator("[data-step='4']").click();
+    for (const cls of ["rs-write-dropin", "rs-restart", "rs-wait", "rs-run-check"]) {
+      await page.locator(`.${cls}`).focus();
+      await page.keyboard.press("Enter");
+    }
+    await page.locator(".rs-run .check-output").first().waitFor({ timeout: 20000 });
+    await page.locator("[data-step='8']").click();
+    await page.locator(".ro-sync").waitFor({ timeout: 20000 });
+    for (let i = 0; i < 12; i++) {
+      await page.locator(".ro-sync").focus();
+      await page.keyboard.press("Enter");
+    }
+    await page.waitForFunction(() => document.querySelectorAll(".ro-get-ds button.cell[aria-label^='get ds, 12,']").length > 0);
+    await page.locator(`.ro-ending.${w.ending}`).waitFor();
+    // Mark two cells by keyboard: the rollout status line (the model reads it too) and
+    // get ds row 1's AGE (it does not); a second Enter would unmark.
+    const statusCell = page.locator(".ro-status button.cell").first();
+    const ageCell = page.locator(".ro-get-ds button.cell[aria-label^='get ds, 1, AGE:']");
+    for (const cell of [statusCell, ageCell]) {
+      await cell.focus();
+      await page.keyboard.press("Enter");
+    }
+    await page.locator(".ro-get-ds button.cell.marked").waitFor();
+    assert.equal(await statusCell.getAttribute("aria-pressed"), "true");
+    assert.equal(await ageCell.getAttribute("aria-pressed"), "true");
+    await page.locator(".ro-words textarea").fill(w.words);
+    await page.locator(".ro-node select").selectOption("gpu-node-2");
+    await page.locator(".ro-cause select").selectOption("dropin-replaced-table");
+    await page.locator(".ro-submit").focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".ro-judge").waitFor();
+    // Once answered, the model's evidence is outlined: the status line is both.
+    await page.locator(".ro-status button.cell.marked.evidence").waitFor();
+    assert.equal(await ageCell.getAttribute("class"), "cell marked");
+    const md = await page.locator(".ro-report-text").textContent();
+    assert.ok(md.includes(w.words.split(":")[0]), "the learner's own words are in the report");
+    assert.match(md, w.lang === "en" ? /`get ds, 1, AGE: [^`]+`: marked — the model does not rest on it/ : /`get ds, 1, AGE: [^`]+`: 표시함 — 모델은 이 칸을 근거로 쓰지 않음/);
+    assert.match(md, w.lang === "en" ? /`rollout status: [^`]+`: marked — the model rests on it too \(agree\)/ : /`rollout status: [^`]+`: 표시함 — 모델도 이 칸을 근거로 씀 \(일치\)/);
+    // The companion prints the same report for the progress file the page exports.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator(".work-export").click()]);
+    const dir = mkdtempSync(path.join(tmpdir(), "gpulab-walk-"));
+    const file = path.join(dir, "progress.json");
+    writeFileSync(file, readFileSync(await download.path()));
+    assert.equal(gpulab(["report", "--work", file, "--lang", w.lang]), md);
+    await page.screenshot({ path: path.join(OUT, `step8-walk-${w.lang}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
 /** `gpulab schedule` on the lab's manifests (cluster text given), Kubernetes `version`. */
 function schedule(cluster, version = "1.36") {
   const dir = mkdtempSync(path.join(tmpdir(), "gpulab-k8s-"));

@@ -174,6 +174,10 @@ fn default_work_steps_as_the_seed() {
         let work = serde_json::json!({ "format": "gpu-node-lab/progress", "version": 1, "work": { "rollout": { "syncs": syncs } } }).to_string();
         let request = serde_json::json!({ "lang": "en", "work": work }).to_string();
         let reply: serde_json::Value = serde_json::from_str(&gpu_node_lab_k8s::rollout(&request)).unwrap();
-        assert_eq!(reply["Ok"]["pods"].as_str().unwrap(), pods, "after {syncs} syncs");
+        let tables = reply["Ok"]["tables"].as_array().unwrap();
+        let table = tables.iter().find(|t| t["id"] == gpu_node_lab_k8s::cells::PODS).unwrap();
+        // The page's cells, each with its padding, are kubectl's text.
+        let text: String = table["cells"].as_array().unwrap().iter().map(|c| format!("{}{}", c["text"].as_str().unwrap(), c["pad"].as_str().unwrap())).collect();
+        assert_eq!(text, pods, "after {syncs} syncs");
     }
 }

@@ -23,6 +23,7 @@
 //!   and 4, which the app's model words without (go-toml's parsers are here, not in
 //!   the first load: `gpulab_model::containerd::syntax`).
 
+pub mod cells;
 pub mod check;
 pub mod kube;
 pub mod node;
@@ -97,6 +98,14 @@ pub fn containerd_defaults(version: &str) -> String {
     }))
 }
 
+/// The Korean messages of the views drawn from this chunk (the late lines of
+/// `i18n/ko.ftl`, `build.rs`): the app reads them when the chunk arrives
+/// (`i18n::provide_korean`); its first load does not carry them.
+#[wasm_bindgen]
+pub fn messages_ko() -> String {
+    include_str!(concat!(env!("OUT_DIR"), "/ko-late.ftl")).to_string()
+}
+
 /// The files a `scenario.toml` references, as a JSON array of paths.
 #[wasm_bindgen]
 pub fn scenario_references(text: &str) -> String {
@@ -114,7 +123,7 @@ mod tests {
         let bad: Reply<KubeView> = serde_json::from_str(&super::kube("{")).unwrap();
         assert!(bad.unwrap_err().starts_with("bad request"));
         let ok: Reply<RolloutView> = serde_json::from_str(&super::rollout(r#"{"lang":"en"}"#)).unwrap();
-        assert!(ok.unwrap().get_ds.starts_with("NAME"));
+        assert!(ok.unwrap().tables[0].text().starts_with("NAME"));
     }
 
     /// containerd's syntax verdict: the exact text the companion prints for the file

@@ -21,6 +21,7 @@ use gpulab_model::kubernetes::{patch, yaml};
 use gpulab_view::{CheckRequest, CheckRun, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, SlotsRequest};
 use serde::Serialize;
 
+use crate::cells;
 use crate::rollout::{self, MAX_SYNCS};
 
 /// One status patch of step 6 and what the API server said.
@@ -38,6 +39,19 @@ pub struct Answer {
     pub cause: String,
     /// `right`, `symptom`, `wrong-node`, `wrong-cause`.
     pub judgement: String,
+}
+
+/// A cell of step 8's kubectl outputs that the learner marked as read, the model's
+/// diagnosis rests on, or both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadCell {
+    /// `get-ds/3/UP-TO-DATE`, `pods/<pod>/STATUS`, `status/1` ([`crate::cells`]).
+    pub key: String,
+    /// Its table, row, column and text as the tables stand after the stepped syncs;
+    /// empty when the tables no longer hold it (a pod since replaced).
+    pub label: String,
+    pub learner: bool,
+    pub model: bool,
 }
 
 /// The report as data (its JSON form).
@@ -66,6 +80,12 @@ pub struct LabReport {
     pub stalled_on: String,
     pub stalled_why: Vec<String>,
     pub answer: Option<Answer>,
+    /// The node and cause in the learner's own words.
+    pub words: String,
+    /// The cells the learner marked (in their order), then the cells the model's
+    /// diagnosis rests on that they did not mark. The model's side is filled once they
+    /// answered.
+    pub read: Vec<ReadCell>,
 }
 
 fn t(lang: Lang, en: &str, ko: &str) -> String {
@@ -156,10 +176,22 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
     artifacts.slots = Some(crate::slots::compute(&slots_req, &crate::slots::load_data()?));
 
     let r = &work.rollout;
-    let answer = (r.answered && !r.node.is_empty() && !r.cause.is_empty()).then(|| {
-        let d = gpulab_model::daemonset::diagnosis::diagnose(&stepped.rollout);
-        Answer { node: r.node.clone(), cause: r.cause.clone(), judgement: rollout::judgement_name(rollout::judge(&d, &r.node, &r.cause)).into() }
-    });
+    let answered = r.answered && !r.node.is_empty() && !r.cause.is_empty();
+    let d = gpulab_model::daemonset::diagnosis::diagnose(&stepped.rollout);
+    let answer = answered.then(|| Answer { node: r.node.clone(), cause: r.cause.clone(), judgement: rollout::judgement_name(rollout::judge(&d, &r.node, &r.cause)).into() });
+    let evidence = if answered { rollout::evidence(&d, stepped.rounds.len()) } else { Vec::new() };
+    let tables = rollout::tables(&stepped);
+    let read = r
+        .marks
+        .iter()
+        .chain(evidence.iter().filter(|k| !r.marks.contains(k)))
+        .map(|k| ReadCell {
+            key: k.clone(),
+            label: cells::find(&tables, k).map(|c| c.label.clone()).unwrap_or_default(),
+            learner: r.marks.contains(k),
+            model: evidence.contains(k),
+        })
+        .collect();
     let version = node::version(&work.containerd)?.to_string();
     Ok(LabReport {
         incident: build_report(&stepped.rollout, &stepped.rollout, artifacts, lang),
@@ -181,6 +213,8 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
         stalled_on,
         stalled_why,
         answer,
+        words: r.words.clone(),
+        read,
     })
 }
 
@@ -288,6 +322,30 @@ impl LabReport {
         match &self.answer {
             None => md.push_str(&format!("- {}\n", t(l, "no answer submitted", "제출한 답 없음"))),
             Some(a) => md.push_str(&format!("- {}: `{}`, `{}` → `{}`\n", t(l, "the learner's answer (node, cause → judged)", "학습자의 답 (노드, 원인 → 판정)"), a.node, a.cause, a.judgement)),
+        }
+        if !self.words.trim().is_empty() {
+            md.push_str(&format!("- {}:\n\n", t(l, "in the learner's own words", "학습자가 쓴 말")));
+            for line in self.words.lines() {
+                md.push_str(&format!("  > {line}\n"));
+            }
+            md.push('\n');
+        }
+        if !md.ends_with("\n\n") {
+            md.push('\n');
+        }
+        md.push_str(&format!("#### {}\n\n", t(l, "The cells read: the learner's marks beside the model's evidence", "읽은 칸: 학습자의 표시와 모델의 근거")));
+        if self.read.is_empty() {
+            md.push_str(&format!("{}\n", t(l, "_(no cell marked, no answer yet)_", "_(표시한 칸 없음, 아직 답 없음)_")));
+        }
+        for c in &self.read {
+            let cell = if c.label.is_empty() { format!("`{}` {}", c.key, t(l, "(no longer in the tables)", "(지금 표에 없음)")) } else { format!("`{}`", c.label) };
+            let side = match (c.learner, c.model, self.answer.is_some()) {
+                (true, true, _) => t(l, "marked — the model rests on it too (agree)", "표시함 — 모델도 이 칸을 근거로 씀 (일치)"),
+                (true, false, true) => t(l, "marked — the model does not rest on it", "표시함 — 모델은 이 칸을 근거로 쓰지 않음"),
+                (true, false, false) => t(l, "marked", "표시함"),
+                (false, _, _) => t(l, "not marked — the model rests on it", "표시 안 함 — 모델은 이 칸을 근거로 씀"),
+            };
+            md.push_str(&format!("- {cell}: {side}\n"));
         }
         md
     }

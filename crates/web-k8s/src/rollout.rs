@@ -7,13 +7,15 @@
 //! ([`crate::report`]). "Break it again" runs the same cluster with the seed's broken
 //! drop-in on their node.
 
-use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
+use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis, Evidence};
 use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
 use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
 use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
 use gpulab_model::incident::lab::{self, Variant};
 use gpulab_model::incident::work::{read_progress, LabWork};
-use gpulab_view::{Judgement, LinkView, RolloutRequest, RolloutView};
+use gpulab_view::{Judgement, LinkView, RolloutRequest, RolloutView, TableView};
+
+use crate::cells;
 
 /// The causes the learner can name (diagnosis link codes).
 pub const CAUSES: [&str; 6] = [
@@ -68,6 +70,61 @@ pub fn get_ds(rounds: &[RoundRecord]) -> String {
     table(&text)
 }
 
+/// Step 8's three outputs as cells ([`cells`]): `get ds` (rows by sync), `rollout
+/// status`, `get pods -o wide` (rows by pod).
+pub fn tables(s: &Stepped) -> Vec<TableView> {
+    let pods: Vec<_> = s.rollout.controller.pods.values().collect();
+    vec![
+        cells::table(cells::GET_DS, "get ds", &get_ds(&s.rounds), |i, _| i.to_string()),
+        cells::lines(cells::STATUS, "rollout status", &status(s)),
+        cells::table(cells::PODS, "get pods", &get_pods_wide(pods.iter().copied(), s.rollout.now()), |_, name| name.to_string()),
+    ]
+}
+
+/// The `get ds` column of a DaemonSet status field.
+fn get_ds_column(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "status.desiredNumberScheduled" => "DESIRED",
+        "status.currentNumberScheduled" => "CURRENT",
+        "status.numberReady" => "READY",
+        "status.updatedNumberScheduled" => "UP-TO-DATE",
+        "status.numberAvailable" => "AVAILABLE",
+        _ => return None,
+    })
+}
+
+/// The cells the model's diagnosis rests on, as keys: the `rollout status` line it
+/// quotes; the latest `get ds` row's column of each DaemonSet status field its links
+/// cite; each stalled node's pod's STATUS (and the pod of any link citing a pod's
+/// status) and NODE.
+pub fn evidence(d: &Diagnosis, get_ds_rows: usize) -> Vec<String> {
+    let mut keys = vec![cells::key(cells::STATUS, "1", "")];
+    let mut add = |k: String| {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    };
+    let row = get_ds_rows.to_string();
+    for l in d.summary.iter().chain(d.stalled_nodes.iter().flat_map(|n| n.chain.iter())) {
+        if let Evidence::StatusField { object, field, .. } = &l.evidence {
+            match object.split_once('/') {
+                Some(("DaemonSet", _)) if get_ds_rows > 0 => {
+                    if let Some(col) = get_ds_column(field) {
+                        add(cells::key(cells::GET_DS, &row, col));
+                    }
+                }
+                Some(("Pod", pod)) => add(cells::key(cells::PODS, pod, "STATUS")),
+                _ => {}
+            }
+        }
+    }
+    for pod in d.stalled_nodes.iter().filter_map(|n| n.pod.as_deref()) {
+        add(cells::key(cells::PODS, pod, "STATUS"));
+        add(cells::key(cells::PODS, pod, "NODE"));
+    }
+    keys
+}
+
 /// The latest `rollout status` output.
 pub fn status(s: &Stepped) -> String {
     match s.rounds.last().map(|r| &r.rollout_status) {
@@ -120,10 +177,10 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
     let (incident, _) = lab::incident(&work, variant)?;
     let (ending, ending_syncs, stalled_on, stalled_why) = crate::report::ending_parts(&lab::ending(&incident, lang));
     let s = stepped(incident.rollout, work.rollout.syncs);
-    let pods: Vec<_> = s.rollout.controller.pods.values().collect();
     let r = &work.rollout;
     let answered = r.answered && !r.node.is_empty() && !r.cause.is_empty();
-    let (judgement, diagnosis, roots) = if answered {
+    let mut tables = tables(&s);
+    let (judgement, diagnosis, roots, evidence) = if answered {
         let d = diagnose(&s.rollout);
         let links = d
             .summary
@@ -131,14 +188,13 @@ pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
             .chain(d.stalled_nodes.iter().flat_map(|n| n.chain.iter()))
             .map(|l| LinkView { text: link_text(l, lang), evidence: evidence_text(&l.evidence, lang) })
             .collect();
-        (Some(judge(&d, &r.node, &r.cause)), links, roots(&d, &r.node))
+        (Some(judge(&d, &r.node, &r.cause)), links, roots(&d, &r.node), evidence(&d, s.rounds.len()))
     } else {
-        (None, Vec::new(), Vec::new())
+        (None, Vec::new(), Vec::new(), Vec::new())
     };
+    cells::mark(&mut tables, &r.marks, &evidence);
     Ok(RolloutView {
-        get_ds: get_ds(&s.rounds),
-        status: status(&s),
-        pods: get_pods_wide(pods.iter().copied(), s.rollout.now()),
+        tables,
         nodes: s.rollout.node_names().into_iter().collect(),
         causes: CAUSES.iter().map(ToString::to_string).collect(),
         judgement,
@@ -178,8 +234,9 @@ mod tests {
     fn syncs_and_judgement() {
         let v0 = view(&RolloutRequest { lang: "en".into(), ..Default::default() }).unwrap();
         let v3 = view(&request(3, "", "")).unwrap();
-        assert_eq!(v0.get_ds.lines().count(), 1);
-        assert_eq!(v3.get_ds.lines().count(), 4);
+        assert_eq!(v0.tables[0].rows(), 1);
+        assert_eq!(v3.tables[0].rows(), 4);
+        assert_eq!(v3.tables.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [cells::GET_DS, cells::STATUS, cells::PODS]);
         let s = step(&work(&request(20, "", "")).unwrap(), Variant::Learner).unwrap();
         let d = diagnose(&s.rollout);
         let stalled = d.stalled_nodes.first().unwrap();
@@ -240,7 +297,8 @@ mod tests {
             assert_eq!(v.ending, ending, "{name}: {v:?}");
             assert_eq!(v.broken, broken);
             if ending == "completed" {
-                assert!(v.status.contains("successfully rolled out"), "{name}: {}", v.status);
+                let status = v.tables[1].text();
+                assert!(status.contains("successfully rolled out"), "{name}: {status}");
                 assert!(v.stalled_on.is_empty() && v.stalled_why.is_empty());
             } else {
                 assert_eq!(v.stalled_on, "gpu-node-2", "{name}");
@@ -250,5 +308,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The cells are the model's outputs byte for byte; the learner's marks come back
+    /// marked; once answered, the model's evidence on the stalled node is its pod's
+    /// STATUS and NODE, the `rollout status` line and the latest `get ds` row's column
+    /// its summary cites — and not a cell such as the pod's AGE.
+    #[test]
+    fn marked_cells_and_the_models_evidence() {
+        let mut w = LabWork::default();
+        w.rollout.syncs = 20;
+        let s = step(&w, Variant::Learner).unwrap();
+        let pods: Vec<_> = s.rollout.controller.pods.values().collect();
+        let t = tables(&s);
+        assert_eq!(t[0].text(), get_ds(&s.rounds));
+        assert_eq!(t[1].text(), status(&s));
+        assert_eq!(t[2].text(), get_pods_wide(pods.iter().copied(), s.rollout.now()));
+        let d = diagnose(&s.rollout);
+        let pod = d.stalled_nodes[0].pod.clone().unwrap();
+        let ev = evidence(&d, s.rounds.len());
+        // Every pod is updated by then; the summary cites AVAILABLE, short of DESIRED.
+        for k in ["status/1".to_string(), format!("pods/{pod}/STATUS"), format!("pods/{pod}/NODE"), "get-ds/20/AVAILABLE".into()] {
+            assert!(ev.contains(&k), "{k} in {ev:?}");
+        }
+        assert!(!ev.contains(&"get-ds/20/UP-TO-DATE".to_string()));
+        assert!(!ev.contains(&format!("pods/{pod}/AGE")));
+        assert!(ev.iter().all(|k| cells::find(&t, k).is_some()), "every evidence cell is in the tables: {ev:?}");
+
+        w.rollout.marks = vec![format!("pods/{pod}/STATUS"), format!("pods/{pod}/AGE"), "get-ds/99/READY".into()];
+        let before = view(&RolloutRequest { lang: "en".into(), work: progress(&w), broken: false }).unwrap();
+        let c = cells::find(&before.tables, &format!("pods/{pod}/STATUS")).unwrap();
+        assert!(c.marked && !c.evidence, "evidence is shown once answered");
+        (w.rollout.node, w.rollout.cause, w.rollout.answered) = ("gpu-node-2".into(), "daemon-not-restarted".into(), true);
+        let after = view(&RolloutRequest { lang: "en".into(), work: progress(&w), broken: false }).unwrap();
+        assert!(cells::find(&after.tables, &format!("pods/{pod}/STATUS")).is_some_and(|c| c.marked && c.evidence));
+        assert!(cells::find(&after.tables, &format!("pods/{pod}/AGE")).is_some_and(|c| c.marked && !c.evidence));
+        assert!(cells::find(&after.tables, &format!("pods/{pod}/NODE")).is_some_and(|c| !c.marked && c.evidence));
     }
 }

@@ -235,15 +235,50 @@ pub struct LinkView {
     pub evidence: Option<String>,
 }
 
+/// One cell of a kubectl output in step 8: its text, the spaces kubectl pads it with,
+/// and — for a cell the learner can mark as read — its key and a label naming its
+/// table, row and column.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CellView {
+    pub text: String,
+    pub pad: String,
+    /// Empty for a header cell (not markable).
+    pub key: String,
+    pub label: String,
+    /// The learner marked it as read.
+    pub marked: bool,
+    /// The model's diagnosis rests on it (set once the learner answered).
+    pub evidence: bool,
+}
+
+/// A kubectl output of step 8 as cells in reading order: `get-ds`, `status` or
+/// `pods`. The last cell of each row carries the row's newline in its `pad`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TableView {
+    pub id: String,
+    pub cells: Vec<CellView>,
+}
+
+impl TableView {
+    /// The output as kubectl prints it: every cell and its padding.
+    pub fn text(&self) -> String {
+        self.cells.iter().flat_map(|c| [c.text.as_str(), c.pad.as_str()]).collect()
+    }
+
+    /// The number of rows (header included).
+    pub fn rows(&self) -> usize {
+        self.cells.iter().filter(|c| c.pad.ends_with('\n')).count()
+    }
+}
+
 /// Step 8's view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RolloutView {
-    /// `kubectl get ds` after every sync so far.
-    pub get_ds: String,
-    /// The latest `kubectl rollout status`.
-    pub status: String,
-    /// `kubectl get pods -o wide`.
-    pub pods: String,
+    /// `kubectl get ds` after every sync so far, the latest `kubectl rollout status`,
+    /// and `kubectl get pods -o wide`, as cells.
+    pub tables: Vec<TableView>,
     /// The nodes the learner can name.
     pub nodes: Vec<String>,
     /// The cause codes the learner can name (diagnosis link codes).

@@ -88,9 +88,25 @@ fn render_literal(literal: &str) -> String {
     match literal {
         "\n" => "newline".to_string(),
         "`" => "'`'".to_string(),
-        s if s.chars().all(|c| c.is_ascii_control()) => format!("`{}`", s.escape_debug()),
+        s if s.chars().all(|c| c.is_ascii_control()) => format!("`{}`", escape_control(s)),
         s => format!("`{s}`"),
     }
+}
+
+/// `str::escape_debug` of ASCII control characters (`\t`, `\u{1b}`), written out:
+/// the standard one brings Unicode's tables into the app's wasm for four cases.
+fn escape_control(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\0' => out.push_str("\\0"),
+            c => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+        }
+    }
+    out
 }
 
 /// Keeps the first error reported (as `toml_edit`'s sink does).
@@ -632,6 +648,14 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+
+    /// The control characters' escapes are the standard library's.
+    #[test]
+    fn control_characters_escape_as_rust_does() {
+        for c in (0u8..0x20).chain([0x7f]).map(char::from) {
+            assert_eq!(escape_control(&c.to_string()), c.escape_debug().to_string(), "{:x}", u32::from(c));
+        }
+    }
 
     fn same(path: &str, a: &Table, b: &Table) -> Result<(), String> {
         if a.entries.len() != b.entries.len() {

@@ -111,6 +111,12 @@ pub struct RolloutWork {
     pub node: String,
     pub cause: String,
     pub answered: bool,
+    /// The cells of `kubectl get ds` / `rollout status` / `get pods` the learner marked
+    /// as read, by key (`get-ds/3/UP-TO-DATE`, `pods/<pod>/STATUS`, `status/1`; the
+    /// chunk's `rollout::cells` names them), in the order they marked them.
+    pub marks: Vec<String>,
+    /// The node and the cause in the learner's own words.
+    pub words: String,
 }
 
 /// Steps 5–6.
