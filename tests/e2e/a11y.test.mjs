@@ -3,7 +3,7 @@
 // to leave an editor), the work intact after a reload mid-way, a screenshot per step
 // (target/e2e/walk/, not committed), and no console error. Then, on every step:
 // text contrast ≥ 4.5:1 (3:1 for large text) computed from the rendered colours,
-// every interactive element ≥ 24×24 px, tables with captions and header cells,
+// every interactive element ≥ 24×24 px or spaced as WCAG 2.5.8 allows, tables with captions and header cells,
 // upstream texts marked lang="en", and at 320 px one column without horizontal scroll.
 // Steps 5, 6 and 8 run on the on-demand Kubernetes chunk: the walk waits for it.
 // Run: DIST=../../dist node --test a11y.test.mjs
@@ -214,12 +214,33 @@ function audit() {
     texts++;
     if (r < need) contrast.push(`${name(el)} ${r.toFixed(2)} < ${need} (${s.color} on ${JSON.stringify(bg)})`);
   }
+  // WCAG 2.2 SC 2.5.8: a target under 24×24 passes by spacing when a 24 px circle
+  // centred on it intersects no other target and no other undersized target's circle
+  // (step 8's one-character kubectl cells, three spaces from the next column).
   const targets = [];
+  const boxes = [];
   for (const el of document.querySelectorAll(".gpu-lab :is(a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1']))")) {
     if (hidden(el)) continue;
     controls++;
-    const r = el.getBoundingClientRect();
-    if (r.width < 24 || r.height < 24) targets.push(`${name(el)} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`);
+    boxes.push({ el, r: el.getBoundingClientRect() });
+  }
+  const small = (r) => r.width < 24 || r.height < 24;
+  const centre = (r) => [r.left + r.width / 2, r.top + r.height / 2];
+  const spaced = (a) => {
+    const [x, y] = centre(a.r);
+    return boxes.every((b) => {
+      if (b === a) return true;
+      if (small(b.r)) {
+        const [u, v] = centre(b.r);
+        return Math.hypot(x - u, y - v) >= 24;
+      }
+      const dx = Math.max(b.r.left - x, 0, x - b.r.right);
+      const dy = Math.max(b.r.top - y, 0, y - b.r.bottom);
+      return Math.hypot(dx, dy) >= 12;
+    });
+  };
+  for (const a of boxes) {
+    if (small(a.r) && !spaced(a)) targets.push(`${name(a.el)} ${a.r.width.toFixed(1)}×${a.r.height.toFixed(1)}`);
   }
   const tables = [...document.querySelectorAll(".gpu-lab table")].filter((t) => !t.querySelector("caption") || !t.querySelector("th")).map(name);
   const upstreamLang = [...document.querySelectorAll(".gpu-lab pre.upstream")].filter((p) => p.closest("[lang]")?.lang !== "en").map(name);

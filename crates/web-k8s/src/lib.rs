@@ -35,6 +35,11 @@ pub mod slots;
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
+/// The wasm's allocator, as the app's (the feature `allocator`, on by default).
+#[cfg(all(feature = "allocator", target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// `Reply<T>` as JSON; a view that cannot be serialised (never expected) is an error
 /// reply, not a panic.
 fn reply<T: Serialize>(r: Result<T, String>) -> String {
