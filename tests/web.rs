@@ -549,9 +549,9 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     for n in 0..6u32 {
         work.rollout.syncs = n;
         let v = view(&request(&work, en, false).unwrap()).unwrap();
-        assert_eq!(texts(&root, ".ro-get-ds"), vec![v.get_ds], "after {n} syncs");
-        assert_eq!(texts(&root, ".ro-status"), vec![v.status], "after {n} syncs");
-        assert_eq!(texts(&root, ".ro-pods"), vec![v.pods], "after {n} syncs");
+        for t in &v.tables {
+            assert_eq!(texts(&root, &format!(".ro-{}", t.id)), vec![t.text()], "after {n} syncs");
+        }
         click(&root, ".ro-sync");
         yew::scheduler::flush().await;
     }
@@ -561,7 +561,7 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     set_value(&root, ".ro-cause select", "daemon-not-restarted");
     click(&root, ".ro-submit");
     yew::scheduler::flush().await;
-    work.rollout = gpu_node_lab::state::RolloutInput { syncs: 6, node: node.clone(), cause: "daemon-not-restarted".into(), answered: true };
+    work.rollout = gpu_node_lab::state::RolloutInput { syncs: 6, node: node.clone(), cause: "daemon-not-restarted".into(), answered: true, ..Default::default() };
     let v = view(&request(&work, en, false).unwrap()).unwrap();
     let expected = judgement_line(en, v.judgement.unwrap(), &node, "daemon-not-restarted", &v.roots);
     assert_eq!(html_el(&root, ".ro-judge").text_content().unwrap(), expected);
@@ -650,7 +650,7 @@ fn view_readers_agree_with_serde() {
         assert_eq!(view_js::reply(json).map(|v| view_js::kube_view(&v)), typed);
     }
     let mut answered = gpu_node_lab::state::Work::default();
-    answered.rollout = gpu_node_lab::state::RolloutInput { syncs: 20, node: "gpu-node-2".into(), cause: "daemon-not-restarted".into(), answered: true };
+    answered.rollout = gpu_node_lab::state::RolloutInput { syncs: 20, node: "gpu-node-2".into(), cause: "daemon-not-restarted".into(), answered: true, ..Default::default() };
     let req = gpu_node_lab::steps::rollout::request(&answered, gpu_node_lab::i18n::Lang::Ko, true).unwrap();
     let json = gpu_node_lab_k8s::rollout(&serde_json::to_string(&req).unwrap());
     let typed: Reply<RolloutView> = serde_json::from_str(&json).unwrap();
