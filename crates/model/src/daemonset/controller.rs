@@ -241,7 +241,17 @@ impl DaemonSetsController {
     /// The pods of node `i` as `getNodesToDaemonPods(ds, includeDeletedTerminal=false)`
     /// lists them: terminal pods being deleted left out, in store (name) order.
     fn node_pods(&self, i: usize) -> Vec<&Pod> {
-        self.pods.on_node(i).filter(|p| !(is_pod_terminal(p) && p.metadata.deletion_timestamp.is_some())).collect()
+        self.pods.on_node(i).filter(|p| listed(p)).collect()
+    }
+
+    /// The same for the pods whose target node is not in the list, by node name
+    /// (nodes left with no pod left out).
+    fn orphan_pods(&self) -> Vec<(&str, Vec<&Pod>)> {
+        self.pods
+            .orphans()
+            .map(|(node, pods)| (node, pods.into_iter().filter(|p| listed(p)).collect::<Vec<_>>()))
+            .filter(|(_, pods)| !pods.is_empty())
+            .collect()
     }
 
     /// The should-run table for the current template, computed again only when the
@@ -323,13 +333,8 @@ impl DaemonSetsController {
             failed_events.extend(m.events);
         }
         // Unscheduled pods whose target node no longer exists.
-        for (_, pods) in self.pods.orphans() {
-            to_delete.extend(
-                pods.iter()
-                    .filter(|p| !(is_pod_terminal(p) && p.metadata.deletion_timestamp.is_some()))
-                    .filter(|p| super::pod::pod_node_name(p).is_empty())
-                    .map(|p| pod_name(p).to_string()),
-            );
+        for (_, pods) in self.orphan_pods() {
+            to_delete.extend(pods.iter().filter(|p| super::pod::pod_node_name(p).is_empty()).map(|p| pod_name(p).to_string()));
         }
         let object = format!("DaemonSet/{}", self.name());
         for (type_, why, message) in failed_events {
@@ -393,12 +398,7 @@ impl DaemonSetsController {
             }
         }
         let key = self.cache.key.clone().unwrap_or_default();
-        let orphans: Vec<(&str, Vec<&Pod>)> = self
-            .pods
-            .orphans()
-            .map(|(node, pods)| (node, pods.into_iter().filter(|p| !(is_pod_terminal(p) && p.metadata.deletion_timestamp.is_some())).collect::<Vec<_>>()))
-            .filter(|(_, pods)| !pods.is_empty())
-            .collect();
+        let orphans = self.orphan_pods();
         for (o, (_, pods)) in orphans.iter().enumerate() {
             match UpdateClass::of(pods, &key, self.now) {
                 _ if full => visit.push((u64::MAX, Visit::Orphan(o))),
@@ -448,7 +448,46 @@ impl DaemonSetsController {
         };
         let mut decision = rolling_update(&input);
         decision.waiting_candidates += all_old_available - take.min(all_old_available);
+        #[cfg(test)]
+        assert_eq!(decision, self.reference_rolling_update(should, hash, counts, &base, &fixed), "sync {}", self.syncs);
         Ok(decision)
+    }
+
+    /// `rollingUpdate` on every node, sorted by rank: what the plan above must equal.
+    #[cfg(test)]
+    fn reference_rolling_update(
+        &self,
+        should: &[(bool, bool)],
+        hash: &str,
+        counts: super::update::DesiredNodeCounts,
+        base: &SplitMix64,
+        fixed: &FastMap<&str, u64>,
+    ) -> RollingUpdateDecision {
+        let lists: Vec<Vec<&Pod>> = (0..self.nodes.len()).map(|i| self.node_pods(i)).collect();
+        let orphans = self.orphan_pods();
+        let mut ranked: Vec<(u64, &str, &[&Pod])> = Vec::new();
+        for (i, (node, &(run, _))) in self.nodes.iter().zip(should).enumerate() {
+            let pods = lists.get(i).map_or(&[][..], Vec::as_slice);
+            if run || !pods.is_empty() {
+                ranked.push((self.rank(base, fixed, i), node.metadata.name.as_deref().unwrap_or(""), pods));
+            }
+        }
+        for (node, pods) in &orphans {
+            ranked.push((u64::MAX, node, pods.as_slice()));
+        }
+        ranked.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let should_run: FastMap<&str, bool> =
+            self.nodes.iter().zip(should).map(|(n, &(run, _))| (n.metadata.name.as_deref().unwrap_or(""), run)).collect();
+        let lookup = |n: &str| should_run.get(n).copied().unwrap_or(false);
+        rolling_update(&RollingUpdateInput {
+            ds: &self.ds,
+            hash,
+            generation: self.template_generation(),
+            now: self.now,
+            counts,
+            node_to_daemon_pods: ranked.into_iter().map(|(_, k, v)| (k, v)).collect(),
+            should_run: &lookup,
+        })
     }
 
     /// `syncNodes`: deletes, then creates in slow-start batches (1, 2, 4, …) that stop
@@ -605,6 +644,12 @@ impl DaemonSetsController {
         self.ds.status = Some(status.clone());
         status
     }
+}
+
+/// Whether `getNodesToDaemonPods(ds, includeDeletedTerminal=false)` lists the pod:
+/// all but terminal pods being deleted.
+fn listed(pod: &Pod) -> bool {
+    !(is_pod_terminal(pod) && pod.metadata.deletion_timestamp.is_some())
 }
 
 /// A node to visit in `rollingUpdate`: of the node list, or an orphan (a target node
@@ -803,4 +848,80 @@ pub fn replace_daemon_set_pod_node_name_node_affinity(affinity: Option<Affinity>
         }
     }
     affinity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemonset::rollout::{NodeRuntime, Rollout};
+    use crate::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    use k8s_openapi::api::core::v1::{NodeSpec, NodeStatus, Taint};
+    use k8s_openapi::api::node::v1::RuntimeClass;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    fn cluster(n: usize) -> Vec<Node> {
+        (0..n)
+            .map(|i| {
+                let mut node = Node::default();
+                node.metadata.name = Some(format!("gpu-node-{i:03}"));
+                let taint = |key: &str, effect: &str| Taint { key: key.into(), effect: effect.into(), ..Taint::default() };
+                let taints = match i % 17 {
+                    3 => vec![taint("maintenance", "NoExecute")],
+                    5 => vec![taint("dedicated", "NoSchedule")],
+                    _ => vec![],
+                };
+                node.spec = Some(NodeSpec { taints: Some(taints), unschedulable: Some(i % 13 == 4), ..NodeSpec::default() });
+                let allocatable = [("pods".to_string(), Quantity("110".into()))].into();
+                node.status = Some(NodeStatus { allocatable: Some(allocatable), ..Default::default() });
+                node
+            })
+            .collect()
+    }
+
+    /// The maxSurge-0 plan (only the nodes that change the decision, selection instead
+    /// of a sort) decides what `rollingUpdate` on every node decides, sync after sync
+    /// (the assertion is in `rolling_update_plan` under `cfg(test)`): every node
+    /// order, several budgets, surge, a node whose sandbox fails, nodes that should
+    /// not run the pod, and a node that leaves the cluster mid-rollout.
+    #[test]
+    fn plan_equals_rolling_update_on_every_node() {
+        let strategies = [
+            (IntOrString::String("10%".into()), IntOrString::Int(0)),
+            (IntOrString::Int(1), IntOrString::Int(0)),
+            (IntOrString::String("30%".into()), IntOrString::Int(0)),
+            (IntOrString::Int(0), IntOrString::Int(3)),
+        ];
+        let orders = [NodeOrder::Seeded(5), NodeOrder::Listed, NodeOrder::Fixed(vec!["gpu-node-007".into(), "gpu-node-001".into()])];
+        for (max_unavailable, max_surge) in &strategies {
+            for order in &orders {
+                let mut m = Manifests::default();
+                m.add_yaml("v1", DEVICE_PLUGIN_V1_YAML).unwrap();
+                m.add_yaml("v2", DEVICE_PLUGIN_V2_YAML).unwrap();
+                for ds in &mut m.daemon_sets {
+                    let ru = ds.spec.as_mut().unwrap().update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap();
+                    ru.max_unavailable = Some(max_unavailable.clone());
+                    ru.max_surge = Some(max_surge.clone());
+                }
+                let mut rc = RuntimeClass { handler: "nvidia".into(), ..Default::default() };
+                rc.metadata.name = Some("nvidia".into());
+                let (v1, v2) = (m.daemon_sets[0].clone(), m.daemon_sets[1].clone());
+                let mut r = Rollout::new(v1, cluster(60), vec![rc], order.clone(), 9, 1_790_000_000);
+                r.runtimes.insert("gpu-node-011".into(), NodeRuntime::healthy("1.7.20", &["runc"]));
+                assert!(r.run_until_settled(200));
+                r.apply_update(v2);
+                for round in 0..60 {
+                    if round == 3 {
+                        r.controller.update_nodes(|nodes| {
+                            nodes.remove(20);
+                        });
+                    }
+                    let record = r.step();
+                    if record.stalled || record.rollout_status.as_ref().is_ok_and(|s| s.done) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
 }
