@@ -326,7 +326,8 @@ impl DaemonSetsController {
             let Some(key) = self.cache.key.as_ref() else { continue };
             let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
             let m = manage_node(name, &self.node_pods(i), s, key, self.now);
-            if m.needs_pod {
+            // `syncNodes` creates for the first `burstReplicas` of them only.
+            if m.needs_pod && nodes_needing.len() < self.burst_replicas {
                 nodes_needing.push(name.to_string());
             }
             to_delete.extend(m.delete);
@@ -359,7 +360,8 @@ impl DaemonSetsController {
 
     /// `rollingUpdate` over the nodes in this sync's order (a new seeded shuffle every
     /// sync, drawn one number per node). With maxSurge 0 — the common case — a node
-    /// whose new pod is available changes nothing, and of the old available pods only
+    /// whose new pod is available changes nothing, a node with no pod (or two of a
+    /// kind, or old and new) only counts as unavailable, and of the old available pods only
     /// the first `maxUnavailable − numUnavailable` in that order can be picked: those
     /// are found by selection, not by sorting every node, and the others are counted
     /// as waiting. The decision is the one [`rolling_update`] makes on every node.
@@ -381,19 +383,23 @@ impl DaemonSetsController {
         let mut visit: Vec<(u64, Visit)> = Vec::new();
         let mut old_available: Vec<(u64, Visit)> = Vec::new();
         let mut num_unavailable = 0usize;
+        // Nodes maxSurge 0 only counts as unavailable (no pod, two of a kind, old and
+        // new): counted here, not visited.
+        let mut counted_only = 0usize;
         let full = counts.max_surge > 0;
         for (i, (v, &s)) in verdicts.iter().zip(should).enumerate() {
             if !(s.0 || v.has_pods) {
                 continue;
             }
-            let rank = self.rank(&base, &fixed, i);
+            let rank = || self.rank(&base, &fixed, i);
             match v.class {
-                _ if full => visit.push((rank, Visit::Node(i))),
+                _ if full => visit.push((rank(), Visit::Node(i))),
                 UpdateClass::New { available: true } => {}
-                UpdateClass::Old { available: true } => old_available.push((rank, Visit::Node(i))),
+                UpdateClass::Old { available: true } => old_available.push((rank(), Visit::Node(i))),
+                UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => counted_only += 1,
                 class => {
                     num_unavailable += usize::from(class.counts_unavailable());
-                    visit.push((rank, Visit::Node(i)));
+                    visit.push((rank(), Visit::Node(i)));
                 }
             }
         }
@@ -404,6 +410,7 @@ impl DaemonSetsController {
                 _ if full => visit.push((u64::MAX, Visit::Orphan(o))),
                 UpdateClass::New { available: true } => {}
                 UpdateClass::Old { available: true } => old_available.push((u64::MAX, Visit::Orphan(o))),
+                UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => counted_only += 1,
                 class => {
                     num_unavailable += usize::from(class.counts_unavailable());
                     visit.push((u64::MAX, Visit::Orphan(o)));
@@ -418,7 +425,7 @@ impl DaemonSetsController {
         };
         let order = |a: &(u64, Visit), b: &(u64, Visit)| (a.0, name_of(&a.1)).cmp(&(b.0, name_of(&b.1)));
         let all_old_available = old_available.len();
-        let take = counts.max_unavailable.saturating_sub(num_unavailable).min(old_available.len());
+        let take = counts.max_unavailable.saturating_sub(num_unavailable + counted_only).min(old_available.len());
         if take == 0 {
             old_available.clear();
         } else if take < old_available.len() {
@@ -447,6 +454,7 @@ impl DaemonSetsController {
             should_run: &lookup,
         };
         let mut decision = rolling_update(&input);
+        decision.num_unavailable += counted_only;
         decision.waiting_candidates += all_old_available - take.min(all_old_available);
         #[cfg(test)]
         assert_eq!(decision, self.reference_rolling_update(should, hash, counts, &base, &fixed), "sync {}", self.syncs);
