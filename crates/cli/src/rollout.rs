@@ -17,6 +17,7 @@ use gpulab_model::daemonset::NodeOrder;
 use crate::cli::RolloutArgs;
 use crate::exit::ExitCode;
 use crate::manifests::{diagnostic_line, read};
+use gpulab_model::kubernetes::yaml::load;
 use crate::output::OutputFormat;
 
 /// The built-in scenario: the lab's step-8 incident.
@@ -67,7 +68,23 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
         let text = std::fs::read_to_string(file).map_err(|e| {
             format!("{file}: {e} (give YAML manifests, or the built-in scenario {SEED_SCENARIO:?})")
         })?;
-        manifests.add_yaml(file, &text)?;
+        // The same reader as `-f` (each document typed straight from its text).
+        let (m, diags) = load(file, &text);
+        if !diags.is_empty() {
+            return Err(diags.iter().map(diagnostic_line).collect::<Vec<_>>().join("\n"));
+        }
+        let others = [
+            m.pods.first().map(|l| ("Pod", &l.span)),
+            m.config_maps.first().map(|l| ("ConfigMap", &l.span)),
+            m.events.first().map(|l| ("Event", &l.span)),
+            m.deferred.first().map(|d| (d.kind.as_str(), &d.span)),
+        ];
+        if let Some((kind, at)) = others.into_iter().flatten().min_by_key(|(_, at)| at.line) {
+            return Err(format!("{at}: kind {kind:?} is not part of the rollout model (Node, DaemonSet, RuntimeClass)"));
+        }
+        manifests.nodes.extend(m.nodes.into_iter().map(|l| l.object));
+        manifests.runtime_classes.extend(m.runtime_classes.into_iter().map(|l| l.object));
+        manifests.daemon_sets.extend(m.daemon_sets.into_iter().map(|l| l.object));
     }
     let default_version = Version::parse(SEED_CONTAINERD_VERSION).map_err(|e| e.to_string())?;
     let mut daemons = BTreeMap::new();

@@ -16,7 +16,7 @@ use gpulab_model::kubernetes::events::EventRecord;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Manifests};
+use gpulab_model::kubernetes::yaml::{load, load_cluster, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::Diagnostic;
 use serde_json::json;
@@ -28,10 +28,12 @@ use crate::output::OutputFormat;
 
 /// Reads and loads `path` (`-`: stdin) as [`crate::manifests::read`] does, and types
 /// the DRA objects it holds into `dra`.
-fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut State) -> Manifests {
+/// `cluster`: the file is the cluster to schedule on, whose bound pods are kept as
+/// the scheduler's accounting only ([`load_cluster`]).
+fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut State, cluster: bool) -> Manifests {
     match read_source(path) {
         Ok((file, text)) => {
-            let (m, d) = load(&file, &text);
+            let (m, d) = if cluster { load_cluster(&file, &text) } else { load(&file, &text) };
             diags.extend(d);
             if !m.deferred.is_empty() {
                 let (objects, typed) = gpulab_model::kubernetes::dra::read(&m);
@@ -63,11 +65,11 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
     };
     let (mut diags, mut errors) = (Vec::new(), Vec::new());
     let mut dra = State::default();
-    let cluster = read(&args.nodes, &mut diags, &mut errors, &mut dra);
-    let pod_file = read(&args.pod, &mut diags, &mut errors, &mut dra);
+    let cluster = read(&args.nodes, &mut diags, &mut errors, &mut dra, true);
+    let pod_file = read(&args.pod, &mut diags, &mut errors, &mut dra, false);
     let mut runtime_classes: Vec<_> = cluster.runtime_classes.iter().map(|l| l.object.clone()).collect();
     if let Some(p) = &args.runtimeclasses {
-        runtime_classes.extend(read(p, &mut diags, &mut errors, &mut dra).runtime_classes.into_iter().map(|l| l.object));
+        runtime_classes.extend(read(p, &mut diags, &mut errors, &mut dra, false).runtime_classes.into_iter().map(|l| l.object));
     }
     let has_dra = !(dra.classes.is_empty() && dra.claims.is_empty() && dra.templates.is_empty() && dra.slices.is_empty());
     if has_dra && !version.dynamic_resources_enabled() {
@@ -88,10 +90,8 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
         eprintln!("{}: expected exactly one Pod, found {}", args.pod.display(), pod_file.pods.len());
         return ExitCode::BadInput;
     };
-    let mut snapshot = Snapshot::new(
-        cluster.nodes.iter().map(|l| l.object.clone()),
-        &cluster.pods.iter().map(|l| l.object.clone()).collect::<Vec<_>>(),
-    );
+    // The cluster's objects move into the snapshot (its pods were reduced while read).
+    let mut snapshot = Snapshot::with_bound(cluster.nodes.into_iter().map(|l| l.object), cluster.bound);
     let opts = FilterOptions { version, ..Default::default() };
     let uses_claims = pod.object.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty());
     let created = if has_dra || uses_claims {

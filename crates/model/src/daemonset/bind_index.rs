@@ -1,7 +1,7 @@
-//! The cluster as the scheduler sees it during one binding pass of a rollout round,
-//! built once per round instead of once per pod: node name → node index, the pods
-//! bound to each node (in store order), and — only when a pod does not fit — one
-//! scheduler [`Snapshot`] kept up to date as pods are bound in the pass.
+//! The cluster as the scheduler sees it during one binding pass of a rollout round:
+//! the pods bound to a node are read off the controller's pod index
+//! ([`PodStore`], by target node), and — only when a pod does not fit — one scheduler
+//! [`Snapshot`] is built and kept up to date as pods are bound in the pass.
 //!
 //! Without it every daemon pod's cycle scanned every pod of the cluster and cloned
 //! the whole cluster into a fresh snapshot on a rejection: O(pods) per bind, so a
@@ -9,11 +9,10 @@
 //! lists for a node are exactly those a scan of the store finds, in the same order.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 
-use crate::hash::FastMap;
+use super::store::PodStore;
 use crate::kubernetes::scheduler::snapshot::BoundPod;
 use crate::kubernetes::scheduler::{NodeInfo, Snapshot};
 
@@ -25,41 +24,29 @@ fn bound_node(pod: &Pod) -> Option<&str> {
 /// The binding pass's view of the cluster.
 #[derive(Debug, Default)]
 pub struct BindIndex {
-    /// The first node of the list with each name (what a linear `find` returns).
-    nodes: FastMap<String, usize>,
-    /// Pod names by `spec.nodeName`, in store (name) order.
-    bound: FastMap<String, Vec<String>>,
     /// The whole-cluster snapshot, built on the first rejection of the pass.
     snapshot: Option<Snapshot>,
 }
 
 impl BindIndex {
-    /// Indexes `nodes` and the pods of `store` that are bound to a node.
-    pub fn new(nodes: &[Node], store: &BTreeMap<String, Pod>) -> Self {
-        let mut index = BindIndex::default();
-        for (i, node) in nodes.iter().enumerate() {
-            index.nodes.entry(node.metadata.name.clone().unwrap_or_default()).or_insert(i);
-        }
-        for (name, pod) in store {
-            if let Some(node) = bound_node(pod) {
-                index.bound.entry(node.to_string()).or_default().push(name.clone());
-            }
-        }
-        index
+    /// The node named `name` (the first of the list with that name).
+    pub fn node<'a>(&self, nodes: &'a [Node], store: &PodStore, name: &str) -> Option<&'a Node> {
+        store.node_position(name).and_then(|i| nodes.get(i))
     }
 
-    /// The node named `name`, by its index in the node list.
-    pub fn node<'a>(&self, nodes: &'a [Node], name: &str) -> Option<&'a Node> {
-        self.nodes.get(name).and_then(|&i| nodes.get(i))
+    /// The pods bound to the node `name` (by `spec.nodeName`), in store order.
+    fn bound<'s>(store: &'s PodStore, name: &'s str) -> impl Iterator<Item = &'s Pod> + 's {
+        let i = store.node_position(name).unwrap_or(usize::MAX);
+        store.on_node(i).filter(move |p| bound_node(p) == Some(name))
     }
 
     /// The filters' view of `node` with the pods bound to it, leaving out the pod
     /// named `except` (the one being scheduled): as a scan of the store would build it.
-    pub fn node_info(&self, node: &Node, store: &BTreeMap<String, Pod>, except: Option<&String>) -> NodeInfo {
+    pub fn node_info(&self, node: &Node, store: &PodStore, except: Option<&String>) -> NodeInfo {
         let mut info = NodeInfo::new(node.clone());
         let name = node.metadata.name.as_deref().unwrap_or("");
-        for pod in self.bound.get(name).into_iter().flatten().filter_map(|n| store.get(n)) {
-            if pod.metadata.name.as_ref() != except && bound_node(pod) == Some(name) {
+        for pod in Self::bound(store, name) {
+            if pod.metadata.name.as_ref() != except {
                 info.add_pod(BoundPod::of(pod, true));
             }
         }
@@ -69,7 +56,7 @@ impl BindIndex {
     /// The snapshot a full cycle for `pod` runs on: every node, every pod but `pod`.
     /// Kept for the rest of the pass when `pod` is unbound (then leaving it out changes
     /// nothing); built afresh otherwise.
-    pub fn snapshot(&mut self, nodes: &[Node], store: &BTreeMap<String, Pod>, pod: &Pod) -> Cow<'_, Snapshot> {
+    pub fn snapshot(&mut self, nodes: &[Node], store: &PodStore, pod: &Pod) -> Cow<'_, Snapshot> {
         if bound_node(pod).is_some() {
             let others: Vec<Pod> = store.values().filter(|p| p.metadata.name != pod.metadata.name).cloned().collect();
             return Cow::Owned(Snapshot::new(nodes.iter().cloned(), &others));
@@ -80,22 +67,17 @@ impl BindIndex {
         )
     }
 
-    /// Records that the pod `name` (already updated in `store`) was bound to `node`:
-    /// the node's pod list, and the snapshot's node rebuilt in store order as
-    /// [`Snapshot::new`] would.
-    pub fn bind(&mut self, nodes: &[Node], store: &BTreeMap<String, Pod>, name: &str, node: &str) {
-        let list = self.bound.entry(node.to_string()).or_default();
-        if let Err(at) = list.binary_search_by(|n| n.as_str().cmp(name)) {
-            list.insert(at, name.to_string());
-        }
+    /// Records that a pod (already updated in `store`) was bound to `node`: the
+    /// snapshot's node is rebuilt in store order as [`Snapshot::new`] would.
+    pub fn bind(&mut self, nodes: &[Node], store: &PodStore, node: &str) {
         let Some(snapshot) = self.snapshot.as_mut() else { return };
-        let (Some(i), Some(k8s_node)) = (snapshot.index_of(node), self.nodes.get(node).and_then(|&i| nodes.get(i))) else {
+        let (Some(i), Some(k8s_node)) = (snapshot.index_of(node), store.node_position(node).and_then(|i| nodes.get(i))) else {
             return;
         };
         let mut info = NodeInfo::new(k8s_node.clone());
-        for pod in self.bound.get(node).into_iter().flatten().filter_map(|n| store.get(n)) {
+        for pod in Self::bound(store, node) {
             let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
-            if bound_node(pod) == Some(node) && !matches!(phase, Some("Succeeded" | "Failed")) {
+            if !matches!(phase, Some("Succeeded" | "Failed")) {
                 info.add_pod(BoundPod::of(pod, snapshot.pod_level_resources));
             }
         }

@@ -12,13 +12,20 @@
 //! once, as with the fake pod control of upstream's unit tests; so the controller's
 //! expectations are always satisfied, `rollingUpdate` runs in every sync (after
 //! `manage`, on the pods `manage` left), and `observedGeneration` follows `generation`.
+//!
+//! A sync costs the pods it touches, not the cluster: the pods are indexed by target
+//! node ([`PodStore`]), and what a look at a node's pods found — `manage` has nothing
+//! to do there, `findUpdatedPodsOnNode`'s verdict, the node's part of the status — is
+//! kept until those pods change (or the revision, the template generation, the clock
+//! under minReadySeconds, or the nodes). What is left per node and sync is reading
+//! that verdict and, with a seeded order, computing the node's rank (SplitMix64 draws
+//! are computed directly, not in turn).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Range;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, DaemonSetStatus};
 use k8s_openapi::api::core::v1::{
-    Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodStatus,
+    Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, PodStatus,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::Serialize;
@@ -32,8 +39,9 @@ use super::pod::{
 };
 use super::predicates::{add_or_update_daemon_pod_tolerations, DaemonPodPredicates, NODE_FIELD_SELECTOR_KEY_NODE_NAME};
 use super::rng::SplitMix64;
+use super::store::PodStore;
 use super::update::{
-    allows_surge, cleanup_history, construct_history, desired_node_counts, min_ready_seconds, rolling_update,
+    allows_surge, cleanup_history, construct_history, desired_node_counts, find_updated_pods_on_node, min_ready_seconds, rolling_update,
     strategy_type, RollingUpdateDecision, RollingUpdateInput,
 };
 
@@ -103,10 +111,11 @@ impl SyncResult {
 #[derive(Debug, Clone)]
 pub struct DaemonSetsController {
     pub ds: DaemonSet,
-    /// The node lister's contents, in list order.
-    pub nodes: Vec<Node>,
-    /// The DaemonSet's pods by name.
-    pub pods: BTreeMap<String, Pod>,
+    /// The node lister's contents, in list order (changed through
+    /// [`DaemonSetsController::update_nodes`], which keeps the pod index right).
+    nodes: Vec<Node>,
+    /// The DaemonSet's pods by name, indexed by target node.
+    pub pods: PodStore,
     pub revisions: Vec<ControllerRevision>,
     pub events: EventLog,
     /// The controller's clock, unix seconds.
@@ -118,6 +127,7 @@ pub struct DaemonSetsController {
     syncs: u64,
     /// Events the controller recorded itself (see [`SyncResult::controller_events`]).
     own_events: usize,
+    cache: SyncCache,
 }
 
 impl DaemonSetsController {
@@ -130,8 +140,8 @@ impl DaemonSetsController {
         };
         DaemonSetsController {
             ds,
+            pods: PodStore::new(&nodes),
             nodes,
-            pods: BTreeMap::new(),
             revisions: Vec::new(),
             events: EventLog::default(),
             now: 0,
@@ -141,7 +151,21 @@ impl DaemonSetsController {
             rng: SplitMix64::new(rng_seed),
             syncs: 0,
             own_events: 0,
+            cache: SyncCache::default(),
         }
+    }
+
+    /// The node lister's contents, in list order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Changes the nodes (a taint, a label, a node added or gone): the pod index is
+    /// rebuilt and every per-node verdict computed again at the next sync.
+    pub fn update_nodes(&mut self, f: impl FnOnce(&mut Vec<Node>)) {
+        f(&mut self.nodes);
+        self.pods.set_nodes(&self.nodes);
+        self.cache = SyncCache::default();
     }
 
     pub fn name(&self) -> &str {
@@ -190,9 +214,12 @@ impl DaemonSetsController {
         }
         let hash = construct_history(&self.ds, &mut self.revisions);
         result.hash = hash.clone();
-        let should = self.should_run_table();
+        self.refresh_should();
+        self.refresh_key(&hash);
+        // Taken out for the sync (the methods below need `&mut self`), put back after.
+        let should = std::mem::take(&mut self.cache.should);
 
-        let (to_delete, to_create) = self.manage_plan(&should, &hash);
+        let (to_delete, to_create) = self.manage_plan(&should);
         self.sync_nodes(&to_delete, &to_create, &hash, &mut result);
 
         if strategy_type(&self.ds) == "RollingUpdate" {
@@ -205,95 +232,110 @@ impl DaemonSetsController {
             }
         }
         cleanup_history(&self.ds, &hash, &mut self.revisions, self.pods.values());
-        result.status = self.update_daemon_set_status(&should, &hash);
+        result.status = self.update_daemon_set_status(&should);
+        self.cache.should = should;
         result.controller_events = self.own_events - events_before;
         result
     }
 
-    /// `getNodesToDaemonPods(ds, includeDeletedTerminal=false)`.
-    pub fn node_to_daemon_pods(&self) -> NodePods<'_> {
-        NodePods::new(&self.nodes, self.pods.values())
+    /// The pods of node `i` as `getNodesToDaemonPods(ds, includeDeletedTerminal=false)`
+    /// lists them: terminal pods being deleted left out, in store (name) order.
+    fn node_pods(&self, i: usize) -> Vec<&Pod> {
+        self.pods.on_node(i).filter(|p| listed(p)).collect()
+    }
+
+    /// The same for the pods whose target node is not in the list, by node name
+    /// (nodes left with no pod left out).
+    fn orphan_pods(&self) -> Vec<(&str, Vec<&Pod>)> {
+        self.pods
+            .orphans()
+            .map(|(node, pods)| (node, pods.into_iter().filter(|p| listed(p)).collect::<Vec<_>>()))
+            .filter(|(_, pods)| !pods.is_empty())
+            .collect()
+    }
+
+    /// The should-run table for the current template, computed again only when the
+    /// template's pod spec (all the predicates read) differs from the last one's.
+    fn refresh_should(&mut self) {
+        let spec = self.ds.spec.as_ref().and_then(|s| s.template.spec.as_ref());
+        if self.cache.should_for.as_ref().is_some_and(|cached| cached.as_ref() == spec) && self.cache.should.len() == self.nodes.len() {
+            return;
+        }
+        self.cache.should_for = Some(spec.cloned());
+        self.cache.should = self.should_run_table();
+        self.cache.key = None;
+    }
+
+    /// What the per-node verdicts are computed against; a change drops them all.
+    fn refresh_key(&mut self, hash: &str) {
+        let min_ready = min_ready_seconds(&self.ds);
+        let surge = allows_surge(&self.ds);
+        let key = VerdictKey {
+            hash: hash.to_string(),
+            generation: self.template_generation(),
+            min_ready,
+            // Availability reads the clock only with minReadySeconds.
+            now: (min_ready > 0).then_some(self.now),
+            surge,
+        };
+        if self.cache.key.as_ref() != Some(&key) {
+            self.cache.key = Some(key);
+            self.cache.epoch += 1;
+        }
+        if self.cache.nodes.len() != self.nodes.len() {
+            self.cache.nodes = vec![NodeVerdict::default(); self.nodes.len()];
+        }
+    }
+
+    /// Node `i`'s verdicts, computed again only when its pods or the key changed.
+    fn verdict(&mut self, i: usize, should: (bool, bool)) -> NodeVerdict {
+        let (version, epoch) = (self.pods.version(i), self.cache.epoch);
+        if let Some(v) = self.cache.nodes.get(i).filter(|v| v.version == version && v.epoch == epoch) {
+            return *v;
+        }
+        let Some(key) = self.cache.key.as_ref() else { return NodeVerdict::default() };
+        let pods = self.node_pods(i);
+        let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
+        let manage = manage_node(name, &pods, should, key, self.now);
+        let v = NodeVerdict {
+            version,
+            epoch,
+            manage_quiet: manage.is_quiet(),
+            has_pods: !pods.is_empty(),
+            class: UpdateClass::of(&pods, key, self.now),
+            status: StatusContrib::of(&pods, key, self.now),
+        };
+        if let Some(slot) = self.cache.nodes.get_mut(i) {
+            *slot = v;
+        }
+        v
     }
 
     /// `manage` + `podsShouldBeOnNode` + `getUnscheduledPodsWithoutNode`: what to delete
     /// and which nodes need a pod. Failed-pod deletion is not rate-limited here
-    /// (upstream backs off per node).
-    fn manage_plan(&mut self, should: &[(bool, bool)], hash: &str) -> (Vec<String>, Vec<String>) {
-        let surge = allows_surge(&self.ds);
-        let min_ready = min_ready_seconds(&self.ds);
+    /// (upstream backs off per node). Nodes whose verdict says there is nothing to do
+    /// are not looked at again until their pods change.
+    fn manage_plan(&mut self, should: &[(bool, bool)]) -> (Vec<String>, Vec<String>) {
         let mut nodes_needing = Vec::new();
         let mut to_delete = Vec::new();
         let mut failed_events = Vec::new();
-        {
-            let map = self.node_to_daemon_pods();
-            for (i, (node, &(should_run, should_continue))) in self.nodes.iter().zip(should).enumerate() {
-                let node_name = node.metadata.name.as_deref().unwrap_or("");
-                let pods = Some(map.of(i)).filter(|p| !p.is_empty());
-                match pods {
-                    None if should_run => nodes_needing.push(node_name.to_string()),
-                    _ if should_continue => {
-                        let mut running: Vec<&Pod> = Vec::new();
-                        for &pod in pods.into_iter().flatten() {
-                            if pod.metadata.deletion_timestamp.is_some() {
-                                continue;
-                            }
-                            match pod_phase(pod) {
-                                "Failed" => {
-                                    failed_events.push(("Warning", reason::FAILED_DAEMON_POD, format!(
-                                        "Found failed daemon pod {}/{} on node {node_name}, will try to kill it",
-                                        pod.metadata.namespace.as_deref().unwrap_or(""), pod_name(pod))));
-                                    to_delete.push(pod_name(pod).to_string());
-                                }
-                                "Succeeded" => {
-                                    failed_events.push(("Normal", reason::SUCCEEDED_DAEMON_POD, format!(
-                                        "Found succeeded daemon pod {}/{} on node {node_name}, will try to delete it",
-                                        pod.metadata.namespace.as_deref().unwrap_or(""), pod_name(pod))));
-                                    to_delete.push(pod_name(pod).to_string());
-                                }
-                                _ => running.push(pod),
-                            }
-                        }
-                        if !surge {
-                            if running.len() > 1 {
-                                running.sort_by(|a, b| pod_by_creation_timestamp_and_phase(a, b));
-                                to_delete.extend(running.iter().skip(1).map(|p| pod_name(p).to_string()));
-                            }
-                            continue;
-                        }
-                        if running.len() <= 1 {
-                            if running.is_empty() && should_run {
-                                nodes_needing.push(node_name.to_string());
-                            }
-                            continue;
-                        }
-                        // Surging: keep the oldest new pod and the oldest old pod only while
-                        // the old one is ready and the new one is not yet available.
-                        running.sort_by(|a, b| pod_by_creation_timestamp_and_phase(a, b));
-                        let (mut oldest_new, mut oldest_old): (Option<&Pod>, Option<&Pod>) = (None, None);
-                        for &pod in &running {
-                            let slot = if pod_label(pod, CONTROLLER_REVISION_HASH_LABEL) == Some(hash) { &mut oldest_new } else { &mut oldest_old };
-                            if slot.is_none() {
-                                *slot = Some(pod);
-                            } else {
-                                to_delete.push(pod_name(pod).to_string());
-                            }
-                        }
-                        if let (Some(new_pod), Some(old_pod)) = (oldest_new, oldest_old) {
-                            if !is_pod_ready(old_pod) || is_pod_available(new_pod, min_ready, self.now) {
-                                to_delete.push(pod_name(old_pod).to_string());
-                            }
-                        }
-                    }
-                    Some(pods) if !should_continue => {
-                        to_delete.extend(pods.iter().filter(|p| p.metadata.deletion_timestamp.is_none()).map(|p| pod_name(p).to_string()));
-                    }
-                    _ => {}
-                }
+        for (i, &s) in should.iter().enumerate() {
+            if self.verdict(i, s).manage_quiet {
+                continue;
             }
-            // Unscheduled pods whose target node no longer exists.
-            for pods in map.orphans.values() {
-                to_delete.extend(pods.iter().filter(|p| super::pod::pod_node_name(p).is_empty()).map(|p| pod_name(p).to_string()));
+            let Some(key) = self.cache.key.as_ref() else { continue };
+            let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
+            let m = manage_node(name, &self.node_pods(i), s, key, self.now);
+            // `syncNodes` creates for the first `burstReplicas` of them only.
+            if m.needs_pod && nodes_needing.len() < self.burst_replicas {
+                nodes_needing.push(name.to_string());
             }
+            to_delete.extend(m.delete);
+            failed_events.extend(m.events);
+        }
+        // Unscheduled pods whose target node no longer exists.
+        for (_, pods) in self.orphan_pods() {
+            to_delete.extend(pods.iter().filter(|p| super::pod::pod_node_name(p).is_empty()).map(|p| pod_name(p).to_string()));
         }
         let object = format!("DaemonSet/{}", self.name());
         for (type_, why, message) in failed_events {
@@ -303,61 +345,157 @@ impl DaemonSetsController {
         (to_delete, nodes_needing)
     }
 
-    /// Ranks (by node index) for visiting nodes in [`NodeOrder`]; drawn anew every
-    /// sync when seeded.
-    fn node_ranks(&mut self) -> Vec<u64> {
-        let first: FastMap<&str, u64> = match &self.node_order {
+    /// The rank of node `i` in this sync's visiting order ([`NodeOrder`]); with a
+    /// seeded order, node `i` takes the `i`-th draw after `base`.
+    fn rank(&self, base: &SplitMix64, fixed: &FastMap<&str, u64>, i: usize) -> u64 {
+        match self.node_order {
+            NodeOrder::Listed => i as u64,
+            NodeOrder::Seeded(_) => base.peek(i as u64) >> 1,
+            NodeOrder::Fixed(_) => {
+                let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
+                fixed.get(name).copied().unwrap_or(fixed.len() as u64 + i as u64)
+            }
+        }
+    }
+
+    /// `rollingUpdate` over the nodes in this sync's order (a new seeded shuffle every
+    /// sync, drawn one number per node). With maxSurge 0 — the common case — a node
+    /// whose new pod is available changes nothing, a node with no pod (or two of a
+    /// kind, or old and new) only counts as unavailable, and of the old available pods only
+    /// the first `maxUnavailable − numUnavailable` in that order can be picked: those
+    /// are found by selection, not by sorting every node, and the others are counted
+    /// as waiting. The decision is the one [`rolling_update`] makes on every node.
+    fn rolling_update_plan(&mut self, should: &[(bool, bool)], hash: &str) -> Result<RollingUpdateDecision, String> {
+        // The draws are made (skipped past) even when the counts are invalid.
+        let base = self.rng.clone();
+        if matches!(self.node_order, NodeOrder::Seeded(_)) {
+            self.rng.skip(self.nodes.len() as u64);
+        }
+        let desired = should.iter().filter(|(run, _)| *run).count();
+        let counts = desired_node_counts(&self.ds, desired)?;
+        // Verdicts first (they may need computing: `&mut self`), then ranks and names.
+        let verdicts: Vec<NodeVerdict> = should.iter().enumerate().map(|(i, &s)| self.verdict(i, s)).collect();
+        let fixed: FastMap<&str, u64> = match &self.node_order {
             NodeOrder::Fixed(names) => names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u64)).collect(),
             _ => FastMap::default(),
         };
-        let offset = first.len() as u64;
-        let mut ranks = Vec::with_capacity(self.nodes.len());
-        for (i, node) in self.nodes.iter().enumerate() {
-            ranks.push(match self.node_order {
-                NodeOrder::Listed => i as u64,
-                NodeOrder::Seeded(_) => self.rng.next_u64() >> 1,
-                NodeOrder::Fixed(_) => first.get(node.metadata.name.as_deref().unwrap_or("")).copied().unwrap_or(offset + i as u64),
-            });
-        }
-        ranks
-    }
-
-    fn rolling_update_plan(&mut self, should: &[(bool, bool)], hash: &str) -> Result<RollingUpdateDecision, String> {
-        let ranks = self.node_ranks();
-        let generation = self.template_generation();
-        let map = self.node_to_daemon_pods();
-        let desired = should.iter().filter(|(run, _)| *run).count();
-        let counts = desired_node_counts(&self.ds, desired)?;
-        // The map upstream ranges over: nodes with pods, and (from
-        // updatedDesiredNodeCounts) every node that should run one.
-        let mut ranked: Vec<(u64, &str, &[&Pod])> = Vec::with_capacity(self.nodes.len() + map.orphans.len());
-        for (i, (node, &(run, _))) in self.nodes.iter().zip(should).enumerate() {
-            let pods = map.of(i);
-            if run || !pods.is_empty() {
-                ranked.push((ranks.get(i).copied().unwrap_or(u64::MAX), node.metadata.name.as_deref().unwrap_or(""), pods));
+        // (rank, node index or orphan index) of the nodes to visit.
+        let mut visit: Vec<(u64, Visit)> = Vec::new();
+        let mut old_available: Vec<(u64, Visit)> = Vec::new();
+        let mut num_unavailable = 0usize;
+        // Nodes maxSurge 0 only counts as unavailable (no pod, two of a kind, old and
+        // new): counted here, not visited.
+        let mut counted_only = 0usize;
+        let full = counts.max_surge > 0;
+        for (i, (v, &s)) in verdicts.iter().zip(should).enumerate() {
+            if !(s.0 || v.has_pods) {
+                continue;
+            }
+            let rank = || self.rank(&base, &fixed, i);
+            match v.class {
+                _ if full => visit.push((rank(), Visit::Node(i))),
+                UpdateClass::New { available: true } => {}
+                UpdateClass::Old { available: true } => old_available.push((rank(), Visit::Node(i))),
+                UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => counted_only += 1,
+                class => {
+                    num_unavailable += usize::from(class.counts_unavailable());
+                    visit.push((rank(), Visit::Node(i)));
+                }
             }
         }
-        for (node, pods) in &map.orphans {
-            ranked.push((u64::MAX, node, pods.as_slice()));
+        let key = self.cache.key.clone().unwrap_or_default();
+        let orphans = self.orphan_pods();
+        for (o, (_, pods)) in orphans.iter().enumerate() {
+            match UpdateClass::of(pods, &key, self.now) {
+                _ if full => visit.push((u64::MAX, Visit::Orphan(o))),
+                UpdateClass::New { available: true } => {}
+                UpdateClass::Old { available: true } => old_available.push((u64::MAX, Visit::Orphan(o))),
+                UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => counted_only += 1,
+                class => {
+                    num_unavailable += usize::from(class.counts_unavailable());
+                    visit.push((u64::MAX, Visit::Orphan(o)));
+                }
+            }
         }
-        ranked.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let should_run: FastMap<&str, bool> = self
-            .nodes
+        let name_of = |v: &Visit| -> &str {
+            match *v {
+                Visit::Node(i) => self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or(""),
+                Visit::Orphan(o) => orphans.get(o).map_or("", |(n, _)| n),
+            }
+        };
+        let order = |a: &(u64, Visit), b: &(u64, Visit)| (a.0, name_of(&a.1)).cmp(&(b.0, name_of(&b.1)));
+        let all_old_available = old_available.len();
+        let take = counts.max_unavailable.saturating_sub(num_unavailable + counted_only).min(old_available.len());
+        if take == 0 {
+            old_available.clear();
+        } else if take < old_available.len() {
+            old_available.select_nth_unstable_by(take - 1, order);
+            old_available.truncate(take);
+        }
+        visit.extend(old_available);
+        visit.sort_unstable_by(order);
+        let lists: Vec<Vec<&Pod>> = visit
             .iter()
-            .zip(should)
-            .map(|(n, &(run, _))| (n.metadata.name.as_deref().unwrap_or(""), run))
+            .map(|(_, v)| match *v {
+                Visit::Node(i) => self.node_pods(i),
+                Visit::Orphan(o) => orphans.get(o).map(|(_, p)| p.clone()).unwrap_or_default(),
+            })
             .collect();
+        let should_run: FastMap<&str, bool> =
+            if full { self.nodes.iter().zip(should).map(|(n, &(run, _))| (n.metadata.name.as_deref().unwrap_or(""), run)).collect() } else { FastMap::default() };
         let lookup = |n: &str| should_run.get(n).copied().unwrap_or(false);
         let input = RollingUpdateInput {
             ds: &self.ds,
             hash,
-            generation,
+            generation: self.template_generation(),
+            now: self.now,
+            counts,
+            node_to_daemon_pods: visit.iter().zip(&lists).map(|((_, v), pods)| (name_of(v), pods.as_slice())).collect(),
+            should_run: &lookup,
+        };
+        let mut decision = rolling_update(&input);
+        decision.num_unavailable += counted_only;
+        decision.waiting_candidates += all_old_available - take.min(all_old_available);
+        #[cfg(test)]
+        assert_eq!(decision, self.reference_rolling_update(should, hash, counts, &base, &fixed), "sync {}", self.syncs);
+        Ok(decision)
+    }
+
+    /// `rollingUpdate` on every node, sorted by rank: what the plan above must equal.
+    #[cfg(test)]
+    fn reference_rolling_update(
+        &self,
+        should: &[(bool, bool)],
+        hash: &str,
+        counts: super::update::DesiredNodeCounts,
+        base: &SplitMix64,
+        fixed: &FastMap<&str, u64>,
+    ) -> RollingUpdateDecision {
+        let lists: Vec<Vec<&Pod>> = (0..self.nodes.len()).map(|i| self.node_pods(i)).collect();
+        let orphans = self.orphan_pods();
+        let mut ranked: Vec<(u64, &str, &[&Pod])> = Vec::new();
+        for (i, (node, &(run, _))) in self.nodes.iter().zip(should).enumerate() {
+            let pods = lists.get(i).map_or(&[][..], Vec::as_slice);
+            if run || !pods.is_empty() {
+                ranked.push((self.rank(base, fixed, i), node.metadata.name.as_deref().unwrap_or(""), pods));
+            }
+        }
+        for (node, pods) in &orphans {
+            ranked.push((u64::MAX, node, pods.as_slice()));
+        }
+        ranked.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let should_run: FastMap<&str, bool> =
+            self.nodes.iter().zip(should).map(|(n, &(run, _))| (n.metadata.name.as_deref().unwrap_or(""), run)).collect();
+        let lookup = |n: &str| should_run.get(n).copied().unwrap_or(false);
+        rolling_update(&RollingUpdateInput {
+            ds: &self.ds,
+            hash,
+            generation: self.template_generation(),
             now: self.now,
             counts,
             node_to_daemon_pods: ranked.into_iter().map(|(_, k, v)| (k, v)).collect(),
             should_run: &lookup,
-        };
-        Ok(rolling_update(&input))
+        })
     }
 
     /// `syncNodes`: deletes, then creates in slow-start batches (1, 2, 4, …) that stop
@@ -463,49 +601,38 @@ impl DaemonSetsController {
     pub fn set_pod_readiness(&mut self, ready: bool, count: usize, filter: impl Fn(&Pod) -> bool) -> usize {
         let now = self.now;
         let mut changed = 0;
-        for pod in self.pods.values_mut() {
+        let names: Vec<String> = self.pods.iter().map(|(n, _)| n.clone()).collect();
+        for name in names {
             if changed == count {
                 break;
             }
+            let Some(pod) = self.pods.get(&name) else { continue };
             if pod.metadata.deletion_timestamp.is_some() || is_pod_ready(pod) == ready || !filter(pod) {
                 continue;
             }
-            super::pod::set_pod_ready(pod, ready, now);
+            self.pods.update(&name, |pod| super::pod::set_pod_ready(pod, ready, now));
             changed += 1;
         }
         changed
     }
 
-    /// `updateDaemonSetStatus` + `storeDaemonSetStatus` (with `updateObservedGen`).
-    fn update_daemon_set_status(&mut self, should: &[(bool, bool)], hash: &str) -> DaemonSetStatus {
-        let generation = self.template_generation();
-        let min_ready = min_ready_seconds(&self.ds);
+    /// `updateDaemonSetStatus` + `storeDaemonSetStatus` (with `updateObservedGen`),
+    /// summed from the per-node verdicts.
+    fn update_daemon_set_status(&mut self, should: &[(bool, bool)]) -> DaemonSetStatus {
         let (mut desired, mut current, mut misscheduled, mut ready, mut updated, mut available) = (0, 0, 0, 0, 0, 0);
-        {
-            let map = self.node_to_daemon_pods();
-            for (i, &(should_run, _)) in should.iter().enumerate() {
-                let pods = Some(map.of(i)).filter(|p| !p.is_empty());
-                match (should_run, pods) {
-                    (true, None) => desired += 1,
-                    (true, Some(pods)) => {
-                        desired += 1;
-                        current += 1;
-                        let oldest = pods.iter().copied().min_by(|a, b| pod_by_creation_timestamp_and_phase(a, b));
-                        if let Some(pod) = oldest {
-                            if is_pod_ready(pod) {
-                                ready += 1;
-                                if is_pod_available(pod, min_ready, self.now) {
-                                    available += 1;
-                                }
-                            }
-                            if is_pod_updated(pod, hash, generation) {
-                                updated += 1;
-                            }
-                        }
-                    }
-                    (false, Some(_)) => misscheduled += 1,
-                    (false, None) => {}
+        for (i, &s) in should.iter().enumerate() {
+            let v = self.verdict(i, s);
+            match (s.0, v.has_pods) {
+                (true, false) => desired += 1,
+                (true, true) => {
+                    desired += 1;
+                    current += 1;
+                    ready += i32::from(v.status.ready);
+                    available += i32::from(v.status.available);
+                    updated += i32::from(v.status.updated);
                 }
+                (false, true) => misscheduled += 1,
+                (false, false) => {}
             }
         }
         let nz = |v: i32| (v != 0).then_some(v);
@@ -525,6 +652,187 @@ impl DaemonSetsController {
         self.ds.status = Some(status.clone());
         status
     }
+}
+
+/// Whether `getNodesToDaemonPods(ds, includeDeletedTerminal=false)` lists the pod:
+/// all but terminal pods being deleted.
+fn listed(pod: &Pod) -> bool {
+    !(is_pod_terminal(pod) && pod.metadata.deletion_timestamp.is_some())
+}
+
+/// A node to visit in `rollingUpdate`: of the node list, or an orphan (a target node
+/// not in the list) by its index among them.
+#[derive(Debug, Clone, Copy)]
+enum Visit {
+    Node(usize),
+    Orphan(usize),
+}
+
+/// What the per-node verdicts depend on besides the node's pods.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct VerdictKey {
+    hash: String,
+    generation: Option<i64>,
+    min_ready: i32,
+    /// The clock, when availability reads it (minReadySeconds > 0).
+    now: Option<i64>,
+    surge: bool,
+}
+
+/// The controller's memory between syncs: the should-run table and, per node, what
+/// the last look at its pods found. The informer's index and expectations are what
+/// let upstream's controller act on what changed; this is the model's equivalent.
+#[derive(Debug, Clone, Default)]
+struct SyncCache {
+    /// The template pod spec the should-run table was computed for.
+    should_for: Option<Option<PodSpec>>,
+    should: Vec<(bool, bool)>,
+    key: Option<VerdictKey>,
+    /// Moves when `key` changes.
+    epoch: u64,
+    nodes: Vec<NodeVerdict>,
+}
+
+/// One node's verdicts, valid for the pod version and epoch they were computed at.
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeVerdict {
+    version: u64,
+    epoch: u64,
+    /// `manage` has nothing to do on the node (no pod to create or delete, no event).
+    manage_quiet: bool,
+    /// The node has daemon pods (terminal ones being deleted left out).
+    has_pods: bool,
+    class: UpdateClass,
+    status: StatusContrib,
+}
+
+/// `findUpdatedPodsOnNode` and the availability of what it found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum UpdateClass {
+    /// More than one new or more than one old pod.
+    #[default]
+    Conflict,
+    Empty,
+    New { available: bool },
+    Old { available: bool },
+    Both,
+}
+
+impl UpdateClass {
+    fn of(pods: &[&Pod], key: &VerdictKey, now: i64) -> UpdateClass {
+        let available = |p: &Pod| is_pod_available(p, key.min_ready, now);
+        match find_updated_pods_on_node(pods, &key.hash, key.generation) {
+            None => UpdateClass::Conflict,
+            Some((None, None)) => UpdateClass::Empty,
+            Some((Some(new), None)) => UpdateClass::New { available: available(new) },
+            Some((None, Some(old))) => UpdateClass::Old { available: available(old) },
+            Some((Some(_), Some(_))) => UpdateClass::Both,
+        }
+    }
+
+    /// Whether `rollingUpdate` with maxSurge 0 counts the node unavailable.
+    fn counts_unavailable(self) -> bool {
+        !matches!(self, UpdateClass::New { available: true } | UpdateClass::Old { available: true })
+    }
+}
+
+/// A node's part of the status: its oldest pod's readiness, availability, revision.
+#[derive(Debug, Clone, Copy, Default)]
+struct StatusContrib {
+    ready: bool,
+    available: bool,
+    updated: bool,
+}
+
+impl StatusContrib {
+    fn of(pods: &[&Pod], key: &VerdictKey, now: i64) -> StatusContrib {
+        let Some(oldest) = pods.iter().copied().min_by(|a, b| pod_by_creation_timestamp_and_phase(a, b)) else {
+            return StatusContrib::default();
+        };
+        let ready = is_pod_ready(oldest);
+        StatusContrib {
+            ready,
+            available: ready && is_pod_available(oldest, key.min_ready, now),
+            updated: is_pod_updated(oldest, &key.hash, key.generation),
+        }
+    }
+}
+
+/// What `manage` does on one node.
+#[derive(Debug, Default)]
+struct ManageNode {
+    needs_pod: bool,
+    delete: Vec<String>,
+    events: Vec<(&'static str, &'static str, String)>,
+}
+
+impl ManageNode {
+    fn is_quiet(&self) -> bool {
+        !self.needs_pod && self.delete.is_empty() && self.events.is_empty()
+    }
+}
+
+/// `podsShouldBeOnNode` for the node `node_name` with its daemon `pods`.
+fn manage_node(node_name: &str, pods: &[&Pod], (should_run, should_continue): (bool, bool), key: &VerdictKey, now: i64) -> ManageNode {
+    let mut m = ManageNode::default();
+    if pods.is_empty() {
+        m.needs_pod = should_run;
+        return m;
+    }
+    if !should_continue {
+        m.delete.extend(pods.iter().filter(|p| p.metadata.deletion_timestamp.is_none()).map(|p| pod_name(p).to_string()));
+        return m;
+    }
+    let mut running: Vec<&Pod> = Vec::new();
+    for &pod in pods {
+        if pod.metadata.deletion_timestamp.is_some() {
+            continue;
+        }
+        match pod_phase(pod) {
+            "Failed" => {
+                m.events.push(("Warning", reason::FAILED_DAEMON_POD, format!(
+                    "Found failed daemon pod {}/{} on node {node_name}, will try to kill it",
+                    pod.metadata.namespace.as_deref().unwrap_or(""), pod_name(pod))));
+                m.delete.push(pod_name(pod).to_string());
+            }
+            "Succeeded" => {
+                m.events.push(("Normal", reason::SUCCEEDED_DAEMON_POD, format!(
+                    "Found succeeded daemon pod {}/{} on node {node_name}, will try to delete it",
+                    pod.metadata.namespace.as_deref().unwrap_or(""), pod_name(pod))));
+                m.delete.push(pod_name(pod).to_string());
+            }
+            _ => running.push(pod),
+        }
+    }
+    if !key.surge {
+        if running.len() > 1 {
+            running.sort_by(|a, b| pod_by_creation_timestamp_and_phase(a, b));
+            m.delete.extend(running.iter().skip(1).map(|p| pod_name(p).to_string()));
+        }
+        return m;
+    }
+    if running.len() <= 1 {
+        m.needs_pod = running.is_empty() && should_run;
+        return m;
+    }
+    // Surging: keep the oldest new pod and the oldest old pod only while the old one
+    // is ready and the new one is not yet available.
+    running.sort_by(|a, b| pod_by_creation_timestamp_and_phase(a, b));
+    let (mut oldest_new, mut oldest_old): (Option<&Pod>, Option<&Pod>) = (None, None);
+    for &pod in &running {
+        let slot = if pod_label(pod, CONTROLLER_REVISION_HASH_LABEL) == Some(key.hash.as_str()) { &mut oldest_new } else { &mut oldest_old };
+        if slot.is_none() {
+            *slot = Some(pod);
+        } else {
+            m.delete.push(pod_name(pod).to_string());
+        }
+    }
+    if let (Some(new_pod), Some(old_pod)) = (oldest_new, oldest_old) {
+        if !is_pod_ready(old_pod) || is_pod_available(new_pod, key.min_ready, now) {
+            m.delete.push(pod_name(old_pod).to_string());
+        }
+    }
+    m
 }
 
 /// `util.ReplaceDaemonSetPodNodeNameNodeAffinity`: the required node affinity becomes
@@ -550,49 +858,78 @@ pub fn replace_daemon_set_pod_node_name_node_affinity(affinity: Option<Affinity>
     affinity
 }
 
-/// `getNodesToDaemonPods`, laid out for a 5,000-node cluster: the pods of node `i`
-/// of the node list are `of(i)`; pods whose target node is not in the list are in
-/// `orphans`, by node name.
-pub struct NodePods<'a> {
-    ranges: Vec<Range<usize>>,
-    flat: Vec<&'a Pod>,
-    pub orphans: BTreeMap<&'a str, Vec<&'a Pod>>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemonset::rollout::{NodeRuntime, Rollout};
+    use crate::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    use k8s_openapi::api::core::v1::{NodeSpec, NodeStatus, Taint};
+    use k8s_openapi::api::node::v1::RuntimeClass;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-impl<'a> NodePods<'a> {
-    /// Groups `pods` (terminal pods being deleted are left out) by target node.
-    pub fn new(nodes: &'a [Node], pods: impl Iterator<Item = &'a Pod>) -> Self {
-        let index: FastMap<&str, usize> =
-            nodes.iter().enumerate().map(|(i, n)| (n.metadata.name.as_deref().unwrap_or(""), i)).collect();
-        let mut keyed: Vec<(usize, &'a Pod)> = Vec::new();
-        let mut orphans: BTreeMap<&'a str, Vec<&'a Pod>> = BTreeMap::new();
-        for pod in pods {
-            if is_pod_terminal(pod) && pod.metadata.deletion_timestamp.is_some() {
-                continue;
-            }
-            let Some(node) = get_target_node_name(pod) else { continue };
-            match index.get(node) {
-                Some(&i) => keyed.push((i, pod)),
-                None => orphans.entry(node).or_default().push(pod),
-            }
-        }
-        // Stable: pods keep the store's (name) order within a node.
-        keyed.sort_by_key(|(i, _)| *i);
-        let mut ranges = vec![0..0; nodes.len()];
-        let mut start = 0;
-        while start < keyed.len() {
-            let node = keyed.get(start).map_or(0, |(i, _)| *i);
-            let end = keyed.iter().skip(start).position(|(i, _)| *i != node).map_or(keyed.len(), |p| start + p);
-            if let Some(r) = ranges.get_mut(node) {
-                *r = start..end;
-            }
-            start = end;
-        }
-        NodePods { ranges, flat: keyed.into_iter().map(|(_, p)| p).collect(), orphans }
+    fn cluster(n: usize) -> Vec<Node> {
+        (0..n)
+            .map(|i| {
+                let mut node = Node::default();
+                node.metadata.name = Some(format!("gpu-node-{i:03}"));
+                let taint = |key: &str, effect: &str| Taint { key: key.into(), effect: effect.into(), ..Taint::default() };
+                let taints = match i % 17 {
+                    3 => vec![taint("maintenance", "NoExecute")],
+                    5 => vec![taint("dedicated", "NoSchedule")],
+                    _ => vec![],
+                };
+                node.spec = Some(NodeSpec { taints: Some(taints), unschedulable: Some(i % 13 == 4), ..NodeSpec::default() });
+                let allocatable = [("pods".to_string(), Quantity("110".into()))].into();
+                node.status = Some(NodeStatus { allocatable: Some(allocatable), ..Default::default() });
+                node
+            })
+            .collect()
     }
 
-    /// The daemon pods of node `i` of the node list.
-    pub fn of(&self, i: usize) -> &[&'a Pod] {
-        self.ranges.get(i).and_then(|r| self.flat.get(r.clone())).unwrap_or(&[])
+    /// The maxSurge-0 plan (only the nodes that change the decision, selection instead
+    /// of a sort) decides what `rollingUpdate` on every node decides, sync after sync
+    /// (the assertion is in `rolling_update_plan` under `cfg(test)`): every node
+    /// order, several budgets, surge, a node whose sandbox fails, nodes that should
+    /// not run the pod, and a node that leaves the cluster mid-rollout.
+    #[test]
+    fn plan_equals_rolling_update_on_every_node() {
+        let strategies = [
+            (IntOrString::String("10%".into()), IntOrString::Int(0)),
+            (IntOrString::Int(1), IntOrString::Int(0)),
+            (IntOrString::String("30%".into()), IntOrString::Int(0)),
+            (IntOrString::Int(0), IntOrString::Int(3)),
+        ];
+        let orders = [NodeOrder::Seeded(5), NodeOrder::Listed, NodeOrder::Fixed(vec!["gpu-node-007".into(), "gpu-node-001".into()])];
+        for (max_unavailable, max_surge) in &strategies {
+            for order in &orders {
+                let mut m = Manifests::default();
+                m.add_yaml("v1", DEVICE_PLUGIN_V1_YAML).unwrap();
+                m.add_yaml("v2", DEVICE_PLUGIN_V2_YAML).unwrap();
+                for ds in &mut m.daemon_sets {
+                    let ru = ds.spec.as_mut().unwrap().update_strategy.as_mut().unwrap().rolling_update.as_mut().unwrap();
+                    ru.max_unavailable = Some(max_unavailable.clone());
+                    ru.max_surge = Some(max_surge.clone());
+                }
+                let mut rc = RuntimeClass { handler: "nvidia".into(), ..Default::default() };
+                rc.metadata.name = Some("nvidia".into());
+                let (v1, v2) = (m.daemon_sets[0].clone(), m.daemon_sets[1].clone());
+                let mut r = Rollout::new(v1, cluster(60), vec![rc], order.clone(), 9, 1_790_000_000);
+                r.runtimes.insert("gpu-node-011".into(), NodeRuntime::healthy("1.7.20", &["runc"]));
+                assert!(r.run_until_settled(200));
+                r.apply_update(v2);
+                for round in 0..60 {
+                    if round == 3 {
+                        r.controller.update_nodes(|nodes| {
+                            nodes.remove(20);
+                        });
+                    }
+                    let record = r.step();
+                    if record.stalled || record.rollout_status.as_ref().is_ok_and(|s| s.done) {
+                        break;
+                    }
+                }
+            }
+        }
     }
 }

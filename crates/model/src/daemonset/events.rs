@@ -4,9 +4,11 @@
 //! is what `kubectl describe` shows as `(x93 over 24m)`).
 
 
+use std::hash::{Hash, Hasher};
+
 use serde::Serialize;
 
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FxHasher};
 
 /// Which component reported an event (`source.component`).
 pub const DAEMONSET_CONTROLLER: &str = "daemonset-controller";
@@ -51,32 +53,49 @@ pub struct Event {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EventLog {
     pub events: Vec<Event>,
-    /// Exact key → index, so recording stays O(1) with tens of thousands of events.
+    /// Hash of (object, source, type, reason, message) → indices, so recording stays
+    /// O(1) with tens of thousands of events without keeping a key string per event;
+    /// a hit counts only when the event's fields are equal.
     #[serde(skip)]
-    exact: FastMap<String, usize>,
-    /// Similar key (no message) → indices, for [`EventLog::record_similar`].
+    exact: FastMap<u64, Vec<usize>>,
+    /// Hash of (object, source, type, reason) → indices, for [`EventLog::record_similar`].
     #[serde(skip)]
-    similar: FastMap<String, Vec<usize>>,
+    similar: FastMap<u64, Vec<usize>>,
 }
 
-fn similar_key(object: &str, source: &str, type_: &str, reason: &str) -> String {
-    format!("{object}\u{0}{source}\u{0}{type_}\u{0}{reason}")
+/// FxHash of the fields, each delimited (as `Hash for str` does).
+fn key(fields: &[&str]) -> u64 {
+    let mut h = FxHasher::default();
+    for f in fields {
+        f.hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Event {
+    fn is_similar(&self, object: &str, source: &str, type_: &str, reason: &str) -> bool {
+        self.involved_object == object && self.source == source && self.type_ == type_ && self.reason == reason
+    }
 }
 
 impl EventLog {
+    /// The event identical to these fields, if recorded.
+    fn exact_index(&self, object: &str, source: &str, type_: &str, reason: &str, message: &str) -> Option<usize> {
+        let hits = self.exact.get(&key(&[object, source, type_, reason, message]))?;
+        hits.iter().copied().find(|&i| self.events.get(i).is_some_and(|e| e.is_similar(object, source, type_, reason) && e.message == message))
+    }
+
     /// Records an event at `now`; an identical one (same object, source, type,
     /// reason and message) is counted instead of repeated.
     pub fn record(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
-        let similar = similar_key(&object, source, type_, reason);
-        let exact = format!("{similar}\u{0}{message}");
-        if let Some(e) = self.exact.get(&exact).and_then(|&i| self.events.get_mut(i)) {
+        if let Some(e) = self.exact_index(&object, source, type_, reason, &message).and_then(|i| self.events.get_mut(i)) {
             e.count += 1;
             e.last_timestamp = now;
             return;
         }
         let index = self.events.len();
-        self.exact.insert(exact, index);
-        self.similar.entry(similar).or_default().push(index);
+        self.exact.entry(key(&[&object, source, type_, reason, &message])).or_default().push(index);
+        self.similar.entry(key(&[&object, source, type_, reason])).or_default().push(index);
         self.events.push(Event {
             type_: type_.to_string(),
             reason: reason.to_string(),
@@ -96,8 +115,14 @@ impl EventLog {
     /// and shows the latest message.
     pub fn record_similar(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
         const COMBINED: &str = "(combined from similar events): ";
-        let key = similar_key(&object, source, type_, reason);
-        let indices = self.similar.get(&key).cloned().unwrap_or_default();
+        let indices: Vec<usize> = self
+            .similar
+            .get(&key(&[&object, source, type_, reason]))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| self.events.get(i).is_some_and(|e| e.is_similar(&object, source, type_, reason)))
+            .collect();
         let combined = indices.iter().copied().find(|&i| self.events.get(i).is_some_and(|e| e.message.starts_with(COMBINED)));
         if let Some(e) = combined.and_then(|i| self.events.get_mut(i)) {
             e.count += 1;
@@ -106,7 +131,7 @@ impl EventLog {
             return;
         }
         let recent = indices.iter().filter(|&&i| self.events.get(i).is_some_and(|e| e.last_timestamp >= now - 600)).count();
-        let exact_exists = self.exact.contains_key(&format!("{key}\u{0}{message}"));
+        let exact_exists = self.exact_index(&object, source, type_, reason, &message).is_some();
         if recent >= 10 && !exact_exists {
             self.record(now, object, source, type_, reason, format!("{COMBINED}{message}"));
         } else {

@@ -90,7 +90,7 @@ impl Incident {
     }
 
     fn is_node(&self, node: &str) -> bool {
-        self.rollout.controller.nodes.iter().any(|n| n.metadata.name.as_deref() == Some(node))
+        self.rollout.controller.nodes().iter().any(|n| n.metadata.name.as_deref() == Some(node))
     }
 
     /// The runtime handlers the cluster's RuntimeClasses name.
@@ -104,7 +104,7 @@ impl Incident {
     /// Reads every node's runtime off its daemon (after files changed or a restart).
     pub fn sync_runtimes(&mut self) {
         let handlers = self.handlers();
-        let names = self.rollout.controller.nodes.iter().filter_map(|n| n.metadata.name.as_deref());
+        let names = self.rollout.controller.nodes().iter().filter_map(|n| n.metadata.name.as_deref());
         let runtimes = node_runtimes(names, &self.daemons, self.default_daemon.as_ref(), &handlers);
         self.rollout.runtimes.extend(runtimes);
     }

@@ -13,6 +13,8 @@
 //!   events, status.
 //! - [`events`]: events with the correlator's `(xN over …)` aggregation.
 //! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
+//! - [`store`]: the controller's pod cache, indexed by target node (what a sync, a
+//!   binding pass and a kubelet pass read instead of scanning every pod).
 //! - [`bind_index`]: the cluster as one round's binding pass sees it (node and
 //!   bound-pod indices, one scheduler snapshot), so binding is not O(pods) per pod.
 //! - [`rollout`]: the round loop a learner watches — controller sync, binding, each
@@ -48,6 +50,7 @@ pub mod report;
 pub mod rng;
 pub mod rollout;
 pub mod seed;
+pub mod store;
 pub mod text;
 pub mod update;
 

@@ -295,7 +295,7 @@ impl Rollout {
             return;
         }
         let opts = FilterOptions::default();
-        let mut index = BindIndex::new(&self.controller.nodes, &self.controller.pods);
+        let mut index = BindIndex::default();
         for name in queue {
             // Out of the store while its cycle runs (which leaves it out of the node's
             // pods anyway), so that the pod is moved, not copied.
@@ -305,22 +305,20 @@ impl Rollout {
             self.controller.pods.insert(name.clone(), info.pod);
             match verdict {
                 Ok(node) => {
-                    if let Some(p) = self.controller.pods.get_mut(&name) {
+                    self.controller.pods.update(&name, |p| {
                         if let Some(spec) = p.spec.as_mut() {
                             spec.node_name = Some(node.clone());
                         }
                         set_pod_scheduled(p, None, now);
-                    }
-                    index.bind(&self.controller.nodes, &self.controller.pods, &name, &node);
+                    });
+                    index.bind(self.controller.nodes(), &self.controller.pods, &node);
                     self.unscheduled.remove(&name);
                     self.pending.insert(name.clone());
                     self.controller.events.record(now, format!("Pod/{name}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
                         format!("Successfully assigned {namespace}/{name} to {node}"));
                 }
                 Err((message, condition_message)) => {
-                    if let Some(p) = self.controller.pods.get_mut(&name) {
-                        set_pod_scheduled(p, Some(condition_message), now);
-                    }
+                    self.controller.pods.update(&name, |p| set_pod_scheduled(p, Some(condition_message), now));
                     self.unscheduled.insert(name.clone());
                     self.controller.events.record_similar(now, format!("Pod/{name}"), DEFAULT_SCHEDULER, "Warning", FAILED_SCHEDULING, message);
                 }
@@ -338,8 +336,8 @@ impl Rollout {
             NodeAffinityPreFilter::NodeNames(names) if names.len() == 1 => names.first().cloned(),
             _ => None,
         };
-        let nodes = &self.controller.nodes;
-        let node = target.as_deref().and_then(|t| index.node(nodes, t));
+        let nodes = self.controller.nodes();
+        let node = target.as_deref().and_then(|t| index.node(nodes, &self.controller.pods, t));
         if let (Some(target), Some(node)) = (&target, node) {
             let node_info = index.node_info(node, &self.controller.pods, info.pod.metadata.name.as_ref());
             let state = CycleState { skip_node_affinity: false, skip_node_ports: info.host_ports.is_empty(), dra: None };
@@ -394,18 +392,14 @@ impl Rollout {
             };
             match error {
                 Some(message) => {
-                    if let Some(pod) = self.controller.pods.get_mut(&name) {
-                        mark_container_creating(pod, now);
-                    }
+                    self.controller.pods.update(&name, |pod| mark_container_creating(pod, now));
                     self.controller.events.record_similar(now, format!("Pod/{name}"), KUBELET, "Warning", reason::FAILED_CREATE_POD_SANDBOX, message.clone());
                     failures.push((name, message));
                 }
                 None => {
                     self.ip_counter += 1;
                     let ip = format!("10.244.{}.{}", self.ip_counter / 250, self.ip_counter % 250 + 2);
-                    if let Some(pod) = self.controller.pods.get_mut(&name) {
-                        mark_running(pod, now, ip);
-                    }
+                    self.controller.pods.update(&name, |pod| mark_running(pod, now, ip));
                     let containers: Vec<String> = self
                         .controller
                         .pods
@@ -426,12 +420,15 @@ impl Rollout {
 
     /// The daemon pods on `node` (live ones).
     pub fn pods_on(&self, node: &str) -> Vec<&Pod> {
-        self.controller.pods.values().filter(|p| get_target_node_name(p) == Some(node)).collect()
+        match self.controller.pods.node_position(node) {
+            Some(i) => self.controller.pods.on_node(i).filter(|p| get_target_node_name(p) == Some(node)).collect(),
+            None => self.controller.pods.values().filter(|p| get_target_node_name(p) == Some(node)).collect(),
+        }
     }
 
     /// Nodes of the cluster, by name.
     pub fn node_names(&self) -> BTreeSet<String> {
-        self.controller.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect()
+        self.controller.nodes().iter().filter_map(|n| n.metadata.name.clone()).collect()
     }
 }
 

@@ -14,6 +14,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 use serde::de::DeserializeOwned;
 
 use super::quantity::Quantity;
+use super::scheduler::snapshot::BoundPod;
 use crate::diagnostic::{Diagnostic, Severity, Span};
 
 /// An object and where its document starts.
@@ -34,6 +35,10 @@ pub struct Manifests {
     pub events: Vec<Located<Event>>,
     /// `resource.k8s.io/v1` (DRA) documents, untyped: [`super::dra::read`] types them.
     pub deferred: Vec<Deferred>,
+    /// With [`load_cluster`]: the pods bound to a node (`spec.nodeName` set, not
+    /// finished) as the scheduler accounts for them, with their node's name, in file
+    /// order — instead of in `pods` as whole objects.
+    pub bound: Vec<(String, BoundPod)>,
 }
 
 /// A document of a kind with its own entry point, as it was read: its `kind`, its
@@ -73,6 +78,7 @@ impl Manifests {
         self.config_maps.extend(other.config_maps);
         self.events.extend(other.events);
         self.deferred.extend(other.deferred);
+        self.bound.extend(other.bound);
     }
 }
 
@@ -258,12 +264,27 @@ fn list_items(doc: &Document) -> Option<Vec<Document>> {
 /// item by item, each at its own line — the general way (a `serde_json::Value` first)
 /// is taken only when those do not apply or fail, so its diagnostics stay the same.
 pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
+    load_with(file, text, false)
+}
+
+/// [`load`] for a cluster to schedule on: each bound pod is turned into its
+/// [`BoundPod`] as soon as it is read and checked ([`Manifests::bound`]), so a
+/// 20,000-pod dump is never held as 20,000 Pod objects
+/// ([`super::scheduler::Snapshot::with_bound`] takes them).
+pub fn load_cluster(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
+    load_with(file, text, true)
+}
+
+fn load_with(file: &str, text: &str, compact: bool) -> (Manifests, Vec<Diagnostic>) {
     let mut out = Manifests::default();
     let mut diags = Vec::new();
     if text.trim_start().starts_with('{') {
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
             let doc = Document { text: text.to_string(), first_line: 1, indent: 0 };
             load_value(file, &doc, value, &mut out, &mut diags);
+            if compact {
+                compact_bound(&mut out, 0);
+            }
             return (out, diags);
         }
     }
@@ -271,18 +292,44 @@ pub fn load(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
         if is_empty_doc(&doc.text) {
             continue;
         }
-        load_document(file, doc, &mut out, &mut diags);
+        load_document(file, doc, &mut out, &mut diags, compact);
     }
     (out, diags)
 }
 
-fn load_document(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
+/// Moves the bound, unfinished pods of `out.pods[from..]` into `out.bound`.
+fn compact_bound(out: &mut Manifests, from: usize) {
+    if from >= out.pods.len() {
+        return;
+    }
+    let read = out.pods.split_off(from);
+    for located in read {
+        let pod = &located.object;
+        let finished = matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed"));
+        match pod.spec.as_ref().and_then(|s| s.node_name.clone()) {
+            Some(node) if !finished => out.bound.push((node, BoundPod::of(pod, true))),
+            _ => out.pods.push(located),
+        }
+    }
+}
+
+/// Loads one document (a List item by item); with `compact`, the bound pods read
+/// go to [`Manifests::bound`] at once.
+fn load_document(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>, compact: bool) {
     if let Some(items) = list_items(&doc) {
         for item in items {
-            load_document(file, item, out, diags);
+            load_document(file, item, out, diags, compact);
         }
         return;
     }
+    let from = out.pods.len();
+    load_one(file, doc, out, diags);
+    if compact {
+        compact_bound(out, from);
+    }
+}
+
+fn load_one(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
     if let Some(kind) = top_level_kind(&doc) {
         if load_typed(file, &doc, kind, out, diags) {
             return;
@@ -502,6 +549,26 @@ mod tests {
             assert_eq!(other.nodes[0].object, yaml.nodes[0].object);
             assert_eq!(other.pods[0].object, yaml.pods[0].object);
         }
+    }
+
+    /// `load_cluster` keeps bound pods as their accounting only, and the snapshot
+    /// built from that is the one `Snapshot::new` builds from the Pod objects; pods
+    /// that are not bound (or finished) stay whole.
+    #[test]
+    fn load_cluster_gives_the_same_snapshot() {
+        use crate::kubernetes::scheduler::Snapshot;
+        let text = format!(
+            "{DUMP_YAML}---\nkind: Pod\nmetadata: {{name: unbound}}\nspec: {{containers: []}}\n---\nkind: Pod\nmetadata: {{name: done}}\nspec: {{nodeName: gpu-1, containers: []}}\nstatus: {{phase: Succeeded}}\n"
+        );
+        let (whole, diags) = load("dump.yaml", &text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let (compact, diags) = load_cluster("dump.yaml", &text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let names = |m: &Manifests| m.pods.iter().filter_map(|l| l.object.metadata.name.clone()).collect::<Vec<_>>();
+        assert_eq!((names(&compact), compact.bound.len()), (vec!["unbound".to_string(), "done".to_string()], 1));
+        let a = Snapshot::new(whole.nodes.iter().map(|l| l.object.clone()), &whole.pods.iter().map(|l| l.object.clone()).collect::<Vec<_>>());
+        let b = Snapshot::with_bound(compact.nodes.iter().map(|l| l.object.clone()), compact.bound);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
 
     /// A bad item of a kubectl List is reported at its own line; the others load.

@@ -181,12 +181,15 @@ impl Cluster {
         // The DaemonSet controller reads the same Nodes (their taints decide where a
         // daemon pod should run): a NotReady node's not-ready taint takes it out.
         if let Some(r) = self.rollout.as_mut() {
-            for n in &mut r.controller.nodes {
-                if let Some(m) = self.manifests.nodes.iter().find(|m| m.metadata.name == n.metadata.name) {
-                    n.spec.clone_from(&m.spec);
-                    n.status.clone_from(&m.status);
+            let manifests = &self.manifests.nodes;
+            r.controller.update_nodes(|nodes| {
+                for n in nodes {
+                    if let Some(m) = manifests.iter().find(|m| m.metadata.name == n.metadata.name) {
+                        n.spec.clone_from(&m.spec);
+                        n.status.clone_from(&m.status);
+                    }
                 }
-            }
+            });
         }
     }
 

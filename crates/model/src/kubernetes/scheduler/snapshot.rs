@@ -201,6 +201,25 @@ impl Snapshot {
         s
     }
 
+    /// A snapshot of `nodes` with pods already reduced to their accounting, each with
+    /// the name of its node, in the order [`Snapshot::new`] takes pods (pods on
+    /// unknown nodes are not counted). `bound` is what
+    /// [`crate::kubernetes::yaml::load_cluster`] reads: the same snapshot as `new` on
+    /// the Pod objects, without holding them.
+    pub fn with_bound(nodes: impl IntoIterator<Item = Node>, bound: impl IntoIterator<Item = (String, BoundPod)>) -> Snapshot {
+        let mut s = Snapshot::new(nodes, &[]);
+        let mut by_name: FastMap<String, usize> = FastMap::with_capacity_and_hasher(s.nodes.len(), Default::default());
+        for (i, n) in s.nodes.iter().enumerate() {
+            by_name.entry(n.name.clone()).or_insert(i);
+        }
+        for (node, pod) in bound {
+            if let Some(n) = by_name.get(&node).and_then(|&i| s.nodes.get_mut(i)) {
+                n.add_pod(pod);
+            }
+        }
+        s
+    }
+
     /// The index of the node named `name`.
     pub fn index_of(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
