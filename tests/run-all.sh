@@ -80,7 +80,7 @@ leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s --target wasm32-
 
 tier "lint: shellcheck"
 mapfile -t shells < <(find . -name '*.sh' -not -path './target/*' -not -path '*/node_modules/*' | sort)
-shellcheck .ci/run "${shells[@]}"
+shellcheck .ci/run scripts/cached/wasm-opt "${shells[@]}"
 
 tier "goldens: gpulab goldens $SHARED/goldens (every area, every case)"
 [ -d "$SHARED/goldens" ] || { echo "missing $SHARED/goldens: tests read the goldens from ../shared" >&2; exit 1; }
@@ -90,8 +90,8 @@ tail -n 1 target/goldens.txt
 tier "wasm: browser tests in headless Chromium (wasm-bindgen-test)"
 cargo test --locked -p gpu-node-lab --target wasm32-unknown-unknown
 
-tier "release build: trunk build --release (the app + the on-demand Kubernetes chunk; wasm-opt from npm binaryen; versioned names)"
-trunk build --release --locked
+tier "release build: trunk build --release (the app + the on-demand Kubernetes chunk; wasm-opt from npm binaryen, its outputs kept by content in target/wasm-opt-kept: scripts/cached/wasm-opt; versioned names)"
+PATH="$PWD/scripts/cached:$PATH" GPULAB_WASM_OPT_CACHE="${CARGO_TARGET_DIR:-$PWD/target}/wasm-opt-kept" trunk build --release --locked
 
 tier "end to end + size budget: node --test (playwright-core, Debian chromium)"
 (cd tests/e2e && DIST=../../dist node --test)
