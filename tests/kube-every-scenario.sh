@@ -53,20 +53,21 @@ kube_left() {
 # The replays still running (a failure or Ctrl-C elsewhere): SIGINT, which makes
 # `gpulab parity` undo what it created and exit, then up to 20 s for them to go.
 stop_replays() {
-  local f pid n
+  local f pid
   for f in "$kube_tmp"/w*.pid; do
     [ -e "$f" ] || continue
     pid=$(<"$f")
     kill -INT "$pid" 2>/dev/null || true
   done
-  for n in $(seq 200); do
+  for _ in $(seq 200); do
     pid=""
     for f in "$kube_tmp"/w*.pid; do
       [ -e "$f" ] && kill -0 "$(<"$f")" 2>/dev/null && pid=$(<"$f")
     done
     [ -z "$pid" ] && break
-    [ "$n" -lt 200 ] && sleep 0.1
+    sleep 0.1
   done
+  return 0
 }
 kube_down() {
   local rc=$? c left
