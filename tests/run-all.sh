@@ -25,9 +25,8 @@ cargo test --locked -p gpulab --features real-containerd --test check_runtime_da
 tier "real containerd, every version: config dump of the model = each real binary's, on every golden input and 264 generated combinations (no daemon; scripts/oracle-containerd.sh builds the binaries)"
 cargo test --locked -p gpulab --features real-containerd-dump --test live_config_dump -- --nocapture
 
-tier "scenarios: every scenario on the model, and every containerd expectation against real containerd daemons"
+tier "scenarios: every scenario on the model (every containerd expectation against real containerd daemons, \`gpulab parity scenarios --backend containerd\`, ran in the native tier: crates/cli/tests/scenarios.rs, which also fails on one left uncompared)"
 cargo run --locked -q -p gpulab -- scenario run scenarios | tail -n 1
-cargo run --locked -q -p gpulab -- parity scenarios --backend containerd | tail -n 1
 
 tier "real control plane: gpulab cluster up/down and its faults on the kube-oracle binary (gated on the binary; scripts/oracle-kube.sh builds it)"
 kube_oracle=${GPULAB_CACHE:-$HOME/.cache/gpulab}/kube/v1.37.2/kube-oracle
@@ -49,58 +48,9 @@ else
   echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
 fi
 
-tier "real control plane, every scenario: gpulab cluster up, parity --backend kube --real-containerd, gpulab cluster down (gated on the binary; root)"
+tier "real control plane, every scenario: every scenario (--real-containerd) and ${GPULAB_GENERATE_COUNT:-200} generated ones replayed live on ${GPULAB_KUBE_CLUSTERS:-4} private clusters side by side, gpulab cluster down after (gated on the binary; root; tests/kube-every-scenario.sh)"
 if [ -x "$kube_oracle" ]; then
-  gl() { cargo run --locked -q -p gpulab -- "$@"; }
-  kube_tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpulab-parity.XXXXXX")
-  kube_pids=()
-  # What still runs of this tier: the cluster's PIDs (still the kube-oracle binary; an
-  # exited process not yet reaped by init has an empty command line), and any process
-  # whose command line names the private dir (the real containerd daemons under TMPDIR).
-  kube_left() {
-    local p cmd
-    for p in "${kube_pids[@]}"; do
-      cmd=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline") || continue
-      [[ $cmd == *kube-oracle* ]] && echo "pid $p: $cmd"
-    done
-    for p in /proc/[0-9]*; do
-      cmd=$(tr '\0' ' ' 2>/dev/null < "$p/cmdline") || continue
-      [[ $cmd == *"$kube_tmp"* ]] && echo "pid ${p#/proc/}: $cmd"
-    done
-    return 0
-  }
-  kube_down() {
-    local rc=$?
-    gl cluster down --dir "$kube_tmp/cluster" || rc=1
-    left=$(kube_left)
-    [ -z "$left" ] || { echo "left running after cluster down:" >&2; echo "$left" >&2; rc=1; }
-    rm -rf "$kube_tmp"
-    return "$rc"
-  }
-  trap 'kube_down; exit $?' EXIT
-  gl cluster up --dir "$kube_tmp/cluster" > "$kube_tmp/up.txt"
-  head -n 1 "$kube_tmp/up.txt"
-  mapfile -t kube_pids < <(sed -n 's/.*(pids: \([^)]*\)).*/\1/p' "$kube_tmp/up.txt" | grep -oE '[0-9]+')
-  [ "${#kube_pids[@]}" -eq 4 ] || { echo "cluster up named ${#kube_pids[@]} PIDs, not 4" >&2; exit 1; }
-  kube_ctx=$(sed -n 's/^kubeconfig: .* (context \(.*\))$/\1/p' "$kube_tmp/up.txt")
-  mkdir -p "$kube_tmp/tmp" target
-  GPULAB_KUBECONFIG="$kube_tmp/cluster/kubeconfig" TMPDIR="$kube_tmp/tmp" \
-    gl parity scenarios --backend kube --context "$kube_ctx" --real-containerd > target/parity-kube.txt 2> target/parity-kube.err \
-    || { grep -E '^(DIFFER|  error)| differ ' target/parity-kube.txt | head -n 60 || true; tail -n 5 target/parity-kube.err; tail -n 1 target/parity-kube.txt; exit 1; }
-  # What stays uncompared, with its reason, then the summary line.
-  if grep -q '^not compared, by reason:' target/parity-kube.txt; then sed -n '/^not compared, by reason:/,$p' target/parity-kube.txt; else tail -n 1 target/parity-kube.txt; fi
-  # Generated scenarios on the same cluster (gpulab scenario generate: random nodes,
-  # taints, cordons, RuntimeClasses and pods, the model's expectations): the real API
-  # server and scheduler judge every pod. Pods only, so the settle loop looks every 250 ms.
-  gen_seed=${GPULAB_GENERATE_SEED:-1} gen_count=${GPULAB_GENERATE_COUNT:-200}
-  gl scenario generate --seed "$gen_seed" --count "$gen_count" --out "$kube_tmp/generated"
-  GPULAB_KUBECONFIG="$kube_tmp/cluster/kubeconfig" GPULAB_KUBE_POLL_MS=250 \
-    gl parity "$kube_tmp/generated" --backend kube --context "$kube_ctx" > target/parity-generated.txt 2> target/parity-generated.err \
-    || { grep -E '^(DIFFER|  error)| differ ' target/parity-generated.txt | head -n 60 || true; tail -n 5 target/parity-generated.err; tail -n 1 target/parity-generated.txt; echo "reproduce: gpulab scenario generate --seed $gen_seed --count $gen_count --out DIR" >&2; exit 1; }
-  tail -n 1 target/parity-generated.txt
-  trap - EXIT
-  kube_down
-  echo "stopped: none of the cluster's PIDs (${kube_pids[*]}) nor anything under its private dir runs"
+  tests/kube-every-scenario.sh
 else
   echo "skipped: no $kube_oracle (scripts/oracle-kube.sh v1.37.2 builds it)"
 fi
@@ -130,7 +80,7 @@ leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s --target wasm32-
 
 tier "lint: shellcheck"
 mapfile -t shells < <(find . -name '*.sh' -not -path './target/*' -not -path '*/node_modules/*' | sort)
-shellcheck .ci/run "${shells[@]}"
+shellcheck .ci/run scripts/cached/wasm-opt "${shells[@]}"
 
 tier "goldens: gpulab goldens $SHARED/goldens (every area, every case)"
 [ -d "$SHARED/goldens" ] || { echo "missing $SHARED/goldens: tests read the goldens from ../shared" >&2; exit 1; }
@@ -140,8 +90,8 @@ tail -n 1 target/goldens.txt
 tier "wasm: browser tests in headless Chromium (wasm-bindgen-test)"
 cargo test --locked -p gpu-node-lab --target wasm32-unknown-unknown
 
-tier "release build: trunk build --release (the app + the on-demand Kubernetes chunk; wasm-opt from npm binaryen; versioned names)"
-trunk build --release --locked
+tier "release build: trunk build --release (the app + the on-demand Kubernetes chunk; wasm-opt from npm binaryen, its outputs kept by content in target/wasm-opt-kept: scripts/cached/wasm-opt; versioned names)"
+PATH="$PWD/scripts/cached:$PATH" GPULAB_WASM_OPT_CACHE="${CARGO_TARGET_DIR:-$PWD/target}/wasm-opt-kept" trunk build --release --locked
 
 tier "end to end + size budget: node --test (playwright-core, Debian chromium)"
 (cd tests/e2e && DIST=../../dist node --test)

@@ -209,6 +209,10 @@ pub struct ParityArgs {
     /// The recording `--backend recorded` reads.
     #[arg(long, value_name = "FILE")]
     pub recording: Option<PathBuf>,
+    /// Containerd backend (`gpulab parity`): replay up to N scenarios side by side, each
+    /// with its own daemons (the output stays in scenario order).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
 }
 
 #[derive(Debug, Subcommand)]
@@ -465,6 +469,18 @@ mod tests {
         let cli = Cli::try_parse_from(["gpulab", "parity", "scenarios", "--backend", "kube"]).unwrap();
         let Command::Parity(a) = cli.command else { panic!("not parity") };
         assert!(!a.real_containerd);
+        assert_eq!(a.jobs, 1);
+    }
+
+    /// `parity --jobs N` takes 1 to 64 replays side by side.
+    #[test]
+    fn parity_jobs() {
+        let cli = Cli::try_parse_from(["gpulab", "parity", "scenarios", "--backend", "containerd", "--jobs", "4"]).unwrap();
+        let Command::Parity(a) = cli.command else { panic!("not parity") };
+        assert_eq!(a.jobs, 4);
+        for bad in ["0", "65", "x"] {
+            assert!(Cli::try_parse_from(["gpulab", "parity", "scenarios", "--backend", "containerd", "--jobs", bad]).is_err(), "{bad}");
+        }
     }
 
     /// `cluster up` defaults to the newest release; `--dir` is optional on both.

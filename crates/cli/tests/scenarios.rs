@@ -55,7 +55,8 @@ fn every_containerd_step_agrees_with_real_containerd() {
         eprintln!("==================================================================\n");
         return;
     }
-    let out = Command::new(GPULAB).args(["--output", "json", "parity", "--backend", "containerd"]).arg(scenarios_dir()).output().unwrap();
+    // Four scenarios at a time: each has its own daemons, and they mostly wait on them.
+    let out = Command::new(GPULAB).args(["--output", "json", "parity", "--backend", "containerd", "--jobs", "4"]).arg(scenarios_dir()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&out.stderr)));
     let (mut differ, mut not_compared) = (Vec::new(), Vec::new());

@@ -305,8 +305,24 @@ pub fn parity(args: &ParityArgs, output: OutputFormat) -> ExitCode {
     let mut results = Vec::new();
     let mut reals = Vec::new();
     let mut session: KubeSession = None;
-    for s in &scenarios {
-        match parity_of(s, args, false, &mut session) {
+    // The containerd backend's scenarios share nothing (each its own daemons, dirs and
+    // sockets), so `--jobs N` replays N at a time; the kube backend's share the cluster.
+    let outcomes: Vec<Result<(Parity, Record), (ExitCode, String)>> = if matches!(args.backend, BackendKind::Containerd) && args.jobs > 1 {
+        side_by_side(&scenarios, usize::from(args.jobs), |s| parity_of(s, args, false, &mut None))
+    } else {
+        let mut out = Vec::new();
+        for s in &scenarios {
+            let o = parity_of(s, args, false, &mut session);
+            let failed = o.is_err();
+            out.push(o);
+            if failed {
+                break;
+            }
+        }
+        out
+    };
+    for o in outcomes {
+        match o {
             Ok((p, real)) => {
                 results.push(p);
                 reals.push(real);
@@ -327,6 +343,25 @@ pub fn parity(args: &ParityArgs, output: OutputFormat) -> ExitCode {
         }
     }
     report(&results, &[], None, output)
+}
+
+/// `f` of every item, up to `jobs` at a time on scoped threads, in the items' order.
+fn side_by_side<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<R>>> = items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let (Some(item), Some(slot)) = (items.get(i), slots.get(i)) else { break };
+                let r = f(item);
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(r);
+                }
+            });
+        }
+    });
+    slots.into_iter().filter_map(|m| m.into_inner().ok().flatten()).collect()
 }
 
 /// Adds this run's real records to `file` (created, or merged into when it holds the
@@ -412,4 +447,23 @@ fn report(results: &[Parity], missing: &[String], recorded: Option<&str>, output
         return ExitCode::External;
     }
     if ok { ExitCode::Success } else { ExitCode::CheckFailed }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every item once, the results in the items' order, whatever the jobs.
+    #[test]
+    fn side_by_side_keeps_the_order() {
+        let items: Vec<u64> = (0..37).collect();
+        for jobs in [1, 4, 100] {
+            let out = side_by_side(&items, jobs, |i| {
+                std::thread::sleep(std::time::Duration::from_millis(37 - i));
+                i * 2
+            });
+            assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>(), "jobs {jobs}");
+        }
+        assert!(side_by_side(&[] as &[u8], 4, |_| 0).is_empty());
+    }
 }

@@ -181,9 +181,12 @@ pub struct RealContainerd {
 
 impl RealContainerd {
     pub fn new() -> Result<RealContainerd, String> {
+        // One per backend of this process (`gpulab parity --jobs N` runs several at once).
+        static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         // Short: the socket path must stay under 108 bytes.
-        let base = std::env::temp_dir().join(format!("gl-{}-{nanos}", std::process::id()));
+        let base = std::env::temp_dir().join(format!("gl-{}-{nanos}-{seq}", std::process::id()));
         std::fs::create_dir_all(base.join("bin")).map_err(|e| format!("{}: {e}", base.display()))?;
         let script = base.join("check-runtime.sh");
         std::fs::write(&script, CHECK_SCRIPT).map_err(|e| e.to_string())?;
