@@ -39,6 +39,21 @@ impl Ports {
         }
     }
 
+    /// Free ports, picked and checked; picked again, up to `tries` times, when another
+    /// process took one between the pick and the check (clusters started side by side,
+    /// tests in parallel). The last check's error otherwise.
+    pub fn pick_free(tries: usize) -> Result<Ports, String> {
+        let mut last = String::from("no attempt to pick ports");
+        for _ in 0..tries.max(1) {
+            let ports = Ports::pick()?;
+            match ports.check_free() {
+                Ok(()) => return Ok(ports),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
     /// Every port can be bound on 127.0.0.1 right now, and no two are equal.
     pub fn check_free(&self) -> Result<(), String> {
         let named = self.named();
@@ -58,11 +73,11 @@ impl Ports {
 mod tests {
     use super::*;
 
-    /// Picked ports are distinct and free; a taken one is named with its user.
+    /// Picked ports are distinct and free (picked again when one was taken in between); a
+    /// taken one is named with its user.
     #[test]
     fn picked_ports_are_free_and_a_taken_one_is_named() {
-        let p = Ports::pick().unwrap();
-        p.check_free().unwrap();
+        let p = Ports::pick_free(5).unwrap();
         let held = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let taken = Ports { scheduler: held.local_addr().unwrap().port(), ..p };
         let err = taken.check_free().unwrap_err();

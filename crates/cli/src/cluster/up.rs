@@ -155,10 +155,12 @@ impl Cluster {
             }
         }
         let ports = match opts.ports {
-            Some(p) => p,
-            None => Ports::pick().map_err(Error::external)?,
+            Some(p) => {
+                p.check_free().map_err(Error::external)?;
+                p
+            }
+            None => Ports::pick_free(5).map_err(Error::external)?,
         };
-        ports.check_free().map_err(Error::external)?;
         let context = context_name(&opts.release);
         let mut cluster = Cluster { layout, release: opts.release.clone(), context, ports, procs: Vec::new(), startup: Duration::ZERO, notes, detached: false };
         if opts.verbose {
