@@ -91,10 +91,13 @@ pub fn retry() {
 /// Keeps the loaded module and tells the views waiting for it.
 fn arrived(m: JsValue) {
     FAILED.set(false);
-    // The Korean of the views the chunk draws comes with it. A chunk of another
-    // build is refused here; those views then read English (or the message ids).
-    if let Ok(text) = call_text(&Module(m.clone()), "messages_ko", "") {
-        crate::i18n::provide_korean(text);
+    // The Korean of the views the chunk draws comes with it, read once per page (every
+    // view that waited for the chunk arrives here). A chunk of another build is refused;
+    // those views then read English, if loaded.
+    if !crate::i18n::korean_ready() {
+        if let Ok(text) = call_text(&Module(m.clone()), "messages_ko", "") {
+            crate::i18n::provide_korean(text);
+        }
     }
     MODULE.with(|s| *s.borrow_mut() = Some(m));
     for waiter in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {

@@ -8,7 +8,7 @@
 //! drop-in on their node.
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis, Evidence};
-use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
+use gpulab_model::daemonset::kubectl::{get_ds_column, get_pods_wide, table, GET_DS_HEADER};
 use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
 use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
 use gpulab_model::incident::lab::{self, Variant};
@@ -79,18 +79,6 @@ pub fn tables(s: &Stepped) -> Vec<TableView> {
         cells::lines(cells::STATUS, "rollout status", &status(s)),
         cells::table(cells::PODS, "get pods", &get_pods_wide(pods.iter().copied(), s.rollout.now()), |_, name| name.to_string()),
     ]
-}
-
-/// The `get ds` column of a DaemonSet status field.
-fn get_ds_column(field: &str) -> Option<&'static str> {
-    Some(match field {
-        "status.desiredNumberScheduled" => "DESIRED",
-        "status.currentNumberScheduled" => "CURRENT",
-        "status.numberReady" => "READY",
-        "status.updatedNumberScheduled" => "UP-TO-DATE",
-        "status.numberAvailable" => "AVAILABLE",
-        _ => return None,
-    })
 }
 
 /// The cells the model's diagnosis rests on, as keys: the `rollout status` line it

@@ -81,6 +81,18 @@ pub fn format_labels(labels: Option<&std::collections::BTreeMap<String, String>>
     }
 }
 
+/// The `get ds` column (of [`GET_DS_HEADER`]) that prints a DaemonSet status field.
+pub fn get_ds_column(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "status.desiredNumberScheduled" => "DESIRED",
+        "status.currentNumberScheduled" => "CURRENT",
+        "status.numberReady" => "READY",
+        "status.updatedNumberScheduled" => "UP-TO-DATE",
+        "status.numberAvailable" => "AVAILABLE",
+        _ => return None,
+    })
+}
+
 /// The cells of one `get ds` row (without the header).
 pub fn get_ds_row(ds: &DaemonSet, now: i64) -> String {
     let s = ds.status.clone().unwrap_or_default();
@@ -240,6 +252,17 @@ fn multiline(title: &str, map: Option<&std::collections::BTreeMap<String, String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each status field's column is one of `get ds`'s, and the row prints the field there.
+    #[test]
+    fn status_fields_have_their_get_ds_columns() {
+        let header: Vec<&str> = GET_DS_HEADER.split('\t').collect();
+        for (field, col) in [("status.numberReady", "READY"), ("status.updatedNumberScheduled", "UP-TO-DATE"), ("status.numberAvailable", "AVAILABLE")] {
+            assert_eq!(get_ds_column(field), Some(col));
+            assert!(header.contains(&col), "{col}");
+        }
+        assert_eq!(get_ds_column("status.numberUnavailable"), None, "get ds has no UNAVAILABLE column");
+    }
 
     /// The `get ds` example of the spec (§4.5), byte for byte.
     #[test]
