@@ -94,13 +94,32 @@ test("iframes: resize messages to allowed parents, origin allowlist, independent
   await page.waitForTimeout(300);
   assert.equal(await current("c"), "2");
   assert.equal(await current("d"), "3");
-  // Clicking inside one lab changes only that lab.
+  // Clicking inside one lab changes only that lab. Lab a's move to step 4 in Korean
+  // resizes its iframe, which moves lab d below it; a click aimed while that resize is
+  // still on its way lands beside the button (CI, a loaded 2-core machine). Click once
+  // the frames have kept their places for half a second.
+  await layoutSettled(page);
   await page.frameLocator("#d").locator("[data-step='1']").click();
-  // The click's render may land after click() returns on a loaded machine (seen once in
-  // a full run): wait for it as for lab a above, then compare.
   await page.frameLocator("#d").locator("[data-step='1'][aria-current=step]").waitFor();
   assert.equal(await current("d"), "1");
   assert.equal(await current("c"), "2");
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** Resolves once every iframe of the page has kept its box for `quietMs`. */
+async function layoutSettled(page, quietMs = 500) {
+  await page.waitForFunction((quietMs) => {
+    const boxes = JSON.stringify([...document.querySelectorAll("iframe")].map((f) => {
+      const r = f.getBoundingClientRect();
+      return [r.x, r.y, r.width, r.height];
+    }));
+    const now = performance.now();
+    if (window.__boxes !== boxes) {
+      window.__boxes = boxes;
+      window.__boxesSince = now;
+      return false;
+    }
+    return now - window.__boxesSince >= quietMs;
+  }, quietMs, { polling: 100, timeout: 20000 });
+}
