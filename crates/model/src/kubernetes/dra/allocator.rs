@@ -7,9 +7,12 @@
 //! (DRAPrioritizedList, on by default since 1.34), the class's and the request's CEL
 //! selectors, `matchAttribute` constraints, devices already allocated to other claims,
 //! pools by generation, incomplete and invalid pools, the allocation's node selector
-//! and configs. Not modelled: admin access, device taints, partitionable devices
-//! (a device that consumes counters is not allocatable, as with the gate off),
-//! consumable capacity, binding conditions.
+//! and configs; partitionable devices (DRAPartitionableDevices: beta and on from
+//! 1.36) — a pool's `sharedCounters` from its counter-set slices, each device's
+//! `consumesCounters` checked against them less what allocated devices consume
+//! (`checkAvailableCounters`); with the gate off a device that consumes counters is
+//! not allocatable and counter slices are skipped. Not modelled: admin access,
+//! device taints, `perDeviceNodeSelection`, consumable capacity, binding conditions.
 //!
 //! Order: upstream visits the pools of a node in Go map order, so with devices of
 //! several pools the real pick among equal solutions is random; the model visits
@@ -20,11 +23,12 @@ use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 use k8s_openapi::api::resource::v1::{
-    AllocationResult, Device, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceAttribute, DeviceClass,
+    AllocationResult, CounterSet, Device, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceAttribute, DeviceClass,
     DeviceRequestAllocationResult, DeviceSelector, ResourceClaim, ResourceSlice,
 };
 
 use super::cel;
+use crate::kubernetes::quantity::Quantity;
 use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
 
 /// `resourceapi.AllocationResultsMaxSize`.
@@ -48,6 +52,8 @@ impl std::fmt::Display for DeviceId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Features {
     pub prioritized_list: bool,
+    /// DRAPartitionableDevices: shared counters and `consumesCounters`.
+    pub partitionable_devices: bool,
 }
 
 /// Why `Allocate` failed with an error.
@@ -69,6 +75,11 @@ struct Pool<'a> {
     slices: Vec<&'a ResourceSlice>,
     incomplete: bool,
     invalid: bool,
+    /// The pool's counter sets (partitionable devices), by name.
+    counter_sets: Vec<&'a CounterSet>,
+    /// Every slice of the pool at its generation, for the node or not: the counters
+    /// allocated devices consume are counted over all of them.
+    all_slices: Vec<&'a ResourceSlice>,
 }
 
 fn node_matches(node: &Node, name: Option<&str>, all: bool, selector: Option<&NodeSelector>) -> bool {
@@ -80,20 +91,27 @@ fn node_matches(node: &Node, name: Option<&str>, all: bool, selector: Option<&No
     }
 }
 
-/// `GatherPools`: the pools with a slice for `node`, the newest generation only.
-fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node) -> Vec<Pool<'a>> {
+/// `GatherPools`: the pools with a slice for `node`, the newest generation only;
+/// with partitionable devices, slices with `sharedCounters` belong to every node's
+/// view of their pool. A pool short of slices is looked at whole
+/// (`checkSlicesInPool`): obsolete when a newer generation exists, else complete
+/// when all its slices are there.
+fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node, features: Features) -> Vec<Pool<'a>> {
     let mut pools: Vec<Pool<'a>> = Vec::new();
     for slice in slices {
         let spec = &slice.spec;
         let per_device = spec.per_device_node_selection.unwrap_or(false);
-        let name = spec.node_name.as_deref().filter(|n| !n.is_empty());
-        let all = spec.all_nodes.unwrap_or(false);
-        // PerDeviceNodeSelection belongs to partitionable devices, not modelled: such
-        // slices are skipped as with the gate off.
-        if per_device || !(name.is_some() || all || spec.node_selector.is_some()) {
+        let counters = spec.shared_counters.as_ref().is_some_and(|c| !c.is_empty());
+        if !features.partitionable_devices && (spec.per_device_node_selection.is_some() || counters) {
             continue;
         }
-        if !node_matches(node, name, all, spec.node_selector.as_ref()) {
+        let name = spec.node_name.as_deref().filter(|n| !n.is_empty());
+        let all = spec.all_nodes.unwrap_or(false);
+        // `perDeviceNodeSelection` is not modelled: such slices are skipped.
+        if !counters && (per_device || !(name.is_some() || all || spec.node_selector.is_some())) {
+            continue;
+        }
+        if !counters && !node_matches(node, name, all, spec.node_selector.as_ref()) {
             continue;
         }
         let generation = spec.pool.generation;
@@ -105,6 +123,8 @@ fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node) -> Vec<Pool<'a>> {
                 slices: vec![slice],
                 incomplete: false,
                 invalid: false,
+                counter_sets: Vec::new(),
+                all_slices: Vec::new(),
             }),
             Some(p) if generation < p.generation => {}
             Some(p) => {
@@ -116,11 +136,25 @@ fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node) -> Vec<Pool<'a>> {
             }
         }
     }
+    let same_pool = |p: &Pool<'a>, s: &ResourceSlice| s.spec.driver == p.driver && s.spec.pool.name == p.name;
+    pools.retain(|p| !slices.iter().any(|s| same_pool(p, s) && s.spec.pool.generation > p.generation));
     for p in &mut pools {
         let count = p.slices.first().map_or(0, |s| s.spec.pool.resource_slice_count);
-        p.incomplete = p.slices.len() as i64 != count;
+        p.all_slices = slices.iter().filter(|s| same_pool(p, s) && s.spec.pool.generation == p.generation).collect();
+        p.incomplete = p.slices.len() as i64 != count && p.all_slices.len() as i64 != count;
         let mut seen = BTreeSet::new();
         p.invalid = p.slices.iter().flat_map(|s| s.spec.devices.iter().flatten()).any(|d| !seen.insert(d.name.as_str()));
+        if features.partitionable_devices && !p.incomplete {
+            p.counter_sets = p.slices.iter().flat_map(|s| s.spec.shared_counters.iter().flatten()).collect();
+            let mut names = BTreeSet::new();
+            let duplicate = p.counter_sets.iter().any(|c| !names.insert(c.name.as_str()));
+            // `validateDeviceCounterConsumption`: every consumed counter exists.
+            let dangling = p.all_slices.iter().flat_map(|s| s.spec.devices.iter().flatten()).flat_map(|d| d.consumes_counters.iter().flatten()).any(|c| {
+                let set = p.counter_sets.iter().find(|s| s.name == c.counter_set);
+                set.is_none_or(|set| c.counters.keys().any(|k| !set.counters.contains_key(k)))
+            });
+            p.invalid |= duplicate || dangling;
+        }
     }
     pools
 }
@@ -243,6 +277,8 @@ struct Search<'a, 'b> {
     /// The compiled selectors, by expression.
     compiled: Vec<(String, Result<cel::Selector, String>)>,
     steps: u64,
+    /// Counters the devices being allocated consume, by (pool, counter set, counter).
+    consumed: Vec<((String, String, String), Quantity)>,
 }
 
 /// Search steps after which the model gives up (the real one has a filter timeout
@@ -263,7 +299,7 @@ impl<'a> Allocator<'a> {
     /// (the plugin's `cannot allocate all claims`), the results in claim order, or an
     /// error.
     pub fn allocate(&self, node: &Node, claims: &[&'a ResourceClaim]) -> Result<Option<Vec<AllocationResult>>, AllocateError> {
-        let pools = gather_pools(self.slices, node);
+        let pools = gather_pools(self.slices, node, self.features);
         let mut s = Search {
             alloc: self,
             claims,
@@ -275,6 +311,7 @@ impl<'a> Allocator<'a> {
             chosen: Vec::new(),
             compiled: Vec::new(),
             steps: 0,
+            consumed: Vec::new(),
         };
         for claim in claims {
             let key = claim_key(claim);
@@ -483,10 +520,14 @@ impl<'a, 'b> Search<'a, 'b> {
         if self.in_use(&c.id) {
             return Ok(false);
         }
-        if c.device.consumes_counters.as_ref().is_some_and(|v| !v.is_empty()) {
+        let consumes = c.device.consumes_counters.as_ref().is_some_and(|v| !v.is_empty());
+        if consumes && (!self.alloc.features.partitionable_devices || !self.reserve_counters(c)) {
             return Ok(false);
         }
-        let Some(d) = self.data(claim, request, sub) else { return Ok(false) };
+        let Some(d) = self.data(claim, request, sub) else {
+            self.release_counters(c);
+            return Ok(false);
+        };
         let (base, subname, name) = (d.base, d.sub, d.name.clone());
         let key = self.claims.get(claim).map(|c| claim_key(c)).unwrap_or_default();
         let Some(cons) = self.constraints.get_mut(claim) else { return Ok(false) };
@@ -496,6 +537,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 for m in cons.iter_mut().take(i) {
                     m.remove(base, subname);
                 }
+                self.release_counters(c);
                 if must {
                     let request_name = subname.unwrap_or(base);
                     return Err(Stop::Error(AllocateError::Fatal(format!(
@@ -513,9 +555,66 @@ impl<'a, 'b> Search<'a, 'b> {
         Ok(true)
     }
 
+    /// `checkAvailableCounters`: the device's counters added to what this search
+    /// consumes, kept when every counter of its pool stays within the counter set's
+    /// value less what allocated devices consume (taken back otherwise).
+    fn reserve_counters(&mut self, c: &Candidate<'a>) -> bool {
+        let Some(pool) = self.pools.iter().find(|p| p.driver == c.id.driver && p.name == c.id.pool) else { return false };
+        let mut wanted: Vec<((String, String, String), Quantity)> = Vec::new();
+        for consumption in c.device.consumes_counters.iter().flatten() {
+            for (name, counter) in &consumption.counters {
+                let Ok(q) = crate::kubernetes::quantity::parse(&counter.value) else { return false };
+                wanted.push(((c.id.pool.clone(), consumption.counter_set.clone(), name.clone()), q));
+            }
+        }
+        for (key, q) in &wanted {
+            let (_, set_name, name) = key;
+            let Some(capacity) = pool.counter_sets.iter().find(|s| &s.name == set_name).and_then(|s| s.counters.get(name)) else { return false };
+            let Ok(capacity) = crate::kubernetes::quantity::parse(&capacity.value) else { return false };
+            let mut used = q.clone();
+            // Devices other claims hold, in every slice of the pool.
+            for s in &pool.all_slices {
+                for d in s.spec.devices.iter().flatten() {
+                    let id = DeviceId { driver: c.id.driver.clone(), pool: c.id.pool.clone(), device: d.name.clone() };
+                    if !self.alloc.allocated.contains(&id) {
+                        continue;
+                    }
+                    for other in d.consumes_counters.iter().flatten().filter(|o| &o.counter_set == set_name) {
+                        if let Some(v) = other.counters.get(name).and_then(|v| crate::kubernetes::quantity::parse(&v.value).ok()) {
+                            used = used.add(&v);
+                        }
+                    }
+                }
+            }
+            for (k, v) in &self.consumed {
+                if k == key {
+                    used = used.add(v);
+                }
+            }
+            if used > capacity {
+                return false;
+            }
+        }
+        self.consumed.extend(wanted);
+        true
+    }
+
+    /// Takes back what [`Self::reserve_counters`] added for `c`.
+    fn release_counters(&mut self, c: &Candidate<'a>) {
+        for consumption in c.device.consumes_counters.iter().flatten() {
+            for name in consumption.counters.keys() {
+                let key = (c.id.pool.clone(), consumption.counter_set.clone(), name.clone());
+                if let Some(i) = self.consumed.iter().rposition(|(k, _)| *k == key) {
+                    self.consumed.remove(i);
+                }
+            }
+        }
+    }
+
     fn deallocate(&mut self, claim: usize, request: usize, sub: usize) {
         let Some((_, c)) = self.result.get_mut(claim).and_then(|r| r.pop()) else { return };
         self.allocating.remove(&c.id);
+        self.release_counters(&c);
         let Some(d) = self.data(claim, request, sub) else { return };
         let (base, subname) = (d.base, d.sub);
         if let Some(cons) = self.constraints.get_mut(claim) {

@@ -76,9 +76,10 @@ fn pod_ns(pod: &Pod) -> &str {
     ns(&pod.metadata)
 }
 
-/// The allocator's gates for a version (DRAPrioritizedList: beta, on, from 1.34).
+/// The allocator's gates for a version (`pkg/features/kube_features.go`):
+/// DRAPrioritizedList beta and on from 1.34, DRAPartitionableDevices from 1.36.
 pub fn features(version: KubeVersion) -> Features {
-    Features { prioritized_list: version >= KubeVersion::V1_34 }
+    Features { prioritized_list: version >= KubeVersion::V1_34, partitionable_devices: version >= KubeVersion::V1_36 }
 }
 
 impl State {

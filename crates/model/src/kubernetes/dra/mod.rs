@@ -20,6 +20,9 @@
 //! - [`apply`]: a pod with claims through the control plane, step by step.
 //! - [`dynamicresources`]: the scheduler plugin over the allocator, the resource
 //!   claim controller's claims from templates, and what binding writes.
+//! - [`nvidia`]: the node side of NVIDIA's GPU driver — the ResourceSlices it
+//!   publishes per GPU model, its DeviceClasses, its opaque sharing config.
+//! - [`kubelet`]: the kubelet's `PrepareResources` and `FailedPrepareDynamicResources`.
 //!
 //! **API Boundary:** pure functions over k8s-openapi objects; nothing here reads
 //! files.
@@ -28,10 +31,14 @@ pub mod allocator;
 pub mod apply;
 pub mod cel;
 pub mod dynamicresources;
+pub mod kubelet;
+pub mod nvidia;
 pub mod validation;
 
 #[cfg(test)]
 mod allocator_tests;
+#[cfg(test)]
+mod nvidia_tests;
 #[cfg(test)]
 mod tests;
 
