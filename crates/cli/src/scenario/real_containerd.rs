@@ -394,7 +394,7 @@ impl Backend for RealContainerd {
                 }
                 self.now = until;
             }
-            Action::Observe | Action::Check { .. } | Action::Apply { .. } | Action::Delete { .. } | Action::Sync { .. } | Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } => {}
+            Action::Observe | Action::Check { .. } | Action::Apply { .. } | Action::Delete { .. } | Action::Sync { .. } | Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } | Action::DraDriver { .. } => {}
         }
         Ok(())
     }

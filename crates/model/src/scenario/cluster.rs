@@ -21,6 +21,8 @@ use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::seed::{Manifests, SEED_EPOCH};
 use crate::daemonset::NodeOrder;
 use crate::kubernetes::advertisement::{advertise, apply_to_node, GpuNodeLayers};
+use crate::kubernetes::dra::dynamicresources::State as DraState;
+use crate::kubernetes::dra::nvidia::{self, Mig, NodeGpus};
 use crate::kubernetes::KubeVersion;
 use crate::Severity;
 
@@ -28,7 +30,7 @@ use super::engine::Unobservable;
 use super::expect::{Field, Observed};
 use super::format::{Action, Scenario};
 use super::model::ModelNode;
-use super::pods::PodState;
+use super::pods::{Dra, PodState};
 
 /// The modelled cluster.
 #[derive(Debug, Clone, Default)]
@@ -47,6 +49,21 @@ pub struct Cluster {
     pub plugin_config: Option<(String, String)>,
     /// Each node's MIG geometry (every GPU alike) and `nvidia.com/mig.config.state`.
     pub mig: BTreeMap<String, (Option<crate::slots::mig::Geometry>, String)>,
+    /// The DRA objects as the API server holds them (the slices: the drivers').
+    pub dra: DraState,
+    /// NVIDIA's DRA driver per node that has it (`dra_driver = true`).
+    pub dra_nodes: BTreeMap<String, DraNode>,
+}
+
+/// NVIDIA's DRA driver on one node.
+#[derive(Debug, Clone)]
+pub struct DraNode {
+    /// Its pod runs: the node's slices are published.
+    pub running: bool,
+    /// Its kubelet plugin is registered with the kubelet.
+    pub registered: bool,
+    /// What it finds on the node (model, count, MIG, the pool's generation).
+    pub gpus: NodeGpus,
 }
 
 /// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
@@ -67,6 +84,18 @@ fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manife
     }
 }
 
+/// The DRA objects of one loaded file, typed (errors with file:line).
+fn read_dra(k: &crate::kubernetes::yaml::Manifests) -> Result<crate::kubernetes::dra::Objects, String> {
+    let (objects, diags) = crate::kubernetes::dra::read(k);
+    match diags.first() {
+        Some(d) => {
+            let at = d.primary.as_ref().map_or_else(String::new, |s| format!("{}:{}: ", s.file, s.line));
+            Err(format!("{at}{} {}", d.code, d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")))
+        }
+        None => Ok(objects),
+    }
+}
+
 /// What each node's kubelet finds in its containerd now: the handlers its daemon
 /// loaded, with the containerd model's findings for the cluster's RuntimeClass `handlers`.
 fn runtimes(nodes: &[ModelNode], handlers: &[String]) -> BTreeMap<String, NodeRuntime> {
@@ -83,8 +112,10 @@ impl Cluster {
         let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|e| format!("kubernetes: {e}"))?;
         let mut manifests = Manifests::default();
         let mut pods = Vec::new();
+        let mut dra = DraState::default();
         for m in &scenario.manifests {
             let k = load_yaml(&m.source, &m.content)?;
+            dra.extend(read_dra(&k)?);
             manifests.nodes.extend(k.nodes.into_iter().map(|l| l.object));
             manifests.daemon_sets.extend(k.daemon_sets.into_iter().map(|l| l.object));
             manifests.runtime_classes.extend(k.runtime_classes.into_iter().map(|l| l.object));
@@ -109,7 +140,20 @@ impl Cluster {
             seat_memory: BTreeMap::new(),
             plugin_config: None,
             mig: BTreeMap::new(),
+            dra,
+            dra_nodes: BTreeMap::new(),
         };
+        for n in scenario.nodes.iter().filter(|n| n.dra_driver) {
+            let model = crate::slots::GpuModel::known(&n.gpu_model)?.ok_or_else(|| format!("{}: unknown GPU model {:?}", n.name, n.gpu_model))?;
+            let mig = match n.dra_mig.as_deref() {
+                None => Mig::Disabled,
+                Some("partitionable") => Mig::Partitionable,
+                Some(g) => Mig::Static(crate::slots::mig::Geometry::parse(g)?),
+            };
+            let gpus = NodeGpus { mig, ..NodeGpus::new(&n.name, model, n.gpus) };
+            cluster.dra_nodes.insert(n.name.clone(), DraNode { running: true, registered: true, gpus });
+        }
+        cluster.publish_slices()?;
         for n in scenario.nodes.iter().filter(|n| n.gpus > 0) {
             let model = crate::slots::GpuModel::known(&n.gpu_model).ok().flatten();
             cluster.seat_memory.insert(n.name.clone(), model.and_then(|m| m.memory_mib));
@@ -227,6 +271,9 @@ impl Cluster {
     /// re-advertises under its last config (`version: v1` when none was given).
     fn mig_geometry(&mut self, node: &str, geometry: &str, nodes: &[ModelNode]) -> Result<(), String> {
         let g = crate::slots::mig::Geometry::parse(geometry)?;
+        if self.dra_nodes.contains_key(node) {
+            return self.dra_mig_geometry(node, g, nodes);
+        }
         if !self.layers.contains_key(node) {
             return Err(format!("{node} has no GPUs (gpus = 0): MIG does not apply"));
         }
@@ -250,6 +297,57 @@ impl Cluster {
         self.plugin_config(&source, &text, nodes)
     }
 
+    /// The slices every running DRA driver publishes now (the API server's slices
+    /// are the drivers': a driver that stops has its slices removed).
+    fn publish_slices(&mut self) -> Result<(), String> {
+        let catalog = crate::slots::MigCatalog::embedded()?;
+        let mut slices = Vec::new();
+        for d in self.dra_nodes.values().filter(|d| d.running) {
+            slices.extend(nvidia::resource_slices(&d.gpus, None, &catalog)?);
+        }
+        self.dra.slices = slices;
+        Ok(())
+    }
+
+    /// MIG Manager on a node with the DRA driver: refused (`failed`) while a claim
+    /// holds one of the node's devices, else the GPUs take `geometry` and the driver
+    /// republishes its pool at the next generation.
+    fn dra_mig_geometry(&mut self, node: &str, g: crate::slots::mig::Geometry, nodes: &[ModelNode]) -> Result<(), String> {
+        let held = self.dra.allocated_devices().iter().any(|d| d.driver == nvidia::DRIVER && d.pool == node);
+        if held {
+            let old = self.mig.get(node).and_then(|(g, _)| g.clone());
+            self.mig.insert(node.to_string(), (old, "failed".into()));
+            return Ok(());
+        }
+        if let Some(d) = self.dra_nodes.get_mut(node) {
+            d.gpus.mig = Mig::Static(g.clone());
+            d.gpus.generation += 1;
+        }
+        self.mig.insert(node.to_string(), (Some(g), "success".into()));
+        self.publish_slices()?;
+        self.reconcile(nodes);
+        Ok(())
+    }
+
+    /// A pod gone: the resource claim controller takes it out of its claims'
+    /// `reservedFor`, deletes the claims made for it from templates, and frees the
+    /// allocation of a claim nobody holds any more.
+    fn release_claims(&mut self, pod: &k8s_openapi::api::core::v1::Pod) {
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        self.dra.claims.retain(|c| !c.metadata.owner_references.iter().flatten().any(|o| o.controller == Some(true) && o.uid == uid));
+        for c in &mut self.dra.claims {
+            let Some(status) = c.status.as_mut() else { continue };
+            if let Some(r) = status.reserved_for.as_mut() {
+                r.retain(|r| !(r.resource == "pods" && r.name == name && r.uid == uid));
+                if r.is_empty() {
+                    status.reserved_for = None;
+                    status.allocation = None;
+                }
+            }
+        }
+    }
+
     /// One pass over every pod that is not settled, after an event that may let an
     /// unschedulable pod fit (a pod deleted, a node changed, time passed).
     fn reconcile(&mut self, nodes: &[ModelNode]) {
@@ -260,11 +358,14 @@ impl Cluster {
     fn reconcile_with(&mut self, nodes: &[ModelNode], retry: bool) {
         self.refresh_readiness(nodes);
         let version = self.version.unwrap_or(KubeVersion::V1_33);
+        let dra_nodes = self.dra_nodes.clone();
+        let registered = |node: &str, driver: &str| driver == nvidia::DRIVER && dra_nodes.get(node).is_some_and(|d| d.running && d.registered);
         for i in 0..self.pods.len() {
             let bound: Vec<_> = self.pods.iter().enumerate().filter(|(j, p)| *j != i && !p.node_name.is_empty()).filter_map(|(_, p)| p.stored.clone()).collect();
             let (k8s_nodes, rcs, now) = (&self.manifests.nodes, &self.manifests.runtime_classes, self.now);
+            let mut dra = Dra { state: &mut self.dra, registered: &registered };
             if let Some(p) = self.pods.get_mut(i) {
-                p.reconcile(k8s_nodes, &bound, rcs, version, nodes, now, retry);
+                p.reconcile(k8s_nodes, &bound, rcs, version, nodes, now, retry, Some(&mut dra));
             }
         }
     }
@@ -298,6 +399,17 @@ impl Cluster {
             Action::Advance { seconds } => self.now += i64::try_from(*seconds).unwrap_or(0),
             Action::Apply { file } => {
                 let k = load_yaml(&file.source, &file.content)?;
+                let objects = read_dra(&k)?;
+                let changed = !(objects.device_classes.is_empty() && objects.resource_claims.is_empty() && objects.resource_claim_templates.is_empty());
+                if !objects.resource_slices.is_empty() {
+                    return Err("ResourceSlices are the drivers': give a node `dra_driver = true` instead".into());
+                }
+                self.dra.extend(objects);
+                if changed {
+                    // A class, claim or template created: the claim controller and
+                    // the scheduler's queue try the pods that wait for one again.
+                    self.reconcile(nodes);
+                }
                 let m = Manifests {
                     nodes: k.nodes.into_iter().map(|l| l.object).collect(),
                     daemon_sets: k.daemon_sets.into_iter().map(|l| l.object).collect(),
@@ -343,6 +455,10 @@ impl Cluster {
                 // An eviction or `kubectl delete pod`: the pod is gone, its GPUs are free.
                 "pod" | "pods" => {
                     let before = self.pods.len();
+                    let gone: Vec<_> = self.pods.iter().filter(|p| &p.name == name).filter_map(|p| p.stored.clone()).collect();
+                    for p in &gone {
+                        self.release_claims(p);
+                    }
                     self.pods.retain(|p| &p.name != name);
                     if self.pods.len() == before {
                         return Err(format!("delete pod {name}: no such pod"));
@@ -359,6 +475,17 @@ impl Cluster {
                 other => return Err(format!("delete {other}/{name}: only pods and RuntimeClasses are modelled")),
             },
             Action::MigGeometry { node, geometry } => self.mig_geometry(node, geometry, nodes)?,
+            Action::DraDriver { node, running, registered } => {
+                let d = self.dra_nodes.get_mut(node).ok_or_else(|| format!("{node} has no DRA driver (dra_driver = true)"))?;
+                if let Some(v) = running {
+                    d.running = *v;
+                }
+                if let Some(v) = registered {
+                    d.registered = *v;
+                }
+                self.publish_slices()?;
+                self.reconcile(nodes);
+            }
             _ => {}
         }
         Ok(())

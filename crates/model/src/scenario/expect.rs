@@ -91,6 +91,7 @@ fields! {
     NodeName = "node_name", Kubernetes, POD, "`spec.nodeName` (empty while Pending).";
     Message = "message", Kubernetes, POD, "The last event's message for the pod (FailedScheduling text, FailedCreatePodSandBox, the API error).";
     EventReason = "event_reason", Kubernetes, POD, "The last event's reason (`FailedScheduling`, `Scheduled`, `FailedCreatePodSandBox`).";
+    Devices = "devices", Kubernetes, POD, "The devices the pod's ResourceClaims were allocated, `request:pool/device`, sorted (empty without claims or allocation).";
     Desired = "desired", Kubernetes, DS, "DaemonSet `status.desiredNumberScheduled`.";
     Current = "current", Kubernetes, DS, "DaemonSet `status.currentNumberScheduled`.";
     Ready = "ready", Kubernetes, DS, "DaemonSet `status.numberReady`.";

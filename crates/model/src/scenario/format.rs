@@ -55,6 +55,15 @@ pub struct NodeSpec {
     /// The runtime binaries the check finds on the node (default: runc, its shim and the
     /// NVIDIA runtime by name and at `/usr/bin`).
     pub binaries: Option<Vec<String>>,
+    /// NVIDIA's DRA driver runs on the node (`dra_driver = true`): its kubelet plugin
+    /// is registered and publishes the node's GPUs as ResourceSlices.
+    #[serde(default)]
+    pub dra_driver: bool,
+    /// How that driver finds the GPUs partitioned (`dra_mig`): a MIG geometry MIG
+    /// Manager made (`"7x1g.10gb"`), `"partitionable"` (every placement, counters),
+    /// or none (whole GPUs).
+    #[serde(default)]
+    pub dra_mig: Option<String>,
     pub line: u32,
 }
 
@@ -102,6 +111,10 @@ pub enum Action {
     /// there (`nvidia.com/mig.config.state=failed`), else repartitions and the device
     /// plugin re-advertises under its last config.
     MigGeometry { node: String, geometry: String },
+    /// NVIDIA's DRA driver on the node (what is not given is unchanged): its pod runs
+    /// and publishes the node's ResourceSlices (`running`), its kubelet plugin is
+    /// registered with the kubelet (`registered`).
+    DraDriver { node: String, running: Option<bool>, registered: Option<bool> },
 }
 
 impl Action {
@@ -122,6 +135,7 @@ impl Action {
             Action::NodeLayers { .. } => "node-layers",
             Action::PluginConfig { .. } => "plugin-config",
             Action::MigGeometry { .. } => "mig-geometry",
+            Action::DraDriver { .. } => "dra-driver",
         }
     }
 
@@ -135,7 +149,8 @@ impl Action {
             | Action::Signal { node, .. }
             | Action::Check { node }
             | Action::NodeLayers { node, .. }
-            | Action::MigGeometry { node, .. } => Some(node),
+            | Action::MigGeometry { node, .. }
+            | Action::DraDriver { node, .. } => Some(node),
             _ => None,
         }
     }
@@ -267,7 +282,7 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
     for n in cx.tables(&top, "node") {
         let line = line_of(n);
         let Some(t) = n.as_table() else { continue };
-        cx.unknown_keys(t, &["name", "gpus", "gpu_model", "containerd", "supervisor", "files", "binaries"], "a [[node]]");
+        cx.unknown_keys(t, &["name", "gpus", "gpu_model", "containerd", "supervisor", "files", "binaries", "dra_driver", "dra_mig"], "a [[node]]");
         let name = cx.string(t, "name", line, true).unwrap_or_default();
         if nodes.iter().any(|o| o.name == name) {
             cx.err(line, "scenario-duplicate-node", format!("node `{name}` is defined twice"));
@@ -325,7 +340,14 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
             Value::Array(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
             _ => Vec::new(),
         });
-        nodes.push(NodeSpec { name, gpus, gpu_model, containerd, version, supervisor, files, binaries, line });
+        let dra_driver = cx.boolean(t, "dra_driver").unwrap_or(false);
+        let dra_mig = cx.string(t, "dra_mig", line, false);
+        if let Some(m) = dra_mig.as_deref().filter(|m| *m != "partitionable") {
+            if let Err(e) = crate::slots::mig::Geometry::parse(m) {
+                cx.err(line, "scenario-bad-value", format!("dra_mig `{m}`: {e} (a geometry or `partitionable`)"));
+            }
+        }
+        nodes.push(NodeSpec { name, gpus, gpu_model, containerd, version, supervisor, files, binaries, dra_driver, dra_mig, line });
     }
     if nodes.is_empty() {
         cx.err(1, "scenario-no-nodes", "a scenario needs at least one [[node]]");
@@ -369,7 +391,7 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
 }
 
 fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Option<Step> {
-    cx.unknown_keys(t, &["name", "do", "node", "path", "file", "signal", "seconds", "kind", "object", "count", "kubelet", "device_plugin", "socket_mount", "devices", "geometry", "expect"], "a [[step]]");
+    cx.unknown_keys(t, &["name", "do", "node", "path", "file", "signal", "seconds", "kind", "object", "count", "kubelet", "device_plugin", "socket_mount", "devices", "geometry", "running", "registered", "expect"], "a [[step]]");
     let name = cx.string(t, "name", line, true).unwrap_or_default();
     let verb = cx.string(t, "do", line, true)?;
     let node = |cx: &mut Ctx<'_>| -> Option<String> {
@@ -437,6 +459,10 @@ fn parse_step(cx: &mut Ctx<'_>, t: &Table, line: u32, nodes: &[String]) -> Optio
                 return None;
             }
             Action::MigGeometry { node: node?, geometry }
+        }
+        "dra-driver" => {
+            let node = node(cx)?;
+            Action::DraDriver { node, running: cx.boolean(t, "running"), registered: cx.boolean(t, "registered") }
         }
         "sync" => Action::Sync { count: cx.int(t, "count", line).and_then(|c| u32::try_from(c).ok())? },
         other => {

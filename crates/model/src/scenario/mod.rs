@@ -45,8 +45,15 @@
 //! of `kubelet`, `device_plugin`, `socket_mount` = true|false, `devices` = N);
 //! `plugin-config` (file: the device plugin's config, e.g. time-slicing); `mig-geometry`
 //! (node, geometry = e.g. `"7x1g.5gb"`: MIG Manager repartitions every GPU of the node,
-//! refused while GPU pods run there). `delete` removes a pod (an eviction, `kubectl
-//! delete pod`) or a RuntimeClass.
+//! refused while GPU pods run there); `dra-driver` (node, and any of `running`,
+//! `registered` = true|false: NVIDIA's DRA driver on a node with `dra_driver = true`
+//! publishes its ResourceSlices while it runs; its kubelet plugin is registered or
+//! not). `delete` removes a pod (an eviction, `kubectl delete pod`) or a
+//! RuntimeClass. DRA objects (DeviceClass, ResourceClaim, ResourceClaimTemplate) come
+//! in through `manifests` and `apply`; a pod with `resourceClaims` goes through the
+//! DynamicResources plugin, and on its node the kubelet prepares its claims first
+//! (`FailedPrepareDynamicResources`). On a DRA node, `mig-geometry` is refused while
+//! a claim holds one of its devices, else the driver republishes (next generation).
 //!
 //! Expected values are exact: a string, an integer, a boolean or a list of strings. For
 //! what reality makes nondeterministic: `{{any}}` inside a string matches any text;
@@ -89,7 +96,7 @@ pub use parity::{diff, Parity, ParityRow};
 
 /// The `do = "…"` words.
 pub const ACTIONS: &[&str] =
-    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config", "mig-geometry"];
+    &["observe", "write-file", "remove-file", "start", "restart", "signal", "advance", "check", "apply", "delete", "sync", "node-layers", "plugin-config", "mig-geometry", "dra-driver"];
 
 /// Parses and runs a scenario on the model.
 pub fn run_on_model(scenario: &Scenario) -> Record {

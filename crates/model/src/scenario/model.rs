@@ -140,7 +140,7 @@ impl Backend for ModelBackend {
                     n.daemon.advance(*seconds);
                 }
             }
-            Action::Apply { .. } | Action::Delete { .. } | Action::Sync { .. } | Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } => {}
+            Action::Apply { .. } | Action::Delete { .. } | Action::Sync { .. } | Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } | Action::DraDriver { .. } => {}
         }
         if let Some(c) = self.cluster.as_mut() {
             c.act(action, &self.nodes)?;

@@ -783,7 +783,7 @@ impl Backend for KubeBackend {
                     std::thread::sleep(Duration::from_millis(500));
                 }
             }
-            Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } => sim?,
+            Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } | Action::DraDriver { .. } => sim?,
         }
         self.settle()
     }
