@@ -37,7 +37,7 @@ if [ -x "$kube_oracle" ]; then
   # The summary lines; all of it when the test fails (a panic's message included).
   dra=$(mktemp)
   if cargo test --locked -p gpulab --features real-kube --test dra_live -- --nocapture >"$dra" 2>&1; then
-    grep -E "pods agree|DIFFER|test result" "$dra"
+    grep -E "pods agree|fields agree|DIFFER|test result" "$dra"
     rm -f "$dra"
   else
     grep -vE "^\s+(Compiling|Finished|Running)" "$dra" | tail -n 60

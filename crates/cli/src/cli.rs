@@ -69,6 +69,51 @@ pub enum Command {
     /// directory. No kubelet: `gpulab parity --backend kube` plays it.
     #[command(subcommand)]
     Cluster(ClusterCommand),
+    /// Dynamic Resource Allocation on the node side: what NVIDIA's DRA driver
+    /// publishes for a node's GPUs, and how it reads its opaque config.
+    #[command(subcommand)]
+    Dra(DraCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DraCommand {
+    /// Print, as YAML, the ResourceSlices NVIDIA's DRA driver (`gpu.nvidia.com`)
+    /// publishes for one node's GPUs — whole GPUs, static MIG devices, or the
+    /// partitionable MIG form with counters — ready for `kubectl apply -f -` on a
+    /// cluster without the driver (the lab's UUIDs and slice names; see the model's
+    /// `dra::nvidia` for which values are the driver's). Exits 2 on a model or
+    /// geometry it cannot publish.
+    Slices(DraSlicesArgs),
+}
+
+/// `gpulab dra slices`: what was typed.
+#[derive(Debug, Args)]
+pub struct DraSlicesArgs {
+    /// The node's name (the slice's `nodeName` and pool).
+    #[arg(long, value_name = "NAME")]
+    pub node: String,
+    /// NVML device name, e.g. "NVIDIA H100 80GB HBM3".
+    #[arg(long, value_name = "NAME")]
+    pub gpu_model: String,
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub gpus: u32,
+    /// MIG: a geometry MIG Manager made on every GPU (e.g. 7x1g.10gb), or
+    /// `partitionable` (every placement, consuming memory-slice counters).
+    #[arg(long, value_name = "GEOMETRY|partitionable")]
+    pub mig: Option<String>,
+    /// NVML total memory per GPU, when the model is not in the built-in table.
+    #[arg(long, value_name = "MIB")]
+    pub gpu_memory_mib: Option<u64>,
+    #[arg(long, value_name = "X.Y.Z")]
+    pub driver_version: Option<String>,
+    #[arg(long, value_name = "X.Y")]
+    pub cuda_driver_version: Option<String>,
+    /// The pool's generation (a republished pool has a higher one).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub generation: i64,
+    /// Print the driver's GPU DeviceClasses (gpu.nvidia.com, mig.nvidia.com) first.
+    #[arg(long)]
+    pub classes: bool,
 }
 
 #[derive(Debug, Subcommand)]

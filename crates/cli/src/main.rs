@@ -18,10 +18,12 @@
 //! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
 //! - [`manifests`]: the files (or stdin, or a kubectl dump) both commands read.
 //! - [`cluster_cmd`]: `gpulab cluster up|down` over the library's `gpulab::cluster`.
+//! - [`dra`]: `gpulab dra slices` — what NVIDIA's DRA driver publishes for a node.
 
 mod cli;
 mod cluster_cmd;
 mod cri;
+mod dra;
 mod containerd;
 mod exit;
 mod goldens;
@@ -57,6 +59,7 @@ fn main() {
         cli::Command::Schedule(args) => schedule::run(&args, cli.output),
         cli::Command::Cluster(cli::ClusterCommand::Up(args)) => cluster_cmd::up(&args, cli.output),
         cli::Command::Cluster(cli::ClusterCommand::Down(args)) => cluster_cmd::down(&args),
+        cli::Command::Dra(cli::DraCommand::Slices(args)) => dra::slices(&args, cli.output),
     };
     std::process::exit(code.into());
 }

@@ -6,9 +6,21 @@
 //! got, every FailedScheduling text, the claim controller's warning, or waiting unseen in
 //! the queue — is compared with `gpulab_model::kubernetes::dra::apply::create_pod` on
 //! the same files. A difference fails the test.
+//!
+//! Then every DRA scenario of `scenarios/` (those with a `dra_driver` node): its
+//! files written through the API, the ResourceSlices the model's NVIDIA driver
+//! publishes (`dra::nvidia::resource_slices`) written as the driver would — and
+//! withdrawn, or republished at the next generation after a MIG re-partition, as the
+//! scenario's steps say — and after each step every scheduling field the scenario
+//! expects of a pod (`node_name`, `devices`, and `message` / `event_reason` where
+//! the model's event is the scheduler's or the claim controller's) compared with the
+//! model's run of the same scenario. The kubelet's side (`phase`,
+//! `FailedPrepareDynamicResources`) has no real counterpart here (no kubelet).
 #![cfg(feature = "real-kube")]
 
 mod support;
+#[path = "dra/scenarios.rs"]
+mod scenarios;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -272,6 +284,9 @@ fn dra_cases_agree_with_the_real_control_plane() {
         clean(&api, &m, &ns);
     }
     eprintln!("{} cases, {agree} pods agree, {} differ", names.len(), differ.len());
+    let (fields_agree, scenario_differ, compared) = scenarios::compare_all(&api);
+    eprintln!("{compared} DRA scenarios, {fields_agree} scheduling fields agree, {} differ", scenario_differ.len());
+    differ.extend(scenario_differ);
     let lines = c.stop();
     assert!(lines.iter().all(|l| l.contains("stopped (SIGTERM)")), "{lines:?}");
     assert!(differ.is_empty(), "model and real differ: {differ:?}");

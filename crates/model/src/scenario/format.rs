@@ -343,7 +343,18 @@ pub fn parse(name: &str, file: &str, text: &str, read: ReadFile<'_>) -> Result<S
         let dra_driver = cx.boolean(t, "dra_driver").unwrap_or(false);
         let dra_mig = cx.string(t, "dra_mig", line, false);
         if let Some(m) = dra_mig.as_deref().filter(|m| *m != "partitionable") {
-            if let Err(e) = crate::slots::mig::Geometry::parse(m) {
+            // A geometry MIG Manager could make on this GPU model.
+            let catalog = crate::slots::MigCatalog::embedded();
+            let gpu = catalog.as_ref().ok().and_then(|c| c.find(&gpu_model));
+            let verdict = match (crate::slots::mig::Geometry::parse(m), gpu) {
+                (Err(e), _) => Some(e),
+                (Ok(_), None) => Some(format!("`{gpu_model}` has no MIG profiles")),
+                (Ok(g), Some(gpu)) => {
+                    let check = crate::slots::mig::check_geometry(gpu, &g);
+                    (!check.valid).then(|| format!("does not fit a {}: {:?}", gpu.model, check.errors))
+                }
+            };
+            if let Some(e) = verdict {
                 cx.err(line, "scenario-bad-value", format!("dra_mig `{m}`: {e} (a geometry or `partitionable`)"));
             }
         }

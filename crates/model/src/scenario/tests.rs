@@ -66,6 +66,11 @@ fn bad_scenarios_name_their_line() {
         ("title = \"t\"\n[[node\n", "scenario-syntax", 2),
         ("title = \"t\"\n[[node]]\nname = \"n\"\ncontainerd = \"1.6.20\"\n[[step]]\nname = \"x\"\ndo = \"observe\"\n[step.expect.\"pod/p\"]\ncri = \"ok\"\n", "scenario-bad-subject", 9),
         ("title = \"t\"\n[[node]]\nname = \"n\"\ncontainerd = \"1.6.20\"\n[[step]]\nname = \"x\"\ndo = \"observe\"\n[step.expect.n]\ncri = { maybe = 1 }\n", "scenario-bad-expectation", 9),
+        // DRA: a `dra_mig` that is neither a geometry nor `partitionable`, a
+        // `dra-driver` flag that is not a boolean, the action without its node.
+        ("title = \"t\"\n[[node]]\nname = \"n\"\ncontainerd = \"1.6.20\"\ngpu_model = \"NVIDIA H100 80GB HBM3\"\ndra_driver = true\ndra_mig = \"7x1g.5gb\"\n[[step]]\nname = \"x\"\ndo = \"observe\"\n", "scenario-bad-value", 2),
+        ("title = \"t\"\n[[node]]\nname = \"n\"\ncontainerd = \"1.6.20\"\n[[step]]\nname = \"x\"\ndo = \"dra-driver\"\nnode = \"n\"\nrunning = \"no\"\n", "scenario-wrong-type", 9),
+        ("title = \"t\"\n[[node]]\nname = \"n\"\ncontainerd = \"1.6.20\"\n[[step]]\nname = \"x\"\ndo = \"dra-driver\"\nregistered = false\n", "scenario-missing-key", 5),
     ];
     for (text, code, line) in cases {
         let errs = parse_str(text).unwrap_err();
@@ -73,6 +78,18 @@ fn bad_scenarios_name_their_line() {
         assert_eq!(hit.primary.as_ref().unwrap().line, *line, "{code}");
         assert_eq!(hit.primary.as_ref().unwrap().file, SCENARIO_FILE);
     }
+}
+
+/// The DRA keys parse into the node and the action; a node without them is as before.
+#[test]
+fn dra_keys_parse() {
+    let text = "title = \"t\"\n[[node]]\nname = \"n\"\ncontainerd = \"1.6.20\"\ndra_driver = true\ndra_mig = \"partitionable\"\n[[node]]\nname = \"m\"\ncontainerd = \"1.6.20\"\n[[step]]\nname = \"x\"\ndo = \"dra-driver\"\nnode = \"n\"\nregistered = false\n";
+    let s = parse_str(text).unwrap();
+    assert!(s.nodes[0].dra_driver);
+    assert_eq!(s.nodes[0].dra_mig.as_deref(), Some("partitionable"));
+    assert!(!s.nodes[1].dra_driver);
+    assert_eq!(s.nodes[1].dra_mig, None);
+    assert_eq!(s.steps[0].action, Action::DraDriver { node: "n".into(), running: None, registered: Some(false) });
 }
 
 /// `{{any}}` matches any run of characters, anchored at both ends.

@@ -140,6 +140,21 @@ pub fn documents(file: &FileRef) -> Result<Vec<Value>, String> {
 }
 
 /// The kube backend.
+/// Why a DRA scenario is not replayed here: its scheduling fields are compared with
+/// the real scheduler by `crates/cli/tests/dra_live.rs`, which writes the driver's
+/// ResourceSlices through the API as the model publishes them.
+pub const DRA_NOT_REPLAYED: &str =
+    "a DRA scenario: the kube backend writes no ResourceSlices; crates/cli/tests/dra_live.rs compares its scheduling fields with the real scheduler: not compared";
+
+/// Does the scenario use DRA: a node with NVIDIA's DRA driver, or DRA objects or pods
+/// with `resourceClaims` among its files?
+pub fn uses_dra(scenario: &Scenario) -> bool {
+    let dra_text = |t: &str| t.contains("resource.k8s.io/") || t.contains("resourceClaims:");
+    scenario.nodes.iter().any(|n| n.dra_driver)
+        || scenario.manifests.iter().any(|m| dra_text(&m.content))
+        || scenario.steps.iter().any(|s| matches!(&s.action, Action::Apply { file } if dra_text(&file.content)))
+}
+
 pub struct KubeBackend {
     rt: tokio::runtime::Runtime,
     client: Client,
@@ -173,6 +188,9 @@ pub struct KubeBackend {
     real: Option<RealContainerd>,
     /// What each node's kubelet found in its containerd at the last refresh.
     cri_now: BTreeMap<String, LoadedCri>,
+    /// The scenario uses DRA (a node with `dra_driver`, or DRA objects): this backend
+    /// writes no ResourceSlices, so it does not replay it (see [`DRA_NOT_REPLAYED`]).
+    dra: bool,
     notes: Vec<String>,
     /// The API server's URL as the kubeconfig gives it (for error texts).
     server: String,
@@ -237,6 +255,7 @@ impl KubeBackend {
             real_containerd: false,
             real: None,
             cri_now: BTreeMap::new(),
+            dra: false,
             notes: Vec::new(),
             server: String::new(),
         }
@@ -687,6 +706,11 @@ impl Backend for KubeBackend {
         self.notes.clear();
         self.sim = ModelBackend::new();
         self.sim.setup(scenario)?;
+        self.dra = uses_dra(scenario);
+        if self.dra {
+            self.notes.push(DRA_NOT_REPLAYED.to_string());
+            return Ok(());
+        }
         if let Ok(mut p) = self.plan.lock() {
             *p = Some(Plan { ns: Some(self.ns.clone()), run: self.run.clone(), ..Plan::default() });
         }
@@ -745,6 +769,9 @@ impl Backend for KubeBackend {
         // The model follows every step too: it is the simulated containerd of nodes with
         // no container to enter, and the simulated device plugin and MIG Manager.
         let sim = self.sim.act(action);
+        if self.dra {
+            return sim;
+        }
         match action {
             Action::Observe | Action::Check { .. } | Action::Sync { .. } => {}
             Action::WriteFile { node, .. } | Action::RemoveFile { node, .. } | Action::Start { node } | Action::Restart { node } | Action::Signal { node, .. } => {
@@ -789,6 +816,9 @@ impl Backend for KubeBackend {
     }
 
     fn observe(&mut self, subject: &str, field: Field) -> Result<Observed, Unobservable> {
+        if self.dra {
+            return Err(DRA_NOT_REPLAYED.into());
+        }
         if field.domain() == Domain::Containerd {
             return self.observe_containerd(subject, field);
         }

@@ -198,7 +198,7 @@ fn gi_profile_id(gpu: &MigGpu, p: &MigProfile) -> u32 {
 
 /// Where a profile may start, in memory slices: the data's placements, else the
 /// A100 table the data infers for its family (starts at multiples of the size;
-/// 1-slice profiles 0–6, 2-slice 2g at 0, 2, 4).
+/// 1-slice profiles 0–6, 2-slice 2g at 0, 2, 4, 4g at 0 only).
 fn starts(gpu: &MigGpu, p: &MigProfile) -> (Vec<u32>, u32) {
     if let Some(pl) = &p.placements {
         return (pl.starts.clone(), pl.size);
@@ -208,6 +208,9 @@ fn starts(gpu: &MigGpu, p: &MigProfile) -> (Vec<u32>, u32) {
     let mut s: Vec<u32> = (0..=last).step_by(size as usize).collect();
     if size == 1 || (size == 2 && p.compute_slices == 2) {
         s.retain(|x| *x < gpu.memory_slices.saturating_sub(size));
+    }
+    if p.compute_slices == 4 {
+        s.retain(|x| *x == 0);
     }
     if s.is_empty() {
         s.push(0);
