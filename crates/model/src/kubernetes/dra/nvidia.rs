@@ -18,7 +18,7 @@
 //! - the lab's: UUIDs (derived from node and index), `minor` = index, `brand` by
 //!   name, the default driver and CUDA versions, the MIG device name's numbers
 //!   where the embedded MIG data lacks them, the partitionable form's counter names
-//!   (`memorySlice<k>`) and slice layout, the slices' generated names, and the
+//!   (`memory-slice-<k>`) and slice layout, the slices' generated names, and the
 //!   driver's error text around the strict decoder's (see [`decode_config`]).
 //!
 //! The strict decoder's text itself is apimachinery's (`runtime.strictDecodingError`,
@@ -241,7 +241,7 @@ fn counter_set_name(index: u32) -> String {
 }
 
 fn consumes(index: u32, start: u32, size: u32) -> Vec<DeviceCounterConsumption> {
-    let counters = (start..start + size).map(|k| (format!("memorySlice{k}"), Counter { value: Quantity("1".into()) })).collect();
+    let counters = (start..start + size).map(|k| (format!("memory-slice-{k}"), Counter { value: Quantity("1".into()) })).collect();
     vec![DeviceCounterConsumption { counter_set: counter_set_name(index), counters }]
 }
 
@@ -320,7 +320,7 @@ fn slice(gpus: &NodeGpus, n: usize, count: usize, spec: ResourceSliceSpec) -> Re
 
 /// The ResourceSlices the kubelet plugin publishes for `gpus`: one slice of whole
 /// GPUs or static MIG devices; for [`Mig::Partitionable`], one slice of counter
-/// sets (one set per GPU, `memorySlice0`… = 1) and one slice of devices per GPU (the
+/// sets (one set per GPU, `memory-slice-0`… = 1) and one slice of devices per GPU (the
 /// whole GPU consuming every memory slice, each MIG placement its own), since the
 /// API server keeps counters and devices in separate slices and caps a slice with
 /// counters at 64 devices and 8 counter sets. `memory_mib` overrides the model's
@@ -360,7 +360,7 @@ pub fn resource_slices(gpus: &NodeGpus, memory_mib: Option<u64>, catalog: &MigCa
             let sets = (0..gpus.count)
                 .map(|i| CounterSet {
                     name: counter_set_name(i),
-                    counters: (0..gpu.memory_slices).map(|k| (format!("memorySlice{k}"), Counter { value: Quantity("1".into()) })).collect(),
+                    counters: (0..gpu.memory_slices).map(|k| (format!("memory-slice-{k}"), Counter { value: Quantity("1".into()) })).collect(),
                 })
                 .collect();
             let mut out = vec![slice(gpus, 0, count, ResourceSliceSpec { shared_counters: Some(sets), ..Default::default() })];

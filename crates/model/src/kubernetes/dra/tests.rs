@@ -302,6 +302,25 @@ fn resource_slices_are_validated_as_the_api_server_does() {
             slice("  allNodes: true\n  sharedCounters: [{name: gpu-0-counters, counters: {memory: {value: 40Gi}}}]\n  devices: []\n"),
             vec!["spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed"],
         ),
+        // Counter names are DNS labels, reported at the map's path: the real v1.37.2
+        // API server refused the lab's first partitionable slices (`memorySlice0`).
+        (
+            slice("  nodeName: node-1
+  sharedCounters: [{name: gpu-0-counter-set, counters: {memorySlice0: {value: '1'}}}]
+"),
+            vec!["spec.sharedCounters[0].counters: Invalid value: \"memorySlice0\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"],
+        ),
+        (
+            slice("  nodeName: node-1
+  devices:
+  - name: gpu-0
+    consumesCounters: [{counterSet: Gpu0, counters: {}}]
+"),
+            vec![
+                "spec.devices[0].consumesCounters[0].counterSet: Invalid value: \"Gpu0\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+                "spec.devices[0].consumesCounters[0].counters: Required value",
+            ],
+        ),
     ];
     for (text, want) in cases {
         let (m, diags) = load("slice.yaml", &text);

@@ -35,6 +35,9 @@ pub const RESOURCE_SLICE_MAX_DEVICES: usize = 128;
 pub const RESOURCE_SLICE_MAX_DEVICES_WITH_TAINTS_OR_CONSUMES_COUNTERS: usize = 64;
 pub const RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE: usize = 32;
 pub const RESOURCE_SLICE_MAX_COUNTER_SETS: usize = 8;
+pub const RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET: usize = 32;
+pub const RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE: usize = 2;
+pub const RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION: usize = 32;
 pub const DEVICE_MAX_ID_LENGTH: usize = 32;
 pub const DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH: usize = 64;
 pub const DRIVER_NAME_MAX_LENGTH: usize = 63;
@@ -110,6 +113,26 @@ fn object_name(meta: &ObjectMeta, errs: &mut Errs) {
         }
         Some(n) if !n.is_empty() => dns1123_subdomain(n, "metadata.name", errs),
         _ => {}
+    }
+}
+
+/// A counter set's name (where it is declared or consumed): required, a DNS label.
+fn counter_name(v: &str, field: &str, errs: &mut Errs) {
+    if v.is_empty() {
+        errs.push(required(field, ""));
+    } else {
+        dns1123_label(v, field, errs);
+    }
+}
+
+/// A counters map (`validateCounterSet`, `validateDeviceCounterConsumption`):
+/// required, at most `max`, each key a DNS label — reported at the map's path, not
+/// the key's (`validateMap` passes the map's path to the key check).
+fn counters<'a>(keys: impl ExactSizeIterator<Item = &'a String>, max: usize, field: &str, errs: &mut Errs) {
+    match keys.len() {
+        0 => errs.push(required(field, "")),
+        n if n > max => errs.push(too_many(field, n, max)),
+        _ => keys.for_each(|k| dns1123_label(k, field, errs)),
     }
 }
 
@@ -530,21 +553,20 @@ pub fn validate_resource_slice(slice: &ResourceSlice) -> Validation {
         for name in caps.into_iter().flatten().map(|(k, _)| k) {
             qualified_name(name, &format!("{f}.capacity"), errs);
         }
+        let consumptions = d.consumes_counters.as_deref().unwrap_or_default();
+        set(consumptions, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE, &format!("{f}.consumesCounters"), |c| c.counter_set.as_str(), |c, cf, errs| {
+            counter_name(&c.counter_set, &format!("{cf}.counterSet"), errs);
+            counters(c.counters.keys(), RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION, &format!("{cf}.counters"), errs);
+        }, errs);
         let per_device = d.node_name.is_some() || d.node_selector.is_some() || d.all_nodes.is_some();
         if per_device && spec.per_device_node_selection != Some(true) {
             errs.push(invalid(f, q("null"), "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec"));
         }
     }, errs);
-    let counters = spec.shared_counters.as_deref().unwrap_or_default();
-    set(counters, RESOURCE_SLICE_MAX_COUNTER_SETS, "spec.sharedCounters", |c| c.name.as_str(), |c, f, errs| {
-        if c.name.is_empty() {
-            errs.push(required(&format!("{f}.name"), ""));
-        } else {
-            dns1123_label(&c.name, &format!("{f}.name"), errs);
-        }
-        if c.counters.is_empty() {
-            errs.push(required(&format!("{f}.counters"), ""));
-        }
+    let sets = spec.shared_counters.as_deref().unwrap_or_default();
+    set(sets, RESOURCE_SLICE_MAX_COUNTER_SETS, "spec.sharedCounters", |c| c.name.as_str(), |c, f, errs| {
+        counter_name(&c.name, &format!("{f}.name"), errs);
+        counters(c.counters.keys(), RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, &format!("{f}.counters"), errs);
     }, errs);
     v.done()
 }
