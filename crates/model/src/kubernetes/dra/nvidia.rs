@@ -280,15 +280,21 @@ fn place(gpu: &MigGpu, geometry: &Geometry) -> Result<Vec<(MigProfile, u32, u32)
     Ok(out)
 }
 
+/// The memory slices `start..start + size` as bits (`None` beyond 64).
+fn slice_mask(start: u32, size: u32) -> Option<u64> {
+    let ones = 1u64.checked_shl(size).map_or(u64::MAX, |b| b - 1);
+    (start.checked_add(size)? <= 64).then(|| ones.checked_shl(start).unwrap_or(0))
+}
+
 /// Backtracking over the allowed starts: one (start, size) per instance, none
 /// overlapping (at most 8 memory slices, 7 instances).
 fn fill(options: &[(Vec<u32>, u32)], used: u64, slices: u32, chosen: &mut Vec<(u32, u32)>) -> bool {
     let Some(((starts, size), rest)) = options.split_first() else { return true };
     for &st in starts {
-        if st + size > slices || st + size > 64 {
+        if st + size > slices {
             continue;
         }
-        let mask = ((1u64 << size) - 1) << st;
+        let Some(mask) = slice_mask(st, *size) else { continue };
         if used & mask != 0 {
             continue;
         }
@@ -335,6 +341,11 @@ pub fn resource_slices(gpus: &NodeGpus, memory_mib: Option<u64>, catalog: &MigCa
         }
         catalog.find(&gpus.model.name).ok_or_else(|| format!("{}: no MIG profiles in the embedded data", gpus.model.name))
     };
+    // One slice holds at most 128 devices (`ResourceSliceMaxDevices`); no node has
+    // that many GPUs, and the lab publishes whole GPUs and static MIG devices in one.
+    if gpus.count > 64 {
+        return Err(format!("{} GPUs on one node: the lab publishes at most 64", gpus.count));
+    }
     match &gpus.mig {
         Mig::Disabled => {
             let devices = (0..gpus.count).map(|i| gpu_device(gpus, i, memory)).collect::<Result<Vec<_>, _>>()?;
@@ -343,6 +354,9 @@ pub fn resource_slices(gpus: &NodeGpus, memory_mib: Option<u64>, catalog: &MigCa
         Mig::Static(geometry) => {
             let gpu = mig_gpu()?;
             let placed = place(gpu, geometry)?;
+            if placed.len() * gpus.count as usize > 128 {
+                return Err(format!("{} MIG devices on one node: a slice holds at most 128", placed.len() * gpus.count as usize));
+            }
             let mut devices = Vec::new();
             for i in 0..gpus.count {
                 for (p, start, size) in &placed {
