@@ -7,6 +7,12 @@
 //!
 //! Pods go through [`super::pods`]: admission, the scheduler, the kubelet's sandbox.
 //!
+//! DRA: the DeviceClasses, claims and templates of the manifests and of `apply` are
+//! the API server's [`DraState`]; its ResourceSlices are what NVIDIA's driver
+//! ([`nvidia`]) publishes on each node with `dra_driver` while its pod runs. Deleting a
+//! pod frees its claims as the resource claim controller does; `mig-geometry` on such a
+//! node is refused while a claim holds one of its devices, else republishes the pool.
+//!
 //! The first DaemonSet of the initial manifests is created and settled before step 1
 //! (every pod Ready); an `apply` of a DaemonSet with the same name is its update;
 //! `sync` runs controller rounds (sync, bind, kubelet pass). The node order the

@@ -4,7 +4,9 @@
 //! scheduled (the scheduler's exact FailedScheduling text), then the node's kubelet asks
 //! that node's *simulated containerd* for the sandbox (FailedCreatePodSandBox with the
 //! version's wording). `sync` retries what is Pending, as the scheduler's queue and the
-//! kubelet's retries do.
+//! kubelet's retries do. A pod with `resourceClaims` takes the DRA path ([`Dra`]): the
+//! claim controller, PreEnqueue and the DynamicResources plugin, then the kubelet's
+//! `PrepareResources` before the sandbox.
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
