@@ -15,6 +15,7 @@
 
 use crate::json::{self, Object, Value};
 use crate::state::{Bound, CheckInput, ContainerdInput, DaemonOp, KubeInput, RestartInput, RolloutInput, SlotsInput, SupervisorChoice, Work, GPUS_PER_NODE, NODES, REPLICAS, SYNCS};
+use gpulab_view::wire::write_patch;
 use gpulab_view::NodePatch;
 
 /// How members the lab does not know, or values of the wrong type, are treated.
@@ -322,10 +323,6 @@ pub fn write(out: &mut String, w: &Work, sections: Sections) {
     o.end();
 }
 
-/// Appends a node status patch as a JSON object (also the chunk's request shape).
-pub fn write_patch(out: &mut String, p: &NodePatch) {
-    Object::new(out).str("node", &p.node).str("resource", &p.resource).str("quantity", &p.quantity).end();
-}
 
 /// `work` as the JSON text saved to localStorage.
 pub fn to_string(work: &Work) -> String {

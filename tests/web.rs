@@ -625,12 +625,12 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     clear_saved_work();
 }
 
-/// The app reads the chunk's replies through `JSON.parse` (steps::view_js): for the
-/// lab's own inputs — and for a bad patch, broken YAML and an answered rollout — what
+/// The app reads the chunk's replies with the protocol's own reader
+/// (`gpulab_view::wire`, over the app's one JSON parser): for the lab's own inputs — and for a bad patch, broken YAML and an answered rollout — what
 /// it reads equals the typed view serde reads from the same JSON.
 #[wasm_bindgen_test]
 fn view_readers_agree_with_serde() {
-    use gpu_node_lab::steps::view_js;
+    use gpulab_view::wire as view_js;
     use gpulab_view::{KubeView, Reply, RolloutView, SlotsView};
     let containerd = gpu_node_lab::state::ContainerdInput::default();
     let mut kube = gpu_node_lab::state::KubeInput::default();

@@ -17,7 +17,7 @@ use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{CheckAction, CheckInput, ContainerdInput, LabAction, RestartInput};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::restart::{replay, state_text};
-use crate::steps::view_js::check_view;
+use gpulab_view::wire::check_view;
 use crate::steps::Step;
 
 /// The script itself, for download: a file of the bundle (index.html copies

@@ -68,7 +68,10 @@ fn defaults(version: &Version) -> Result<String, ModelError> {
     }
     let m = crate::steps::chunk::ready().ok_or_else(|| ModelError::Loading(version.clone()))?;
     let reply = crate::steps::chunk::call_text(&m, "containerd_defaults", recorded).map_err(ModelError::Failed)?;
-    crate::steps::view_js::reply(&reply).map_err(ModelError::Failed)?.as_string().ok_or_else(|| ModelError::Failed("containerd_defaults returned no text".into()))
+    match gpulab_view::wire::reply(&reply).map_err(ModelError::Failed)? {
+        crate::json::Value::String(text) => Ok(text),
+        _ => Err(ModelError::Failed("containerd_defaults returned no text".into())),
+    }
 }
 
 /// The model for the version the learner picked, its built-in defaults parsed once

@@ -107,7 +107,7 @@ struct KubeReadyProps {
 fn kube_ready(props: &KubeReadyProps) -> Html {
     let lang = props.lang;
     let module = props.module.clone();
-    let view = use_memo(request(&props.input, &props.containerd, &props.restart), move |req| call(&module, api::KUBE, req, crate::steps::view_js::kube_view));
+    let view = use_memo(request(&props.input, &props.containerd, &props.restart), move |req| call(&module, api::KUBE, req, gpulab_view::wire::kube_view));
     let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
     let view = match view.as_ref() {
         Ok(v) => v,

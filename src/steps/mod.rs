@@ -6,12 +6,10 @@ pub mod check;
 pub mod chunk;
 pub mod containerd;
 pub mod kubernetes;
-pub mod requests;
 pub mod restart;
 pub mod rollout;
 pub mod slots;
 pub mod syntax;
-pub mod view_js;
 
 use crate::i18n::MessageId;
 

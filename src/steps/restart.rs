@@ -17,7 +17,7 @@ use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartActi
 use crate::steps::check::check_request;
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::containerd::{files, version, version_select, DROPIN, MAIN};
-use crate::steps::view_js::check_view;
+use gpulab_view::wire::check_view;
 use crate::steps::Step;
 
 /// The model's operation for a step-4 button.

@@ -168,7 +168,7 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
     // learner's node (not saved: a look at the stall, not the learner's work).
     let broken = use_state(|| false);
     let view = use_memo(request(&props.work, lang, *broken), move |req| {
-        req.as_ref().map_err(Clone::clone).and_then(|req| call(&module, api::ROLLOUT, req, crate::steps::view_js::rollout_view))
+        req.as_ref().map_err(Clone::clone).and_then(|req| call(&module, api::ROLLOUT, req, gpulab_view::wire::rollout_view))
     });
     let on_break = {
         let broken = broken.clone();
@@ -356,7 +356,7 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&path).unwrap(), exported, "{path}: UPDATE_SNAPSHOTS=1 to rewrite");
             for (lang, model_lang) in [(Lang::Ko, ModelLang::Ko), (Lang::En, ModelLang::En)] {
                 let req = request(&work, lang, false).unwrap();
-                let reply: gpulab_view::Reply<RolloutView> = serde_json::from_str(&gpu_node_lab_k8s::rollout(&crate::steps::requests::ToJson::to_json(&req))).unwrap();
+                let reply: gpulab_view::Reply<RolloutView> = serde_json::from_str(&gpu_node_lab_k8s::rollout(&gpulab_view::wire::ToJson::to_json(&req))).unwrap();
                 let view = reply.unwrap();
                 assert_eq!(view.ending, ending, "{name}");
                 assert_eq!(view.report_md, from_progress(&exported, model_lang).unwrap().to_markdown(), "{name} {lang:?}");

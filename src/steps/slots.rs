@@ -148,7 +148,7 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
     let lang = props.lang;
     let input = props.input.clone();
     let module = props.module.clone();
-    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, crate::steps::view_js::slots_view));
+    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, gpulab_view::wire::slots_view));
     let select_id = use_state(|| unique_id("slots-gpu-model"));
     let rejected = use_mut_ref(<[Option<String>; 3]>::default);
     let shown = use_state(|| 0u32);
