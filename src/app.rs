@@ -14,12 +14,6 @@ use crate::components::step_nav::step_nav;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::share::link::{self as share_link, LinkError};
 use crate::state::{LabAction, LabState, Work};
-use crate::steps::check::CheckStep;
-use crate::steps::containerd::ContainerdStep;
-use crate::steps::restart::RestartStep;
-use crate::steps::kubernetes::KubeStep;
-use crate::steps::rollout::RolloutStep;
-use crate::steps::slots::SlotsStep;
 use crate::steps::Step;
 use crate::storage;
 
@@ -76,27 +70,7 @@ fn step_view(state: &UseReducerHandle<LabState>, lang: Lang, step: Step, undoabl
         LabAction::ResetStep(s) => undoable.emit((LabAction::ResetStep(s), Notice::ResetStep(s))),
         a => dispatcher.dispatch(a),
     });
-    match step {
-        Step::Slots => html! { <SlotsStep {lang} input={state.work.slots.clone()} {dispatch} /> },
-        Step::MainConfig | Step::DropIn => {
-            html! { <ContainerdStep {lang} {step} input={state.work.containerd.clone()} {dispatch} /> }
-        }
-        Step::Restart => html! {
-            <RestartStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
-                check={state.work.check.clone()} {dispatch} />
-        },
-        Step::RuntimeClass | Step::Scheduling => html! {
-            <KubeStep {lang} {step} input={state.work.kube.clone()} containerd={state.work.containerd.clone()}
-                restart={state.work.restart.clone()} {dispatch} />
-        },
-        Step::Rollout => html! {
-            <RolloutStep {lang} work={state.work.clone()} {dispatch} />
-        },
-        Step::CheckScript => html! {
-            <CheckStep {lang} input={state.work.containerd.clone()} restart={state.work.restart.clone()}
-                check={state.work.check.clone()} {dispatch} />
-        },
-    }
+    crate::steps::view(step, lang, &state.work, dispatch)
 }
 
 /// Reads the page's share link, if it has one, and hands its work (or why it was

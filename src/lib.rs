@@ -23,7 +23,9 @@ pub mod app;
 pub mod components;
 pub mod ftl;
 pub mod i18n;
-pub mod json;
+/// The protocol's JSON reader and writer, shared with [`gpulab_view::wire`]: one JSON
+/// reader in the app (saved work, files, links, the chunk's replies).
+pub use gpulab_view::json;
 pub mod later;
 pub mod mount;
 pub mod panic_hook;

@@ -26,7 +26,7 @@ use yew::AppHandle;
 use crate::app::{App, AppProps, StateObserver};
 use crate::i18n::{t, Lang, MessageId};
 use crate::json;
-use crate::steps::requests::ToJson;
+use gpulab_view::wire::ToJson;
 use crate::panic_hook;
 use crate::state::LabState;
 use crate::steps::Step;
@@ -50,12 +50,14 @@ impl MountOptions {
                 format!("gpu-lab: unknown lang {}: use \"ko\" or \"en\"", gpulab_model::go::quote(tag))
             })?),
         };
+        // The step count is the step list's: a step added to `Step::ALL` is a valid option.
+        let last = Step::ALL.len();
         let step = match step {
             None => None,
-            Some(n) if n.fract() == 0.0 && (1.0..=8.0).contains(&n) => Step::from_number(n as usize),
+            Some(n) if n.fract() == 0.0 && n >= 1.0 && n <= last as f64 => Step::from_number(n as usize),
             // The model's float printing, as `{n}` prints it (core's would add its
             // Grisu/Dragon4 code to the first load).
-            Some(n) => return Err(format!("gpu-lab: step {} is not a lab step: use 1 to 8", gpulab_model::float::display(n))),
+            Some(n) => return Err(format!("gpu-lab: step {} is not a lab step: use 1 to {last}", gpulab_model::float::display(n))),
         };
         Ok(MountOptions { lang, step, storage_key: None })
     }

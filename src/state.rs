@@ -4,7 +4,9 @@
 //!
 //! [`LabState::work`] is what the learner typed or chose in the steps; it is what is
 //! saved and restored. The language and the step belong to the host page (mount
-//! options) and are not saved.
+//! options) and are not saved. Each step's input, its actions, defaults and saved
+//! form are its step module's (`crate::steps::*`); this reducer routes each action to
+//! its step's `apply` and each reset to [`Step::reset`].
 
 use std::rc::Rc;
 
@@ -12,6 +14,15 @@ use yew::Reducible;
 
 use crate::i18n::Lang;
 use crate::steps::Step;
+
+// Each step's input, actions and defaults live in its module (`crate::steps`); the
+// names stay reachable here, beside the state that holds them.
+pub use crate::steps::check::{CheckAction, CheckInput};
+pub use crate::steps::containerd::{ContainerdAction, ContainerdInput};
+pub use crate::steps::kubernetes::{KubeAction, KubeInput};
+pub use crate::steps::restart::{DaemonOp, RestartAction, RestartInput, SupervisorChoice, MAX_OPS};
+pub use crate::steps::rollout::{RolloutAction, RolloutInput, MAX_MARKS, MAX_MARK_LEN, MAX_SYNCS};
+pub use crate::steps::slots::{with_replicas, SlotsAction, SlotsInput, SLOTS_CONFIG_FILE};
 
 /// What the learner has chosen so far.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -31,204 +42,6 @@ pub struct Work {
     pub check: CheckInput,
     pub rollout: RolloutInput,
     pub kube: KubeInput,
-}
-
-/// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
-pub struct KubeInput {
-    /// A Kubernetes minor version (`1.33` … `1.37`).
-    pub version: String,
-    pub cluster: String,
-    pub runtimeclass: String,
-    pub pod: String,
-    /// Step 6: the node status patches applied, in order.
-    pub patches: Vec<gpulab_view::NodePatch>,
-    /// Step 5: the node the kubelet result is shown for while the pod is Pending.
-    pub kubelet_node: String,
-}
-
-impl Default for KubeInput {
-    fn default() -> Self {
-        KubeInput {
-            version: "1.36".into(),
-            cluster: include_str!("steps/data/cluster.yaml").into(),
-            runtimeclass: include_str!("steps/data/runtimeclass.yaml").into(),
-            pod: include_str!("steps/data/pod.yaml").into(),
-            patches: Vec::new(),
-            kubelet_node: String::new(),
-        }
-    }
-}
-
-/// A change to steps 5–6's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KubeAction {
-    Version(String),
-    Cluster(String),
-    RuntimeClass(String),
-    Pod(String),
-    /// `kubectl patch node … --subresource=status` (step 6).
-    Patch(gpulab_view::NodePatch),
-    ClearPatches,
-    KubeletNode(String),
-}
-
-/// Step 8: how many controller syncs the learner stepped, and their answer.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
-pub struct RolloutInput {
-    pub syncs: u32,
-    /// The node the learner names as holding the rollout.
-    pub node: String,
-    /// The cause they name (a diagnosis link code, e.g. `daemon-not-restarted`).
-    pub cause: String,
-    /// Whether they submitted the answer.
-    pub answered: bool,
-    /// The keys of the cells they marked as read (`get-ds/3/UP-TO-DATE`; the chunk
-    /// names them), in the order they marked them, at most [`MAX_MARKS`].
-    pub marks: Vec<String>,
-    /// The node and the cause in their own words.
-    pub words: String,
-}
-
-/// The most cells step 8 keeps marked (the three outputs of a stalled rollout hold
-/// about a hundred; a mark past this many is refused, as on import).
-pub const MAX_MARKS: usize = 200;
-/// The longest cell key kept (a pod name is at most 253 bytes).
-pub const MAX_MARK_LEN: usize = 300;
-
-/// The most syncs step 8 steps (the seed incident stalls long before).
-pub const MAX_SYNCS: u32 = 60;
-
-/// A change to step 8's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RolloutAction {
-    Sync,
-    Node(String),
-    Cause(String),
-    Answer,
-    /// Marks a cell as read, or unmarks it.
-    Mark(String),
-    Words(String),
-}
-
-/// Step 3: what the check is asked to look for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
-pub struct CheckInput {
-    /// `--handler`: the runtime handler GPU pods need.
-    pub handler: String,
-    /// `--keep`: the main config's runtime whose settings must survive the drop-in.
-    pub keep: String,
-}
-
-impl Default for CheckInput {
-    fn default() -> Self {
-        CheckInput { handler: "nvidia".into(), keep: "runc".into() }
-    }
-}
-
-/// A change to step 3's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CheckAction {
-    Handler(String),
-    Keep(String),
-}
-
-/// Steps 1 and 2: the node's containerd files and the containerd version.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
-pub struct ContainerdInput {
-    /// A recorded version name (`1.7.34`, `2.0.11`, …).
-    pub version: String,
-    /// `/etc/containerd/config.toml`.
-    pub main: String,
-    /// `/etc/containerd/conf.d/99-nvidia.toml` (step 2 adds it).
-    pub dropin: String,
-}
-
-impl Default for ContainerdInput {
-    fn default() -> Self {
-        ContainerdInput {
-            version: "1.7.34".into(),
-            main: include_str!("steps/data/incident-main.toml").into(),
-            dropin: include_str!("steps/data/incident-99-nvidia.toml").into(),
-        }
-    }
-}
-
-/// Step 4: who supervises the daemon, and what the learner did to it, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
-pub struct RestartInput {
-    pub supervisor: SupervisorChoice,
-    pub ops: Vec<DaemonOp>,
-}
-
-/// How containerd was started on the node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(rename_all = "kebab-case"))]
-pub enum SupervisorChoice {
-    /// The shipped `containerd.service` (`Restart=always`).
-    #[default]
-    Systemd,
-    ByHand,
-}
-
-/// One thing done to the node in step 4; the model replays them on its daemon.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(rename_all = "kebab-case"))]
-pub enum DaemonOp {
-    /// Write step 2's drop-in to disk (as the NVIDIA toolkit does).
-    WriteDropin,
-    Sighup,
-    Restart,
-    /// Let five seconds pass.
-    Wait,
-    /// Run the check on the node as it is now.
-    RunCheck,
-}
-
-impl SupervisorChoice {
-    /// Each choice and its name in saved work (kebab-case).
-    pub const NAMES: [(&'static str, SupervisorChoice); 2] = [("systemd", SupervisorChoice::Systemd), ("by-hand", SupervisorChoice::ByHand)];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, c)| *c == self).map_or("", |(n, _)| n)
-    }
-}
-
-impl DaemonOp {
-    /// Each operation and its name in saved work (kebab-case).
-    pub const NAMES: [(&'static str, DaemonOp); 5] = [
-        ("write-dropin", DaemonOp::WriteDropin),
-        ("sighup", DaemonOp::Sighup),
-        ("restart", DaemonOp::Restart),
-        ("wait", DaemonOp::Wait),
-        ("run-check", DaemonOp::RunCheck),
-    ];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, op)| *op == self).map_or("", |(n, _)| n)
-    }
-}
-
-/// The most operations step 4 keeps (older ones are dropped first).
-pub const MAX_OPS: usize = 50;
-
-/// Step 7: the slot calculator's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
-pub struct SlotsInput {
-    /// An NVML name of the model's table of known GPUs.
-    pub gpu_model: String,
-    pub gpus_per_node: u32,
-    pub nodes: u32,
-    /// Replicas of the compared time-slicing and MPS rows.
-    pub replicas: u32,
-    /// The device-plugin config file's text (the table's "config file" row).
-    pub config: String,
 }
 
 /// The range a number of the lab's work may take: the page's input offers it
@@ -261,71 +74,6 @@ pub const NODES: Bound = Bound { min: 1, max: 5000 };
 pub const REPLICAS: Bound = Bound { min: 1, max: 110 };
 /// Step 8's syncs ([`MAX_SYNCS`]).
 pub const SYNCS: Bound = Bound { min: 0, max: MAX_SYNCS };
-
-/// The config file's name, as diagnostics and the CLI name it.
-pub const SLOTS_CONFIG_FILE: &str = "config.yaml";
-
-impl Default for SlotsInput {
-    fn default() -> Self {
-        SlotsInput {
-            gpu_model: "NVIDIA H100 80GB HBM3".into(),
-            gpus_per_node: 8,
-            nodes: 2,
-            replicas: 4,
-            // The time-slicing config of NVIDIA's device-plugin documentation.
-            config: "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"
-                .into(),
-        }
-    }
-}
-
-/// `config` with every `replicas: N` line set to `n` (indentation and the rest kept):
-/// step 7's replicas field is the config's replicas, so the config row and the
-/// headline follow it as the compared rows do. A line with anything after the number
-/// (a comment) is left as written.
-pub fn with_replicas(config: &str, n: u32) -> String {
-    let mut out = String::with_capacity(config.len());
-    for line in config.split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let indent = body.strip_suffix(body.trim_start()).unwrap_or("");
-        let value = body.trim_start().strip_prefix("replicas:").map(str::trim);
-        match value {
-            Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-                out.push_str(indent);
-                out.push_str("replicas: ");
-                out.push_str(&n.to_string());
-                out.push_str(line.get(body.len()..).unwrap_or(""));
-            }
-            _ => out.push_str(line),
-        }
-    }
-    out
-}
-
-/// A change to step 7's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SlotsAction {
-    GpuModel(String),
-    GpusPerNode(u32),
-    Nodes(u32),
-    Replicas(u32),
-    Config(String),
-}
-
-/// A change to steps 1–2's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ContainerdAction {
-    Version(String),
-    Main(String),
-    Dropin(String),
-}
-
-/// A change to step 4's inputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RestartAction {
-    Do(DaemonOp),
-    Supervisor(SupervisorChoice),
-}
 
 /// Everything that can change [`LabState`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -364,105 +112,39 @@ impl LabState {
             }
             LabAction::Slots(a) => {
                 let mut s = self;
-                let slots = &mut s.work.slots;
-                match a {
-                    SlotsAction::GpuModel(m) => slots.gpu_model = m,
-                    SlotsAction::GpusPerNode(n) => slots.gpus_per_node = GPUS_PER_NODE.clamp(n),
-                    SlotsAction::Nodes(n) => slots.nodes = NODES.clamp(n),
-                    SlotsAction::Replicas(n) => {
-                        slots.replicas = REPLICAS.clamp(n);
-                        slots.config = with_replicas(&slots.config, slots.replicas);
-                    }
-                    SlotsAction::Config(text) => slots.config = text,
-                }
+                s.work.slots.apply(a);
                 s
             }
             LabAction::Containerd(a) => {
                 let mut s = self;
-                let c = &mut s.work.containerd;
-                match a {
-                    ContainerdAction::Version(v) => c.version = v,
-                    ContainerdAction::Main(t) => c.main = t,
-                    ContainerdAction::Dropin(t) => c.dropin = t,
-                }
+                s.work.containerd.apply(a);
                 s
             }
             LabAction::Restart(a) => {
                 let mut s = self;
-                let r = &mut s.work.restart;
-                match a {
-                    RestartAction::Do(op) => {
-                        r.ops.push(op);
-                        let extra = r.ops.len().saturating_sub(MAX_OPS);
-                        r.ops.drain(..extra);
-                    }
-                    RestartAction::Supervisor(sup) => {
-                        r.supervisor = sup;
-                        r.ops.clear();
-                    }
-                }
+                s.work.restart.apply(a);
                 s
             }
             LabAction::Check(a) => {
                 let mut s = self;
-                match a {
-                    CheckAction::Handler(h) => s.work.check.handler = h,
-                    CheckAction::Keep(k) => s.work.check.keep = k,
-                }
+                s.work.check.apply(a);
                 s
             }
             LabAction::Rollout(a) => {
                 let mut s = self;
-                let r = &mut s.work.rollout;
-                match a {
-                    RolloutAction::Sync => r.syncs = (r.syncs + 1).min(MAX_SYNCS),
-                    RolloutAction::Node(n) => {
-                        r.node = n;
-                        r.answered = false;
-                    }
-                    RolloutAction::Cause(c) => {
-                        r.cause = c;
-                        r.answered = false;
-                    }
-                    RolloutAction::Answer => r.answered = true,
-                    RolloutAction::Mark(key) => {
-                        if let Some(i) = r.marks.iter().position(|m| *m == key) {
-                            r.marks.remove(i);
-                        } else if r.marks.len() < MAX_MARKS && key.len() <= MAX_MARK_LEN {
-                            r.marks.push(key);
-                        }
-                    }
-                    RolloutAction::Words(w) => r.words = w,
-                }
+                s.work.rollout.apply(a);
                 s
             }
             LabAction::Kube(a) => {
                 let mut s = self;
-                let k = &mut s.work.kube;
-                match a {
-                    KubeAction::Version(v) => k.version = v,
-                    KubeAction::Cluster(t) => k.cluster = t,
-                    KubeAction::RuntimeClass(t) => k.runtimeclass = t,
-                    KubeAction::Pod(t) => k.pod = t,
-                    KubeAction::Patch(p) => k.patches.push(p),
-                    KubeAction::ClearPatches => k.patches.clear(),
-                    KubeAction::KubeletNode(n) => k.kubelet_node = n,
-                }
+                s.work.kube.apply(a);
                 s
             }
             LabAction::ResetAll => LabState { work: Work::default(), ..self },
             LabAction::ReplaceWork(work) => LabState { work: *work, ..self },
             LabAction::ResetStep(step) => {
                 let mut s = self;
-                match step {
-                    Step::Slots => s.work.slots = SlotsInput::default(),
-                    Step::MainConfig => s.work.containerd.main = ContainerdInput::default().main,
-                    Step::DropIn => s.work.containerd.dropin = ContainerdInput::default().dropin,
-                    Step::Restart => s.work.restart = RestartInput::default(),
-                    Step::CheckScript => s.work.check = CheckInput::default(),
-                    Step::Rollout => s.work.rollout = RolloutInput::default(),
-                    Step::RuntimeClass | Step::Scheduling => s.work.kube = KubeInput::default(),
-                }
+                step.reset(&mut s.work);
                 s
             }
         }

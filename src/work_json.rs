@@ -11,11 +11,12 @@
 //!   by a newer lab) are skipped and a mistyped value keeps its default, so the
 //!   learner's other work comes back instead of all of it being dropped.
 //!
-//! Missing members take their defaults in both modes.
+//! Missing members take their defaults in both modes. Each step's section is read
+//! and written by its step module (`crate::steps::*::{read, write}`) with [`Reader`]'s
+//! helpers; this file holds the modes, the helpers and the sections' names.
 
 use crate::json::{self, Object, Value};
-use crate::state::{Bound, CheckInput, ContainerdInput, DaemonOp, KubeInput, RestartInput, RolloutInput, SlotsInput, SupervisorChoice, Work, GPUS_PER_NODE, NODES, REPLICAS, SYNCS};
-use gpulab_view::NodePatch;
+use crate::state::{Bound, Work};
 
 /// How members the lab does not know, or values of the wrong type, are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +35,12 @@ pub fn read(value: &Value, path: &str, mode: Mode) -> Result<Work, String> {
     for (key, v) in r.members(value, path) {
         let at = format!("{path}.{key}");
         match key.as_str() {
-            "slots" => w.slots = r.slots(v, &at),
-            "containerd" => w.containerd = r.containerd(v, &at),
-            "restart" => w.restart = r.restart(v, &at),
-            "check" => w.check = r.check(v, &at),
-            "rollout" => w.rollout = r.rollout(v, &at),
-            "kube" => w.kube = r.kube(v, &at),
+            "slots" => w.slots = crate::steps::slots::read(&mut r, v, &at),
+            "containerd" => w.containerd = crate::steps::containerd::read(&mut r, v, &at),
+            "restart" => w.restart = crate::steps::restart::read(&mut r, v, &at),
+            "check" => w.check = crate::steps::check::read(&mut r, v, &at),
+            "rollout" => w.rollout = crate::steps::rollout::read(&mut r, v, &at),
+            "kube" => w.kube = crate::steps::kubernetes::read(&mut r, v, &at),
             _ => r.unknown(path, key, &["slots", "containerd", "restart", "check", "rollout", "kube"]),
         }
     }
@@ -56,17 +57,19 @@ pub fn read_saved(text: &str) -> Option<Work> {
     matches!(v, Value::Object(_)).then(|| read(&v, "work", Mode::Lenient).ok()).flatten()
 }
 
-struct Reader {
+/// Reads a document member by member, keeping the first problem; each step module
+/// reads its own section with it (`crate::steps::*::read`).
+pub(crate) struct Reader {
     mode: Mode,
     problem: Option<String>,
 }
 
 impl Reader {
-    fn fail(&mut self, problem: String) {
+    pub(crate) fn fail(&mut self, problem: String) {
         self.problem.get_or_insert(problem);
     }
 
-    fn members<'v>(&mut self, v: &'v Value, path: &str) -> &'v [(String, Value)] {
+    pub(crate) fn members<'v>(&mut self, v: &'v Value, path: &str) -> &'v [(String, Value)] {
         match v {
             Value::Object(m) => m,
             other => {
@@ -76,14 +79,14 @@ impl Reader {
         }
     }
 
-    fn unknown(&mut self, path: &str, key: &str, fields: &[&str]) {
+    pub(crate) fn unknown(&mut self, path: &str, key: &str, fields: &[&str]) {
         if self.mode == Mode::Strict {
             let expected: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
             self.fail(format!("unknown field `{key}` in {path}, expected one of {}", expected.join(", ")));
         }
     }
 
-    fn string(&mut self, v: &Value, path: &str, slot: &mut String) {
+    pub(crate) fn string(&mut self, v: &Value, path: &str, slot: &mut String) {
         match v {
             Value::String(s) => slot.clone_from(s),
             other => self.fail(format!("{path}: expected a string, found {}", other.kind())),
@@ -92,14 +95,14 @@ impl Reader {
 
     /// A whole number within `bound`, the range the page's own input allows (a number
     /// outside it is refused by name, or keeps its default when lenient).
-    fn u32(&mut self, v: &Value, path: &str, slot: &mut u32, bound: Bound) {
+    pub(crate) fn u32(&mut self, v: &Value, path: &str, slot: &mut u32, bound: Bound) {
         match v.as_u64().filter(|n| bound.contains(*n)).and_then(|n| u32::try_from(n).ok()) {
             Some(n) => *slot = n,
             None => self.fail(format!("{path}: expected a whole number from {} to {}, found {}", bound.min, bound.max, shown(v))),
         }
     }
 
-    fn bool(&mut self, v: &Value, path: &str, slot: &mut bool) {
+    pub(crate) fn bool(&mut self, v: &Value, path: &str, slot: &mut bool) {
         match v {
             Value::Bool(b) => *slot = *b,
             other => self.fail(format!("{path}: expected true or false, found {}", other.kind())),
@@ -108,13 +111,13 @@ impl Reader {
 
     /// One of `names` (an enum written as a kebab-case string).
     /// A string item of a list (`None`, with the error, for anything else).
-    fn text(&mut self, v: &Value, path: &str) -> Option<String> {
+    pub(crate) fn text(&mut self, v: &Value, path: &str) -> Option<String> {
         let mut s = String::new();
         self.string(v, path, &mut s);
         matches!(v, Value::String(_)).then_some(s)
     }
 
-    fn choice<T: Copy>(&mut self, v: &Value, path: &str, names: &[(&str, T)]) -> Option<T> {
+    pub(crate) fn choice<T: Copy>(&mut self, v: &Value, path: &str, names: &[(&str, T)]) -> Option<T> {
         let found = match v {
             Value::String(s) => names.iter().find(|(n, _)| n == s).map(|(_, t)| *t),
             _ => None,
@@ -126,116 +129,8 @@ impl Reader {
         found
     }
 
-    fn slots(&mut self, v: &Value, path: &str) -> SlotsInput {
-        let mut s = SlotsInput::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "gpu_model" => self.string(v, &at, &mut s.gpu_model),
-                "gpus_per_node" => self.u32(v, &at, &mut s.gpus_per_node, GPUS_PER_NODE),
-                "nodes" => self.u32(v, &at, &mut s.nodes, NODES),
-                "replicas" => self.u32(v, &at, &mut s.replicas, REPLICAS),
-                "config" => self.string(v, &at, &mut s.config),
-                _ => self.unknown(path, key, &["gpu_model", "gpus_per_node", "nodes", "replicas", "config"]),
-            }
-        }
-        s
-    }
-
-    fn containerd(&mut self, v: &Value, path: &str) -> ContainerdInput {
-        let mut c = ContainerdInput::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "version" => self.string(v, &at, &mut c.version),
-                "main" => self.string(v, &at, &mut c.main),
-                "dropin" => self.string(v, &at, &mut c.dropin),
-                _ => self.unknown(path, key, &["version", "main", "dropin"]),
-            }
-        }
-        c
-    }
-
-    fn restart(&mut self, v: &Value, path: &str) -> RestartInput {
-        let mut r = RestartInput::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "supervisor" => {
-                    if let Some(s) = self.choice(v, &at, &SupervisorChoice::NAMES) {
-                        r.supervisor = s;
-                    }
-                }
-                "ops" => r.ops = self.list(v, &at, |me, item, at| me.choice(item, at, &DaemonOp::NAMES)),
-                _ => self.unknown(path, key, &["supervisor", "ops"]),
-            }
-        }
-        r
-    }
-
-    fn check(&mut self, v: &Value, path: &str) -> CheckInput {
-        let mut c = CheckInput::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "handler" => self.string(v, &at, &mut c.handler),
-                "keep" => self.string(v, &at, &mut c.keep),
-                _ => self.unknown(path, key, &["handler", "keep"]),
-            }
-        }
-        c
-    }
-
-    fn rollout(&mut self, v: &Value, path: &str) -> RolloutInput {
-        let mut r = RolloutInput::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "syncs" => self.u32(v, &at, &mut r.syncs, SYNCS),
-                "node" => self.string(v, &at, &mut r.node),
-                "cause" => self.string(v, &at, &mut r.cause),
-                "answered" => self.bool(v, &at, &mut r.answered),
-                "marks" => r.marks = self.list(v, &at, |me, item, at| me.text(item, at)),
-                "words" => self.string(v, &at, &mut r.words),
-                _ => self.unknown(path, key, &["syncs", "node", "cause", "answered", "marks", "words"]),
-            }
-        }
-        r
-    }
-
-    fn kube(&mut self, v: &Value, path: &str) -> KubeInput {
-        let mut k = KubeInput::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "version" => self.string(v, &at, &mut k.version),
-                "cluster" => self.string(v, &at, &mut k.cluster),
-                "runtimeclass" => self.string(v, &at, &mut k.runtimeclass),
-                "pod" => self.string(v, &at, &mut k.pod),
-                "patches" => k.patches = self.list(v, &at, |me, item, at| Some(me.patch(item, at))),
-                "kubelet_node" => self.string(v, &at, &mut k.kubelet_node),
-                _ => self.unknown(path, key, &["version", "cluster", "runtimeclass", "pod", "patches", "kubelet_node"]),
-            }
-        }
-        k
-    }
-
-    fn patch(&mut self, v: &Value, path: &str) -> NodePatch {
-        let mut p = NodePatch::default();
-        for (key, v) in self.members(v, path) {
-            let at = format!("{path}.{key}");
-            match key.as_str() {
-                "node" => self.string(v, &at, &mut p.node),
-                "resource" => self.string(v, &at, &mut p.resource),
-                "quantity" => self.string(v, &at, &mut p.quantity),
-                _ => self.unknown(path, key, &["node", "resource", "quantity"]),
-            }
-        }
-        p
-    }
-
     /// An array, each item read by `item`; items it cannot read are left out.
-    fn list<T>(&mut self, v: &Value, path: &str, mut item: impl FnMut(&mut Self, &Value, &str) -> Option<T>) -> Vec<T> {
+    pub(crate) fn list<T>(&mut self, v: &Value, path: &str, mut item: impl FnMut(&mut Self, &Value, &str) -> Option<T>) -> Vec<T> {
         match v {
             Value::Array(items) => items.iter().enumerate().filter_map(|(i, x)| item(self, x, &format!("{path}[{i}]"))).collect(),
             other => {
@@ -269,63 +164,26 @@ pub fn write(out: &mut String, w: &Work, sections: Sections) {
     let all = sections == Sections::All;
     let mut o = Object::new(out);
     if all || w.slots != d.slots {
-        let s = &w.slots;
-        o.with("slots", |out| {
-            Object::new(out)
-                .str("gpu_model", &s.gpu_model)
-                .num("gpus_per_node", s.gpus_per_node.into())
-                .num("nodes", s.nodes.into())
-                .num("replicas", s.replicas.into())
-                .str("config", &s.config)
-                .end()
-        });
+        o.with("slots", |out| crate::steps::slots::write(out, &w.slots));
     }
     if all || w.containerd != d.containerd {
-        let c = &w.containerd;
-        o.with("containerd", |out| Object::new(out).str("version", &c.version).str("main", &c.main).str("dropin", &c.dropin).end());
+        o.with("containerd", |out| crate::steps::containerd::write(out, &w.containerd));
     }
     if all || w.restart != d.restart {
-        let r = &w.restart;
-        o.with("restart", |out| {
-            Object::new(out).str("supervisor", r.supervisor.name()).strs("ops", r.ops.iter().map(|op| op.name())).end()
-        });
+        o.with("restart", |out| crate::steps::restart::write(out, &w.restart));
     }
     if all || w.check != d.check {
-        o.with("check", |out| Object::new(out).str("handler", &w.check.handler).str("keep", &w.check.keep).end());
+        o.with("check", |out| crate::steps::check::write(out, &w.check));
     }
     if all || w.rollout != d.rollout {
-        let r = &w.rollout;
-        o.with("rollout", |out| {
-            Object::new(out)
-                .num("syncs", r.syncs.into())
-                .str("node", &r.node)
-                .str("cause", &r.cause)
-                .bool("answered", r.answered)
-                .strs("marks", r.marks.iter().map(String::as_str))
-                .str("words", &r.words)
-                .end()
-        });
+        o.with("rollout", |out| crate::steps::rollout::write(out, &w.rollout));
     }
     if all || w.kube != d.kube {
-        let k = &w.kube;
-        o.with("kube", |out| {
-            Object::new(out)
-                .str("version", &k.version)
-                .str("cluster", &k.cluster)
-                .str("runtimeclass", &k.runtimeclass)
-                .str("pod", &k.pod)
-                .with("patches", |out| json::array(out, &k.patches, write_patch))
-                .str("kubelet_node", &k.kubelet_node)
-                .end()
-        });
+        o.with("kube", |out| crate::steps::kubernetes::write(out, &w.kube));
     }
     o.end();
 }
 
-/// Appends a node status patch as a JSON object (also the chunk's request shape).
-pub fn write_patch(out: &mut String, p: &NodePatch) {
-    Object::new(out).str("node", &p.node).str("resource", &p.resource).str("quantity", &p.quantity).end();
-}
 
 /// `work` as the JSON text saved to localStorage.
 pub fn to_string(work: &Work) -> String {
@@ -337,6 +195,8 @@ pub fn to_string(work: &Work) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::{DaemonOp, KubeInput, RestartInput, SlotsInput, SupervisorChoice};
+    use gpulab_view::NodePatch;
     use crate::state::{LabAction, LabState, RestartAction, RolloutAction, SlotsAction};
 
     /// Work with every section edited, and text that needs escaping.

@@ -625,12 +625,12 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     clear_saved_work();
 }
 
-/// The app reads the chunk's replies through `JSON.parse` (steps::view_js): for the
-/// lab's own inputs — and for a bad patch, broken YAML and an answered rollout — what
+/// The app reads the chunk's replies with the protocol's own reader
+/// (`gpulab_view::wire`, over the app's one JSON parser): for the lab's own inputs — and for a bad patch, broken YAML and an answered rollout — what
 /// it reads equals the typed view serde reads from the same JSON.
 #[wasm_bindgen_test]
 fn view_readers_agree_with_serde() {
-    use gpu_node_lab::steps::view_js;
+    use gpulab_view::wire;
     use gpulab_view::{KubeView, Reply, RolloutView, SlotsView};
     let containerd = gpu_node_lab::state::ContainerdInput::default();
     let mut kube = gpu_node_lab::state::KubeInput::default();
@@ -647,7 +647,7 @@ fn view_readers_agree_with_serde() {
     }
     for json in &replies {
         let typed: Reply<KubeView> = serde_json::from_str(json).unwrap();
-        assert_eq!(view_js::reply(json).map(|v| view_js::kube_view(&v)), typed);
+        assert_eq!(wire::reply(json).map(|v| wire::kube_view(&v)), typed);
     }
     let mut answered = gpu_node_lab::state::Work::default();
     answered.rollout = gpu_node_lab::state::RolloutInput { syncs: 20, node: "gpu-node-2".into(), cause: "daemon-not-restarted".into(), answered: true, ..Default::default() };
@@ -655,14 +655,14 @@ fn view_readers_agree_with_serde() {
     let json = gpu_node_lab_k8s::rollout(&serde_json::to_string(&req).unwrap());
     let typed: Reply<RolloutView> = serde_json::from_str(&json).unwrap();
     assert!(typed.as_ref().is_ok_and(|v| v.judgement.is_some()));
-    assert_eq!(view_js::reply(&json).map(|v| view_js::rollout_view(&v)), typed);
+    assert_eq!(wire::reply(&json).map(|v| wire::rollout_view(&v)), typed);
     let slots = gpu_node_lab::state::SlotsInput { config: "version: v1\nsharing: [".into(), ..Default::default() };
     let req = gpu_node_lab::steps::slots::request(&slots, gpu_node_lab::i18n::Lang::En);
     let json = gpu_node_lab_k8s::slots(&serde_json::to_string(&req).unwrap());
     let typed: Reply<SlotsView> = serde_json::from_str(&json).unwrap();
     assert!(typed.as_ref().is_ok_and(|v| !v.diagnostics.is_empty()));
-    assert_eq!(view_js::reply(&json).map(|v| view_js::slots_view(&v)), typed);
-    assert_eq!(view_js::reply(r#"{"Err":"boom"}"#).map(|_| ()), Err("boom".to_string()));
+    assert_eq!(wire::reply(&json).map(|v| wire::slots_view(&v)), typed);
+    assert_eq!(wire::reply(r#"{"Err":"boom"}"#).map(|_| ()), Err("boom".to_string()));
 }
 
 fn slot_nodes(root: &web_sys::Element) -> String {

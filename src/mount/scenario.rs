@@ -4,45 +4,17 @@
 //! reports exactly what `gpulab scenario check` reports for the same file, at the same
 //! file:line:column, and the first load of every other page does not carry it; a page
 //! that passes a scenario loads the chunk before mounting (`loadChunk()`, which
-//! `www/gpu-lab.js` awaits). Here: the request, reading the chunk's reply, and the
-//! starting work.
+//! `www/gpu-lab.js` awaits). Here: the reply's outcome and the starting work (the
+//! request and the reply's JSON are `gpulab_view::wire`'s).
 
-use std::collections::BTreeMap;
+use gpulab_view::wire;
+use gpulab_view::{AuthorDiag, ScenarioOutcome, ScenarioStart};
 
-use gpulab_view::{AuthorDiag, ScenarioStart};
-
-use crate::json::{self, Object, Value};
 use crate::state::{SupervisorChoice, Work, GPUS_PER_NODE, NODES};
-use crate::steps::requests::ToJson;
 
-/// The scenario the page gave, with the files it references.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Source {
-    /// The file name shown in errors (the `scenario-src` URL, or `scenario.toml`).
-    pub file: String,
-    pub text: String,
-    /// Path inside the scenario directory → content.
-    pub files: BTreeMap<String, String>,
-}
-
-impl ToJson for Source {
-    /// As the chunk's `ScenarioRequest`.
-    fn to_json(&self) -> String {
-        let mut out = String::new();
-        Object::new(&mut out)
-            .str("file", &self.file)
-            .str("text", &self.text)
-            .with("files", |out| {
-                let mut o = Object::new(out);
-                for (path, text) in &self.files {
-                    o.str(path, text);
-                }
-                o.end();
-            })
-            .end();
-        out
-    }
-}
+/// The scenario the page gave, with the files it references: the chunk's
+/// `ScenarioRequest` (`file` is the name errors show, `files` path → content).
+pub use gpulab_view::ScenarioRequest as Source;
 
 /// A parsed author scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,49 +34,11 @@ pub enum LoadError {
 
 /// Reads the chunk's `Reply<ScenarioOutcome>`.
 pub fn read_reply(text: &str) -> Result<Loaded, LoadError> {
-    let bad = |what: &str| LoadError::Chunk(format!("the scenario reply {what}"));
-    let v = json::parse(text).map_err(|e| bad(&format!("is not JSON: {e}")))?;
-    if let Some(Value::String(e)) = v.get("Err") {
-        return Err(LoadError::Chunk(e.clone()));
-    }
-    let outcome = v.get("Ok").ok_or_else(|| bad("has no Ok"))?;
-    if let Some(Value::Array(items)) = outcome.get("Errors") {
-        return Err(LoadError::Scenario(items.iter().map(author_diag).collect()));
-    }
-    let s = outcome.get("Started").ok_or_else(|| bad("has neither Started nor Errors"))?;
-    let start = ScenarioStart {
-        title: text_of(s, "title").unwrap_or_default(),
-        containerd_version: text_of(s, "containerd_version"),
-        main: text_of(s, "main"),
-        dropin: text_of(s, "dropin"),
-        by_hand: s.get("by_hand") == Some(&Value::Bool(true)),
-        gpu_model: text_of(s, "gpu_model"),
-        gpus_per_node: number_of(s, "gpus_per_node"),
-        nodes: number_of(s, "nodes"),
-        slots_config: text_of(s, "slots_config"),
-    };
-    Ok(Loaded { title: start.title.clone(), work: work_from(&start) })
-}
-
-fn text_of(v: &Value, key: &str) -> Option<String> {
-    match v.get(key) {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => None,
-    }
-}
-
-fn number_of(v: &Value, key: &str) -> Option<u32> {
-    v.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
-}
-
-fn author_diag(v: &Value) -> AuthorDiag {
-    AuthorDiag {
-        text: text_of(v, "text").unwrap_or_default(),
-        file: text_of(v, "file"),
-        line: number_of(v, "line"),
-        column: number_of(v, "column"),
-        code: text_of(v, "code").unwrap_or_default(),
-        message: text_of(v, "message").unwrap_or_default(),
+    let outcome = wire::reply(text).map_err(LoadError::Chunk)?;
+    match wire::scenario_outcome(&outcome) {
+        Some(ScenarioOutcome::Started(start)) => Ok(Loaded { title: start.title.clone(), work: work_from(&start) }),
+        Some(ScenarioOutcome::Errors(diags)) => Err(LoadError::Scenario(diags)),
+        None => Err(LoadError::Chunk("the scenario reply has neither Started nor Errors".into())),
     }
 }
 
@@ -134,6 +68,8 @@ pub fn work_from(s: &ScenarioStart) -> Work {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpulab_view::wire::ToJson;
+    use std::collections::BTreeMap;
 
     const INCIDENT: &str = include_str!("../../scenarios/incident/scenario.toml");
 
@@ -177,10 +113,11 @@ mod tests {
     #[test]
     fn unreadable_replies() {
         let cases = [
-            ("{", "the scenario reply is not JSON: expected a member name in double quotes, found the end of the text at line 1 column 2"),
+            ("{", "the chunk's reply is not JSON: expected a member name in double quotes, found the end of the text at line 1 column 2"),
             (r#"{"Err":"bad request: x"}"#, "bad request: x"),
             (r#"{"Ok":{}}"#, "the scenario reply has neither Started nor Errors"),
-            ("[]", "the scenario reply has no Ok"),
+            ("[]", "the chunk's reply is an array, not an object"),
+            (r#"{"Ok":null}"#, "the scenario reply has neither Started nor Errors"),
         ];
         for (text, says) in cases {
             assert_eq!(read_reply(text), Err(LoadError::Chunk(says.into())), "{text}");

@@ -14,11 +14,13 @@ use yew::prelude::*;
 
 use crate::components::editor::unique_id;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{CheckAction, CheckInput, ContainerdInput, LabAction, RestartInput};
+use crate::state::{ContainerdInput, LabAction, RestartInput};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::restart::{replay, state_text};
-use crate::steps::view_js::check_view;
+use gpulab_view::wire::check_view;
 use crate::steps::Step;
+use crate::json::{Object, Value};
+use crate::work_json::Reader;
 
 /// The script itself, for download: a file of the bundle (index.html copies
 /// `scripts/check-runtime.sh` into dist/), not 30 KB of the first-load wasm.
@@ -124,4 +126,59 @@ fn result(lang: Lang, v: &CheckView) -> Html {
             </section>
         </>
     }
+}
+
+// The step's input: what the learner typed or chose, the actions that change it,
+// its defaults and its saved form (read and written by `crate::work_json`).
+
+/// Step 3: what the check is asked to look for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
+pub struct CheckInput {
+    /// `--handler`: the runtime handler GPU pods need.
+    pub handler: String,
+    /// `--keep`: the main config's runtime whose settings must survive the drop-in.
+    pub keep: String,
+}
+
+impl Default for CheckInput {
+    fn default() -> Self {
+        CheckInput { handler: "nvidia".into(), keep: "runc".into() }
+    }
+}
+
+/// A change to step 3's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckAction {
+    Handler(String),
+    Keep(String),
+}
+
+impl CheckInput {
+    /// The input after `a`.
+    pub fn apply(&mut self, a: CheckAction) {
+        match a {
+            CheckAction::Handler(h) => self.handler = h,
+            CheckAction::Keep(k) => self.keep = k,
+        }
+    }
+}
+
+/// Reads the step's section of saved work, a file or a link (`crate::work_json`).
+pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> CheckInput {
+    let mut c = CheckInput::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "handler" => rd.string(v, &at, &mut c.handler),
+            "keep" => rd.string(v, &at, &mut c.keep),
+            _ => rd.unknown(path, key, &["handler", "keep"]),
+        }
+    }
+    c
+}
+
+/// Writes the step's section of saved work as serde_json wrote it.
+pub(crate) fn write(out: &mut String, c: &CheckInput) {
+    Object::new(out).str("handler", &c.handler).str("keep", &c.keep).end();
 }

@@ -237,10 +237,10 @@ pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
 }
 
 /// Calls the chunk's `func` with `request` as JSON and reads its `Reply<View>` with
-/// `read` (one of [`crate::steps::view_js`]'s readers).
-pub fn call<View>(m: &Module, func: &str, request: &impl crate::steps::requests::ToJson, read: fn(&JsValue) -> View) -> Result<View, String> {
+/// `read` (one of [`gpulab_view::wire`]'s readers).
+pub fn call<View>(m: &Module, func: &str, request: &impl gpulab_view::wire::ToJson, read: fn(&crate::json::Value) -> View) -> Result<View, String> {
     let text = call_text(m, func, &request.to_json())?;
-    crate::steps::view_js::reply(&text).map(|v| read(&v))
+    gpulab_view::wire::reply(&text).map(|v| read(&v))
 }
 
 /// Calls the chunk's `func` with one string and returns the string it returns.

@@ -18,8 +18,10 @@ use crate::components::editor::{unique_id, Editor};
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::later::use_memo_later_drop;
-use crate::state::{ContainerdAction, ContainerdInput, LabAction};
+use crate::state::LabAction;
 use crate::steps::Step;
+use crate::json::{Object, Value};
+use crate::work_json::Reader;
 
 /// Where the main config lives.
 pub const MAIN: &str = containerd::MAIN_CONFIG;
@@ -68,7 +70,10 @@ fn defaults(version: &Version) -> Result<String, ModelError> {
     }
     let m = crate::steps::chunk::ready().ok_or_else(|| ModelError::Loading(version.clone()))?;
     let reply = crate::steps::chunk::call_text(&m, "containerd_defaults", recorded).map_err(ModelError::Failed)?;
-    crate::steps::view_js::reply(&reply).map_err(ModelError::Failed)?.as_string().ok_or_else(|| ModelError::Failed("containerd_defaults returned no text".into()))
+    match gpulab_view::wire::reply(&reply).map_err(ModelError::Failed)? {
+        crate::json::Value::String(text) => Ok(text),
+        _ => Err(ModelError::Failed("containerd_defaults returned no text".into())),
+    }
 }
 
 /// The model for the version the learner picked, its built-in defaults parsed once
@@ -458,6 +463,70 @@ fn blame_rows(props: &BlameRowsProps) -> Html {
             }) }
         </tbody>
     }
+}
+
+// The step's input: what the learner typed or chose, the actions that change it,
+// its defaults and its saved form (read and written by `crate::work_json`).
+
+/// Steps 1 and 2: the node's containerd files and the containerd version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
+pub struct ContainerdInput {
+    /// A recorded version name (`1.7.34`, `2.0.11`, …).
+    pub version: String,
+    /// `/etc/containerd/config.toml`.
+    pub main: String,
+    /// `/etc/containerd/conf.d/99-nvidia.toml` (step 2 adds it).
+    pub dropin: String,
+}
+
+impl Default for ContainerdInput {
+    fn default() -> Self {
+        ContainerdInput {
+            version: "1.7.34".into(),
+            main: include_str!("data/incident-main.toml").into(),
+            dropin: include_str!("data/incident-99-nvidia.toml").into(),
+        }
+    }
+}
+
+/// A change to steps 1–2's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContainerdAction {
+    Version(String),
+    Main(String),
+    Dropin(String),
+}
+
+impl ContainerdInput {
+    /// The input after `a`.
+    pub fn apply(&mut self, a: ContainerdAction) {
+        match a {
+            ContainerdAction::Version(v) => self.version = v,
+            ContainerdAction::Main(t) => self.main = t,
+            ContainerdAction::Dropin(t) => self.dropin = t,
+        }
+    }
+}
+
+/// Reads the step's section of saved work, a file or a link (`crate::work_json`).
+pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> ContainerdInput {
+    let mut c = ContainerdInput::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "version" => rd.string(v, &at, &mut c.version),
+            "main" => rd.string(v, &at, &mut c.main),
+            "dropin" => rd.string(v, &at, &mut c.dropin),
+            _ => rd.unknown(path, key, &["version", "main", "dropin"]),
+        }
+    }
+    c
+}
+
+/// Writes the step's section of saved work as serde_json wrote it.
+pub(crate) fn write(out: &mut String, c: &ContainerdInput) {
+    Object::new(out).str("version", &c.version).str("main", &c.main).str("dropin", &c.dropin).end();
 }
 
 #[cfg(test)]

@@ -15,9 +15,11 @@ use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{ContainerdInput, KubeAction, KubeInput, LabAction, RestartInput, SupervisorChoice};
+use crate::state::{ContainerdInput, LabAction, RestartInput, SupervisorChoice};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 use crate::steps::Step;
+use crate::json::{Object, Value};
+use crate::work_json::Reader;
 
 /// The file names the editors stand for (diagnostics and `kubectl apply -f` name them).
 pub const CLUSTER: &str = "cluster.yaml";
@@ -107,7 +109,7 @@ struct KubeReadyProps {
 fn kube_ready(props: &KubeReadyProps) -> Html {
     let lang = props.lang;
     let module = props.module.clone();
-    let view = use_memo(request(&props.input, &props.containerd, &props.restart), move |req| call(&module, api::KUBE, req, crate::steps::view_js::kube_view));
+    let view = use_memo(request(&props.input, &props.containerd, &props.restart), move |req| call(&module, api::KUBE, req, gpulab_view::wire::kube_view));
     let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
     let view = match view.as_ref() {
         Ok(v) => v,
@@ -349,4 +351,107 @@ fn patch_html(
             }
         </fieldset>
     }
+}
+
+// The step's input: what the learner typed or chose, the actions that change it,
+// its defaults and its saved form (read and written by `crate::work_json`).
+
+/// Steps 5 and 6: the cluster, the RuntimeClass and the GPU pod, as YAML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
+pub struct KubeInput {
+    /// A Kubernetes minor version (`1.33` … `1.37`).
+    pub version: String,
+    pub cluster: String,
+    pub runtimeclass: String,
+    pub pod: String,
+    /// Step 6: the node status patches applied, in order.
+    pub patches: Vec<gpulab_view::NodePatch>,
+    /// Step 5: the node the kubelet result is shown for while the pod is Pending.
+    pub kubelet_node: String,
+}
+
+impl Default for KubeInput {
+    fn default() -> Self {
+        KubeInput {
+            version: "1.36".into(),
+            cluster: include_str!("data/cluster.yaml").into(),
+            runtimeclass: include_str!("data/runtimeclass.yaml").into(),
+            pod: include_str!("data/pod.yaml").into(),
+            patches: Vec::new(),
+            kubelet_node: String::new(),
+        }
+    }
+}
+
+/// A change to steps 5–6's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KubeAction {
+    Version(String),
+    Cluster(String),
+    RuntimeClass(String),
+    Pod(String),
+    /// `kubectl patch node … --subresource=status` (step 6).
+    Patch(gpulab_view::NodePatch),
+    ClearPatches,
+    KubeletNode(String),
+}
+
+impl KubeInput {
+    /// The input after `a`.
+    pub fn apply(&mut self, a: KubeAction) {
+        match a {
+            KubeAction::Version(v) => self.version = v,
+            KubeAction::Cluster(t) => self.cluster = t,
+            KubeAction::RuntimeClass(t) => self.runtimeclass = t,
+            KubeAction::Pod(t) => self.pod = t,
+            KubeAction::Patch(p) => self.patches.push(p),
+            KubeAction::ClearPatches => self.patches.clear(),
+            KubeAction::KubeletNode(n) => self.kubelet_node = n,
+        }
+    }
+}
+
+/// Reads the step's section of saved work, a file or a link (`crate::work_json`).
+pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> KubeInput {
+    let mut k = KubeInput::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "version" => rd.string(v, &at, &mut k.version),
+            "cluster" => rd.string(v, &at, &mut k.cluster),
+            "runtimeclass" => rd.string(v, &at, &mut k.runtimeclass),
+            "pod" => rd.string(v, &at, &mut k.pod),
+            "patches" => k.patches = rd.list(v, &at, |me, item, at| Some(read_patch(me, item, at))),
+            "kubelet_node" => rd.string(v, &at, &mut k.kubelet_node),
+            _ => rd.unknown(path, key, &["version", "cluster", "runtimeclass", "pod", "patches", "kubelet_node"]),
+        }
+    }
+    k
+}
+
+fn read_patch(rd: &mut Reader, v: &Value, path: &str) -> NodePatch {
+    let mut p = NodePatch::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "node" => rd.string(v, &at, &mut p.node),
+            "resource" => rd.string(v, &at, &mut p.resource),
+            "quantity" => rd.string(v, &at, &mut p.quantity),
+            _ => rd.unknown(path, key, &["node", "resource", "quantity"]),
+        }
+    }
+    p
+}
+
+/// Writes the step's section of saved work as serde_json wrote it.
+pub(crate) fn write(out: &mut String, k: &KubeInput) {
+    Object::new(out)
+        .str("version", &k.version)
+        .str("cluster", &k.cluster)
+        .str("runtimeclass", &k.runtimeclass)
+        .str("pod", &k.pod)
+        .with("patches", |out| crate::json::array(out, &k.patches, gpulab_view::wire::write_patch))
+        .str("kubelet_node", &k.kubelet_node)
+        .end();
 }

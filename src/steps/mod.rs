@@ -6,14 +6,21 @@ pub mod check;
 pub mod chunk;
 pub mod containerd;
 pub mod kubernetes;
-pub mod requests;
 pub mod restart;
 pub mod rollout;
 pub mod slots;
 pub mod syntax;
-pub mod view_js;
 
-use crate::i18n::MessageId;
+use yew::prelude::*;
+
+use crate::i18n::{Lang, MessageId};
+use crate::state::{LabAction, Work};
+use check::CheckStep;
+use containerd::ContainerdStep;
+use kubernetes::KubeStep;
+use restart::RestartStep;
+use rollout::RolloutStep;
+use slots::SlotsStep;
 
 /// A step of the lab, in the order the learner walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -82,6 +89,49 @@ impl Step {
     /// Whether the step's view comes from the on-demand Kubernetes chunk.
     pub fn needs_chunk(self) -> bool {
         matches!(self, Step::RuntimeClass | Step::Scheduling | Step::Slots | Step::Rollout)
+    }
+}
+
+/// The view of `step` over the learner's work: each step module renders its own
+/// input (steps 3 to 8 through the on-demand chunk, with a loading state and a retry
+/// on failure).
+pub fn view(step: Step, lang: Lang, work: &Work, dispatch: Callback<LabAction>) -> Html {
+    match step {
+        Step::Slots => html! { <SlotsStep {lang} input={work.slots.clone()} {dispatch} /> },
+        Step::MainConfig | Step::DropIn => {
+            html! { <ContainerdStep {lang} {step} input={work.containerd.clone()} {dispatch} /> }
+        }
+        Step::Restart => html! {
+            <RestartStep {lang} input={work.containerd.clone()} restart={work.restart.clone()}
+                check={work.check.clone()} {dispatch} />
+        },
+        Step::RuntimeClass | Step::Scheduling => html! {
+            <KubeStep {lang} {step} input={work.kube.clone()} containerd={work.containerd.clone()}
+                restart={work.restart.clone()} {dispatch} />
+        },
+        Step::Rollout => html! {
+            <RolloutStep {lang} work={work.clone()} {dispatch} />
+        },
+        Step::CheckScript => html! {
+            <CheckStep {lang} input={work.containerd.clone()} restart={work.restart.clone()}
+                check={work.check.clone()} {dispatch} />
+        },
+    }
+}
+
+impl Step {
+    /// Puts the step's input back to its module's defaults (steps 1 and 2 share the
+    /// node's files, each resets its own file; steps 5 and 6 share theirs).
+    pub fn reset(self, work: &mut Work) {
+        match self {
+            Step::MainConfig => work.containerd.main = containerd::ContainerdInput::default().main,
+            Step::DropIn => work.containerd.dropin = containerd::ContainerdInput::default().dropin,
+            Step::CheckScript => work.check = Default::default(),
+            Step::Restart => work.restart = Default::default(),
+            Step::RuntimeClass | Step::Scheduling => work.kube = Default::default(),
+            Step::Slots => work.slots = Default::default(),
+            Step::Rollout => work.rollout = Default::default(),
+        }
     }
 }
 

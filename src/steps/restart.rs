@@ -13,12 +13,14 @@ use yew::prelude::*;
 
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{CheckInput, ContainerdInput, DaemonOp, LabAction, RestartAction, RestartInput, SupervisorChoice};
+use crate::state::{CheckInput, ContainerdInput, LabAction};
 use crate::steps::check::check_request;
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::containerd::{files, version, version_select, DROPIN, MAIN};
-use crate::steps::view_js::check_view;
+use gpulab_view::wire::check_view;
 use crate::steps::Step;
+use crate::json::{Object, Value};
+use crate::work_json::Reader;
 
 /// The model's operation for a step-4 button.
 pub fn node_op(op: DaemonOp) -> NodeOp {
@@ -198,4 +200,114 @@ pub fn restart_step(props: &RestartStepProps) -> Html {
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
     }
+}
+
+// The step's input: what the learner typed or chose, the actions that change it,
+// its defaults and its saved form (read and written by `crate::work_json`).
+
+/// Step 4: who supervises the daemon, and what the learner did to it, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
+pub struct RestartInput {
+    pub supervisor: SupervisorChoice,
+    pub ops: Vec<DaemonOp>,
+}
+
+/// How containerd was started on the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(rename_all = "kebab-case"))]
+pub enum SupervisorChoice {
+    /// The shipped `containerd.service` (`Restart=always`).
+    #[default]
+    Systemd,
+    ByHand,
+}
+
+/// One thing done to the node in step 4; the model replays them on its daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(rename_all = "kebab-case"))]
+pub enum DaemonOp {
+    /// Write step 2's drop-in to disk (as the NVIDIA toolkit does).
+    WriteDropin,
+    Sighup,
+    Restart,
+    /// Let five seconds pass.
+    Wait,
+    /// Run the check on the node as it is now.
+    RunCheck,
+}
+
+impl SupervisorChoice {
+    /// Each choice and its name in saved work (kebab-case).
+    pub const NAMES: [(&'static str, SupervisorChoice); 2] = [("systemd", SupervisorChoice::Systemd), ("by-hand", SupervisorChoice::ByHand)];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, c)| *c == self).map_or("", |(n, _)| n)
+    }
+}
+
+impl DaemonOp {
+    /// Each operation and its name in saved work (kebab-case).
+    pub const NAMES: [(&'static str, DaemonOp); 5] = [
+        ("write-dropin", DaemonOp::WriteDropin),
+        ("sighup", DaemonOp::Sighup),
+        ("restart", DaemonOp::Restart),
+        ("wait", DaemonOp::Wait),
+        ("run-check", DaemonOp::RunCheck),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|(_, op)| *op == self).map_or("", |(n, _)| n)
+    }
+}
+
+/// The most operations step 4 keeps (older ones are dropped first).
+pub const MAX_OPS: usize = 50;
+
+/// A change to step 4's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartAction {
+    Do(DaemonOp),
+    Supervisor(SupervisorChoice),
+}
+
+impl RestartInput {
+    /// The input after `a`: an operation is added (the oldest dropped past
+    /// [`MAX_OPS`]); another supervisor starts the node afresh.
+    pub fn apply(&mut self, a: RestartAction) {
+        match a {
+            RestartAction::Do(op) => {
+                self.ops.push(op);
+                let extra = self.ops.len().saturating_sub(MAX_OPS);
+                self.ops.drain(..extra);
+            }
+            RestartAction::Supervisor(sup) => {
+                self.supervisor = sup;
+                self.ops.clear();
+            }
+        }
+    }
+}
+
+/// Reads the step's section of saved work, a file or a link (`crate::work_json`).
+pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> RestartInput {
+    let mut r = RestartInput::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "supervisor" => {
+                if let Some(s) = rd.choice(v, &at, &SupervisorChoice::NAMES) {
+                    r.supervisor = s;
+                }
+            }
+            "ops" => r.ops = rd.list(v, &at, |me, item, at| me.choice(item, at, &DaemonOp::NAMES)),
+            _ => rd.unknown(path, key, &["supervisor", "ops"]),
+        }
+    }
+    r
+}
+
+/// Writes the step's section of saved work as serde_json wrote it.
+pub(crate) fn write(out: &mut String, r: &RestartInput) {
+    Object::new(out).str("supervisor", r.supervisor.name()).strs("ops", r.ops.iter().map(|op| op.name())).end();
 }

@@ -13,9 +13,12 @@ use yew::prelude::*;
 use crate::components::editor::unique_id;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::share::envelope;
-use crate::state::{LabAction, RolloutAction, Work};
+use crate::state::{LabAction, Work};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
 use crate::steps::Step;
+use crate::json::{Object, Value};
+use crate::state::SYNCS;
+use crate::work_json::Reader;
 
 /// The label of each cause code the chunk offers (diagnosis link codes).
 pub fn cause_label(code: &str) -> Option<MessageId> {
@@ -168,7 +171,7 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
     // learner's node (not saved: a look at the stall, not the learner's work).
     let broken = use_state(|| false);
     let view = use_memo(request(&props.work, lang, *broken), move |req| {
-        req.as_ref().map_err(Clone::clone).and_then(|req| call(&module, api::ROLLOUT, req, crate::steps::view_js::rollout_view))
+        req.as_ref().map_err(Clone::clone).and_then(|req| call(&module, api::ROLLOUT, req, gpulab_view::wire::rollout_view))
     });
     let on_break = {
         let broken = broken.clone();
@@ -280,6 +283,105 @@ fn rollout_ready(props: &RolloutReadyProps) -> Html {
     }
 }
 
+// The step's input: what the learner typed or chose, the actions that change it,
+// its defaults and its saved form (read and written by `crate::work_json`).
+
+/// Step 8: how many controller syncs the learner stepped, and their answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
+pub struct RolloutInput {
+    pub syncs: u32,
+    /// The node the learner names as holding the rollout.
+    pub node: String,
+    /// The cause they name (a diagnosis link code, e.g. `daemon-not-restarted`).
+    pub cause: String,
+    /// Whether they submitted the answer.
+    pub answered: bool,
+    /// The keys of the cells they marked as read (`get-ds/3/UP-TO-DATE`; the chunk
+    /// names them), in the order they marked them, at most [`MAX_MARKS`].
+    pub marks: Vec<String>,
+    /// The node and the cause in their own words.
+    pub words: String,
+}
+
+/// The most cells step 8 keeps marked (the three outputs of a stalled rollout hold
+/// about a hundred; a mark past this many is refused, as on import).
+pub const MAX_MARKS: usize = 200;
+/// The longest cell key kept (a pod name is at most 253 bytes).
+pub const MAX_MARK_LEN: usize = 300;
+
+/// The most syncs step 8 steps (the seed incident stalls long before).
+pub const MAX_SYNCS: u32 = 60;
+
+/// A change to step 8's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RolloutAction {
+    Sync,
+    Node(String),
+    Cause(String),
+    Answer,
+    /// Marks a cell as read, or unmarks it.
+    Mark(String),
+    Words(String),
+}
+
+impl RolloutInput {
+    /// The input after `a`: a new node or cause takes the answer back; a mark
+    /// toggles (at most [`MAX_MARKS`] keys of at most [`MAX_MARK_LEN`] bytes).
+    pub fn apply(&mut self, a: RolloutAction) {
+        match a {
+            RolloutAction::Sync => self.syncs = (self.syncs + 1).min(MAX_SYNCS),
+            RolloutAction::Node(n) => {
+                self.node = n;
+                self.answered = false;
+            }
+            RolloutAction::Cause(c) => {
+                self.cause = c;
+                self.answered = false;
+            }
+            RolloutAction::Answer => self.answered = true,
+            RolloutAction::Mark(key) => {
+                if let Some(i) = self.marks.iter().position(|m| *m == key) {
+                    self.marks.remove(i);
+                } else if self.marks.len() < MAX_MARKS && key.len() <= MAX_MARK_LEN {
+                    self.marks.push(key);
+                }
+            }
+            RolloutAction::Words(w) => self.words = w,
+        }
+    }
+}
+
+/// Reads the step's section of saved work, a file or a link (`crate::work_json`).
+pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> RolloutInput {
+    let mut r = RolloutInput::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "syncs" => rd.u32(v, &at, &mut r.syncs, SYNCS),
+            "node" => rd.string(v, &at, &mut r.node),
+            "cause" => rd.string(v, &at, &mut r.cause),
+            "answered" => rd.bool(v, &at, &mut r.answered),
+            "marks" => r.marks = rd.list(v, &at, |me, item, at| me.text(item, at)),
+            "words" => rd.string(v, &at, &mut r.words),
+            _ => rd.unknown(path, key, &["syncs", "node", "cause", "answered", "marks", "words"]),
+        }
+    }
+    r
+}
+
+/// Writes the step's section of saved work as serde_json wrote it.
+pub(crate) fn write(out: &mut String, r: &RolloutInput) {
+    Object::new(out)
+        .num("syncs", r.syncs.into())
+        .str("node", &r.node)
+        .str("cause", &r.cause)
+        .bool("answered", r.answered)
+        .strs("marks", r.marks.iter().map(String::as_str))
+        .str("words", &r.words)
+        .end();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,7 +458,7 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&path).unwrap(), exported, "{path}: UPDATE_SNAPSHOTS=1 to rewrite");
             for (lang, model_lang) in [(Lang::Ko, ModelLang::Ko), (Lang::En, ModelLang::En)] {
                 let req = request(&work, lang, false).unwrap();
-                let reply: gpulab_view::Reply<RolloutView> = serde_json::from_str(&gpu_node_lab_k8s::rollout(&crate::steps::requests::ToJson::to_json(&req))).unwrap();
+                let reply: gpulab_view::Reply<RolloutView> = serde_json::from_str(&gpu_node_lab_k8s::rollout(&gpulab_view::wire::ToJson::to_json(&req))).unwrap();
                 let view = reply.unwrap();
                 assert_eq!(view.ending, ending, "{name}");
                 assert_eq!(view.report_md, from_progress(&exported, model_lang).unwrap().to_markdown(), "{name} {lang:?}");

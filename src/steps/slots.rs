@@ -16,8 +16,11 @@ use yew::prelude::*;
 use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::i18n::{t, tf, Lang, MessageId};
-use crate::state::{Bound, LabAction, SlotsAction, SlotsInput, GPUS_PER_NODE, NODES, REPLICAS, SLOTS_CONFIG_FILE};
+use crate::state::{Bound, LabAction};
 use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
+use crate::json::{Object, Value};
+use crate::state::{GPUS_PER_NODE, NODES, REPLICAS};
+use crate::work_json::Reader;
 
 /// The chunk's request for the learner's inputs.
 pub fn request(input: &SlotsInput, lang: Lang) -> SlotsRequest {
@@ -148,7 +151,7 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
     let lang = props.lang;
     let input = props.input.clone();
     let module = props.module.clone();
-    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, crate::steps::view_js::slots_view));
+    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, gpulab_view::wire::slots_view));
     let select_id = use_state(|| unique_id("slots-gpu-model"));
     let rejected = use_mut_ref(<[Option<String>; 3]>::default);
     let shown = use_state(|| 0u32);
@@ -248,6 +251,117 @@ fn slots_ready(props: &SlotsReadyProps) -> Html {
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
     }
+}
+
+// The step's input: what the learner typed or chose, the actions that change it,
+// its defaults and its saved form (read and written by `crate::work_json`).
+
+/// Step 7: the slot calculator's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
+pub struct SlotsInput {
+    /// An NVML name of the model's table of known GPUs.
+    pub gpu_model: String,
+    pub gpus_per_node: u32,
+    pub nodes: u32,
+    /// Replicas of the compared time-slicing and MPS rows.
+    pub replicas: u32,
+    /// The device-plugin config file's text (the table's "config file" row).
+    pub config: String,
+}
+
+/// The config file's name, as diagnostics and the CLI name it.
+pub const SLOTS_CONFIG_FILE: &str = "config.yaml";
+
+impl Default for SlotsInput {
+    fn default() -> Self {
+        SlotsInput {
+            gpu_model: "NVIDIA H100 80GB HBM3".into(),
+            gpus_per_node: 8,
+            nodes: 2,
+            replicas: 4,
+            // The time-slicing config of NVIDIA's device-plugin documentation.
+            config: "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"
+                .into(),
+        }
+    }
+}
+
+/// `config` with every `replicas: N` line set to `n` (indentation and the rest kept):
+/// step 7's replicas field is the config's replicas, so the config row and the
+/// headline follow it as the compared rows do. A line with anything after the number
+/// (a comment) is left as written.
+pub fn with_replicas(config: &str, n: u32) -> String {
+    let mut out = String::with_capacity(config.len());
+    for line in config.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let indent = body.strip_suffix(body.trim_start()).unwrap_or("");
+        let value = body.trim_start().strip_prefix("replicas:").map(str::trim);
+        match value {
+            Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                out.push_str(indent);
+                out.push_str("replicas: ");
+                out.push_str(&n.to_string());
+                out.push_str(line.get(body.len()..).unwrap_or(""));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// A change to step 7's inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlotsAction {
+    GpuModel(String),
+    GpusPerNode(u32),
+    Nodes(u32),
+    Replicas(u32),
+    Config(String),
+}
+
+impl SlotsInput {
+    /// The input after `a` (numbers kept within their [`crate::state::Bound`]).
+    pub fn apply(&mut self, a: SlotsAction) {
+        match a {
+            SlotsAction::GpuModel(m) => self.gpu_model = m,
+            SlotsAction::GpusPerNode(n) => self.gpus_per_node = GPUS_PER_NODE.clamp(n),
+            SlotsAction::Nodes(n) => self.nodes = NODES.clamp(n),
+            SlotsAction::Replicas(n) => {
+                self.replicas = REPLICAS.clamp(n);
+                self.config = with_replicas(&self.config, self.replicas);
+            }
+            SlotsAction::Config(text) => self.config = text,
+        }
+    }
+}
+
+/// Reads the step's section of saved work, a file or a link (`crate::work_json`).
+pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> SlotsInput {
+    let mut s = SlotsInput::default();
+    for (key, v) in rd.members(v, path) {
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+            "gpu_model" => rd.string(v, &at, &mut s.gpu_model),
+            "gpus_per_node" => rd.u32(v, &at, &mut s.gpus_per_node, GPUS_PER_NODE),
+            "nodes" => rd.u32(v, &at, &mut s.nodes, NODES),
+            "replicas" => rd.u32(v, &at, &mut s.replicas, REPLICAS),
+            "config" => rd.string(v, &at, &mut s.config),
+            _ => rd.unknown(path, key, &["gpu_model", "gpus_per_node", "nodes", "replicas", "config"]),
+        }
+    }
+    s
+}
+
+/// Writes the step's section of saved work as serde_json wrote it.
+pub(crate) fn write(out: &mut String, s: &SlotsInput) {
+    Object::new(out)
+        .str("gpu_model", &s.gpu_model)
+        .num("gpus_per_node", s.gpus_per_node.into())
+        .num("nodes", s.nodes.into())
+        .num("replicas", s.replicas.into())
+        .str("config", &s.config)
+        .end();
 }
 
 #[cfg(test)]

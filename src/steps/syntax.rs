@@ -38,7 +38,7 @@ pub fn verdicts(version: &Version, files: &[(&str, &str)]) -> Verdicts {
             let request = SyntaxRequest { version: version.to_string(), path: path.to_string(), text: text.to_string() };
             // An error reply (never expected) leaves the file unjudged: the lab parser's
             // error stays, marked as such.
-            if let Ok(failure) = call(m, api::CONTAINERD_SYNTAX, &request, crate::steps::view_js::syntax_failure) {
+            if let Ok(failure) = call(m, api::CONTAINERD_SYNTAX, &request, gpulab_view::wire::syntax_failure) {
                 let v = Verdict { version: version.clone(), path: request.path, text: request.text, failure };
                 out.push(v.clone());
                 answers.push(v);

@@ -94,12 +94,14 @@ test("iframes: resize messages to allowed parents, origin allowlist, independent
   await page.waitForTimeout(300);
   assert.equal(await current("c"), "2");
   assert.equal(await current("d"), "3");
-  // Clicking inside one lab changes only that lab. Lab a's move to step 4 in Korean
-  // resizes its iframe, which moves lab d below it; a click aimed while that resize is
-  // still on its way lands beside the button (CI, a loaded 2-core machine). Click once
-  // the frames have kept their places for half a second.
+  // Acting inside one lab changes only that lab. Lab a's move to step 4 in Korean
+  // resizes its iframe, which moves lab d below it; a mouse click aimed while that
+  // resize is still on its way lands beside the button (CI, a loaded 2-core machine,
+  // even after the frames had kept their places for half a second). The button is
+  // pressed by keyboard (focus, Enter), which no layout shift can miss.
   await layoutSettled(page);
-  await page.frameLocator("#d").locator("[data-step='1']").click();
+  await page.frameLocator("#d").locator("[data-step='1']").focus();
+  await page.keyboard.press("Enter");
   await page.frameLocator("#d").locator("[data-step='1'][aria-current=step]").waitFor();
   assert.equal(await current("d"), "1");
   assert.equal(await current("c"), "2");

@@ -1,6 +1,6 @@
 // Test helpers: serve a directory on 127.0.0.1 (python's http.server on a port the
 // OS picks) and launch Debian's Chromium with playwright-core (no browser download).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { chromium } from "playwright-core";
 
@@ -91,4 +91,15 @@ export async function stepTitles(lang) {
     if (m) titles[Number(m[1]) - 1] = m[2];
   }
   return titles;
+}
+
+/** Runs the native companion `bin` with `args`; returns stdout whatever the exit
+ * status when it is 1 (a check failed, a rollout stalled), throws on any other. */
+export function companion(bin, args, cwd) {
+  try {
+    return execFileSync(bin, args, { cwd, encoding: "utf8" });
+  } catch (e) {
+    if (typeof e.stdout === "string" && e.status === 1) return e.stdout;
+    throw e;
+  }
 }

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { serve, launch, newCheckedPage } from "./serve.mjs";
+import { serve, launch, newCheckedPage, companion } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -30,14 +30,7 @@ after(async () => {
 });
 
 /** Runs the companion; returns stdout whatever the exit status (1 = a check failed). */
-function gpulab(args, cwd) {
-  try {
-    return execFileSync(GPULAB, args, { cwd, encoding: "utf8" });
-  } catch (e) {
-    if (typeof e.stdout === "string" && e.status === 1) return e.stdout;
-    throw e;
-  }
-}
+const gpulab = (args, cwd) => companion(GPULAB, args, cwd);
 
 async function open(lang, step) {
   const { page, errors } = await newCheckedPage(browser);

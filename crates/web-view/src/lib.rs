@@ -4,9 +4,20 @@
 //! Kubernetes code (k8s-openapi, YAML), reading them needs none of it, so the app's
 //! first load stays small. The texts inside are the model's output, verbatim; the
 //! app renders them and decides nothing.
+//!
+//! # Layout
+//!
+//! - this file: the request and view types, and [`api`], the chunk's function names;
+//! - [`wire`]: the same types' JSON as the app writes and reads it (the chunk uses
+//!   serde on the same types; the tests hold both to the same bytes);
+//! - [`json`]: the small JSON reader and writer `wire` and the app's saved work use
+//!   instead of serde, which is not in the app's first load.
 
 use gpulab_model::Severity;
 use serde::{Deserialize, Serialize};
+
+pub mod json;
+pub mod wire;
 
 /// The chunk's exported functions (JSON string in, JSON string out).
 pub mod api {

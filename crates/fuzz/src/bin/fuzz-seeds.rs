@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use gpu_node_lab::i18n::Lang;
 use gpu_node_lab::share::{envelope, link};
 use gpu_node_lab::state::Work;
-use gpu_node_lab::steps::{check, kubernetes, requests::ToJson, rollout, slots};
+use gpu_node_lab::steps::{check, kubernetes, rollout, slots};
+use gpulab_view::wire::ToJson;
 use gpulab_fuzz::SCENARIO_FILE_MARK;
 use gpulab_view::{ScenarioRequest, SyntaxRequest};
 
