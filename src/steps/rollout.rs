@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn page_and_companion_give_the_same_report() {
         use gpu_node_lab_k8s::report::from_progress;
-        use gpulab_model::daemonset::text::Lang as ModelLang;
+        use gpulab_model::Lang as ModelLang;
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/progress");
         for (name, work, ending) in walks() {
             let exported = envelope::export(&work).unwrap();

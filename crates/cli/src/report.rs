@@ -19,7 +19,7 @@ use std::path::Path;
 
 use gpulab_model::daemonset::incident::IncidentRun;
 use gpulab_model::daemonset::report::build_report;
-use gpulab_model::daemonset::text::Lang;
+use gpulab_model::Lang;
 use gpulab_model::scenario::SCENARIO_FILE;
 
 use crate::cli::ReportArgs;

@@ -16,7 +16,7 @@ use gpulab_model::daemonset::seed::{
     incident_from_manifests, seed_incident_full, seed_manifests, BROKEN_NODE, MAIN_CONFIG_BROKEN_NODE, MAIN_CONFIG_WITH_NVIDIA,
     NVIDIA_DROPIN, NVIDIA_DROPIN_FULL_TABLE, NVIDIA_DROPIN_PATH, TIME_SLICING_YAML,
 };
-use gpulab_model::daemonset::text::Lang;
+use gpulab_model::Lang;
 use gpulab_model::daemonset::NodeOrder;
 
 fn last() -> NodeOrder {

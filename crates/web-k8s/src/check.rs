@@ -6,7 +6,8 @@
 //! app shows a loading state until it is here.
 
 use gpulab_model::check_runtime::simulated::{self, NodeCheck};
-use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verdict_text, CheckReport, Lang};
+use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verdict_text, CheckReport};
+use gpulab_model::Lang;
 use gpulab_model::containerd::{Daemon, Supervisor, MAIN_CONFIG};
 use gpulab_view::{CheckRequest, CheckRun, CheckView};
 

@@ -13,7 +13,7 @@
 use gpulab_model::containerd::MAIN_CONFIG;
 use gpulab_model::daemonset::artifacts::{check_runtime_run, merge_artifact, SchedulerVerdict};
 use gpulab_model::daemonset::report::{build_report, IncidentReport};
-use gpulab_model::daemonset::text::Lang;
+use gpulab_model::Lang;
 use gpulab_model::incident::lab::{self, Ending, Variant, LEARNER_NODE};
 use gpulab_model::incident::node::{self, DROPIN};
 use gpulab_model::incident::work::{read_progress, LabWork};

@@ -10,7 +10,8 @@
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis, Evidence};
 use gpulab_model::daemonset::kubectl::{get_ds_column, get_pods_wide, table, GET_DS_HEADER};
 use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
-use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
+use gpulab_model::daemonset::text::{evidence_text, link_text};
+use gpulab_model::Lang;
 use gpulab_model::incident::lab::{self, Variant};
 use gpulab_model::incident::work::{read_progress, LabWork};
 use gpulab_view::{Judgement, LinkView, RolloutRequest, RolloutView, TableView};

@@ -20,7 +20,7 @@ use super::diagnosis::{diagnose, Verdict};
 use super::node_containerd::node_runtime;
 use super::report::Artifacts;
 use super::rollout::{NodeRuntime, Rollout};
-use super::text::Lang;
+use crate::Lang;
 
 /// `when` of the check run at the stall, before anything was restarted.
 pub const BEFORE_RESTART: &str = "before-restart";

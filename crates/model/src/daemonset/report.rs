@@ -19,7 +19,8 @@ use super::diagnosis::{diagnose, Diagnosis, Verdict};
 use super::kubectl::{describe_events, get_pods_wide, table, tabbed, GET_DS_HEADER};
 use super::pod::time;
 use super::rollout::Rollout;
-use super::text::{evidence_text, link_text, Lang};
+use super::text::{evidence_text, link_text};
+use crate::Lang;
 use crate::Diagnostic;
 
 /// One run of check-runtime.sh (step 3/4) on a node.
@@ -518,10 +519,6 @@ fn when_text(when: &str, l: Lang) -> String {
 
 fn check_runtime_markdown(md: &mut String, runs: &[CheckRuntimeRun], l: Lang) {
     use crate::check_runtime::{self, Status};
-    let cl = match l {
-        Lang::En => check_runtime::Lang::En,
-        Lang::Ko => check_runtime::Lang::Ko,
-    };
     md.push_str(&format!("| {} | {} | {} | {} |\n|---|---|---|---|\n", t(l, "node", "노드"), t(l, "when", "시점"), t(l, "verdict (exit)", "판정 (종료 코드)"), t(l, "findings", "발견")));
     for r in runs {
         let verdict = if r.verdict.is_empty() { (if r.passed { "PASS" } else { "FAIL" }).to_string() } else { format!("{} ({})", r.verdict, r.exit) };
@@ -539,7 +536,7 @@ fn check_runtime_markdown(md: &mut String, runs: &[CheckRuntimeRun], l: Lang) {
                 Status::Restart => "RESTART",
                 Status::Skip => "SKIP",
             };
-            md.push_str(&format!("- [{}] {status} `{}`: {}\n", f.check, f.code, check_runtime::message(f, cl)));
+            md.push_str(&format!("- [{}] {status} `{}`: {}\n", f.check, f.code, check_runtime::message(f, l)));
         }
         md.push('\n');
     }

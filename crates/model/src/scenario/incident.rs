@@ -11,7 +11,7 @@ use crate::daemonset::diagnosis::diagnose;
 use crate::daemonset::incident::{IncidentRun, IF_RESTARTED_AS_IS};
 use crate::daemonset::report::{Artifacts, CheckRuntimeRun};
 use crate::daemonset::rollout::Rollout;
-use crate::daemonset::text::Lang;
+use crate::Lang;
 
 use super::engine::Backend;
 use super::format::{Action, Scenario};
