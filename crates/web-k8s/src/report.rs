@@ -11,8 +11,8 @@
 //! companion print the same bytes for the same file.
 
 use gpulab_model::containerd::MAIN_CONFIG;
-use gpulab_model::daemonset::artifacts::{check_runtime_run, merge_artifact, SchedulerVerdict};
-use gpulab_model::daemonset::report::{build_report, IncidentReport};
+use gpulab_model::incident::artifacts::{check_runtime_run, merge_artifact, SchedulerVerdict};
+use gpulab_model::incident::report::{build_report, IncidentReport};
 use gpulab_model::Lang;
 use gpulab_model::incident::lab::{self, Ending, Variant, LEARNER_NODE};
 use gpulab_model::incident::node::{self, DROPIN};

@@ -862,7 +862,8 @@ pub fn replace_daemon_set_pod_node_name_node_affinity(affinity: Option<Affinity>
 mod tests {
     use super::*;
     use crate::daemonset::rollout::{NodeRuntime, Rollout};
-    use crate::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    use crate::daemonset::manifests::Manifests;
+    use crate::incident::seed::{DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
     use k8s_openapi::api::core::v1::{NodeSpec, NodeStatus, Taint};
     use k8s_openapi::api::node::v1::RuntimeClass;
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;

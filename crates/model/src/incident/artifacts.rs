@@ -19,9 +19,9 @@ use crate::containerd::{self, Daemon};
 use crate::slots::{self, table::Mode, Deployment, GpuModel, MigCatalog, PluginVersion, TableRequest};
 use crate::Diagnostic;
 
-use super::events::Event;
+use crate::daemonset::events::Event;
 use super::report::{CheckRuntimeRun, SlotRow};
-use super::rollout::Rollout;
+use crate::daemonset::rollout::Rollout;
 use crate::Lang;
 
 /// A setting an earlier file made that a later file's table dropped.

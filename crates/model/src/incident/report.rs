@@ -5,7 +5,7 @@
 //! in the earlier steps, and next actions.
 //!
 //! The artifacts of the other steps are computed by their own models
-//! ([`super::artifacts`], gathered by [`super::incident::Incident::run`]): the
+//! ([`super::artifacts`], gathered by [`super::run::Incident::run`]): the
 //! containerd merge explanation with file:line, check-runtime.sh verdicts before and
 //! after the restart, the scheduler's verdicts, the slot table. The app may pass its
 //! own (e.g. the learner's step-2 diagnostics); a section with nothing in it says so
@@ -15,10 +15,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::artifacts::{FixRecord, MergeArtifact, SchedulerVerdict};
-use super::diagnosis::{diagnose, Diagnosis, Verdict};
-use super::kubectl::{describe_events, get_pods_wide, table, tabbed, GET_DS_HEADER};
-use super::pod::time;
-use super::rollout::Rollout;
+use crate::daemonset::diagnosis::{diagnose, Diagnosis, Verdict};
+use crate::daemonset::kubectl::{describe_events, get_pods_wide, table, tabbed, GET_DS_HEADER};
+use crate::daemonset::pod::time;
+use crate::daemonset::rollout::Rollout;
 use super::text::{evidence_text, link_text};
 use crate::Lang;
 use crate::Diagnostic;
@@ -206,7 +206,7 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
     }
 
     let view = &stall_view.controller;
-    let get_ds = table(&format!("{GET_DS_HEADER}\n{}\n", super::kubectl::get_ds_row(&view.ds, stall_view.now())));
+    let get_ds = table(&format!("{GET_DS_HEADER}\n{}\n", crate::daemonset::kubectl::get_ds_row(&view.ds, stall_view.now())));
     let get_pods = get_pods_wide(view.pods.values(), stall_view.now());
     let mut pod_events = String::new();
     for node in &diagnosis.stalled_nodes {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::diagnosis::{CauseLink, Evidence};
+use crate::daemonset::diagnosis::{CauseLink, Evidence};
 use crate::Lang;
 
 /// The sentence template of a code: `{arg}` placeholders.
