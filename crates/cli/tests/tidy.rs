@@ -1,6 +1,7 @@
 //! House rules, checked inside `cargo test` (rust-analyzer's tidy pattern): every
 //! Rust file starts with a `//!` module doc; no test is ignored or expected to panic;
-//! every UI message id exists in both Korean and English.
+//! every UI message id exists in both Korean and English; the report code writes no
+//! Korean inline (its labels live in the model's catalogue).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -93,4 +94,30 @@ fn every_message_exists_in_both_languages() {
             .collect()
     };
     assert_eq!(placeables("ko"), placeables("en"));
+}
+
+/// The files that word the incident report take every label from the model's catalogue
+/// (`incident/labels.rs`): no Korean written inline in them.
+const REPORT_CODE: [&str; 2] = ["crates/model/src/incident/report.rs", "crates/web-k8s/src/report.rs"];
+
+/// The lines of `text` that hold Hangul, as `N: line`.
+fn hangul_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.chars().any(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c) || ('\u{3131}'..='\u{318E}').contains(&c)))
+        .map(|(n, l)| format!("{}: {}", n + 1, l.trim()))
+        .collect()
+}
+
+/// The report code holds no inline Korean; the checker finds a Hangul label on a fake
+/// input (so a passing run is not a checker that sees nothing).
+#[test]
+fn report_labels_live_in_the_catalogue() {
+    assert_eq!(hangul_lines("let a = t(l, \"Summary\", \"요약\");\nlet b = 1;"), vec!["1: let a = t(l, \"Summary\", \"요약\");"]);
+    let root = repo_root();
+    for file in REPORT_CODE {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(text.contains("Label::"), "{file}: no catalogue label used (moved?)");
+        assert_eq!(hangul_lines(&text), Vec::<String>::new(), "{file}: Korean inline, put it in incident/labels.rs");
+    }
 }

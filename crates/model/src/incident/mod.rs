@@ -14,6 +14,7 @@
 //! - [`artifacts`]: the earlier steps' artifacts computed by their models — the merge
 //!   explanation, check-runtime verdicts, scheduler verdicts, the slot table.
 //! - [`report`]: the incident report (Markdown and JSON, Korean and English).
+//! - [`labels`]: the report's labels and sentences, each with its English and Korean.
 //! - [`text`]: Korean and English sentences for the diagnosis codes.
 //! - [`work`]: the learner's lab state as the progress file holds it, read with serde
 //!   (the companion's `gpulab report --work` and the chunk read the same text).
@@ -28,6 +29,7 @@
 
 pub mod artifacts;
 pub mod lab;
+pub mod labels;
 pub mod node;
 pub mod report;
 pub mod run;
