@@ -17,8 +17,9 @@
 //! - [`korean`]: Korean particles chosen by the value before them.
 //! - [`lang`]: the one [`Lang`] (Korean, English) every area words its texts in.
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
-//! - [`incident`]: the learner's work carried through the eight steps; step 8 on their
-//!   cluster.
+//! - [`incident`]: the incident's home, above `daemonset` and `scenario`: the seed, an
+//!   incident and its run, the artifacts, the report and its labels; the learner's work
+//!   carried through the eight steps, step 8 on their cluster.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
