@@ -167,7 +167,7 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
     if let Some(e) = event.filter(|e| e.reason == "FailedScheduling") {
         let (pod_yaml, _) = yaml::load(crate::kube::POD, &work.kube.pod);
         let pod = pod_yaml.pods.first().and_then(|p| p.object.metadata.name.clone()).unwrap_or_default();
-        artifacts.scheduler.insert(0, SchedulerVerdict { pod, reason: e.reason, source: e.from, message: e.message, count: e.count });
+        artifacts.scheduler.insert(0, SchedulerVerdict { pod, reason: e.reason, source: e.source, message: e.message, count: e.count });
     }
     let (cluster, _) = yaml::load(crate::kube::CLUSTER, &work.kube.cluster);
     let mut nodes: Vec<_> = cluster.nodes.into_iter().map(|l| l.object).collect();

@@ -30,7 +30,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::Serialize;
 
-use super::events::{reason, EventLog, DAEMONSET_CONTROLLER};
+use crate::kubernetes::events::{reason, EventLog, DAEMONSET_CONTROLLER};
 use crate::hash::FastMap;
 use super::pod::{
     get_target_node_name, is_pod_available, is_pod_ready, is_pod_terminal, is_pod_updated, pod_by_creation_timestamp_and_phase,

@@ -12,7 +12,6 @@
 //! - [`controller`]: one `syncDaemonSet`, stepped by the caller; pod creation
 //!   (generateName, labels, tolerations, the `matchFields metadata.name` affinity),
 //!   events, status.
-//! - [`events`]: events with the correlator's `(xN over …)` aggregation.
 //! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
 //! - [`store`]: the controller's pod cache, indexed by target node (what a sync, a
 //!   binding pass and a kubelet pass read instead of scanning every pod).
@@ -34,7 +33,6 @@
 pub mod bind_index;
 pub mod controller;
 pub mod diagnosis;
-pub mod events;
 pub mod kubectl;
 pub mod manifests;
 pub mod node_containerd;

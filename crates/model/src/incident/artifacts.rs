@@ -19,7 +19,7 @@ use crate::containerd::{self, Daemon};
 use crate::slots::{self, table::Mode, Deployment, GpuModel, MigCatalog, PluginVersion, TableRequest};
 use crate::Diagnostic;
 
-use crate::daemonset::events::Event;
+use crate::kubernetes::events::Event;
 use super::report::{CheckRuntimeRun, SlotRow};
 use crate::daemonset::rollout::Rollout;
 use crate::Lang;

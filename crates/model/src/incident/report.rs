@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use super::artifacts::{FixRecord, MergeArtifact, SchedulerVerdict};
 use crate::daemonset::diagnosis::{diagnose, Diagnosis, Verdict};
-use crate::daemonset::kubectl::{describe_events, get_pods_wide, table, tabbed, GET_DS_HEADER};
+use crate::daemonset::kubectl::{get_pods_wide, table, tabbed, GET_DS_HEADER};
+use crate::kubernetes::kubectl::events_text;
 use crate::daemonset::pod::time;
 use crate::daemonset::rollout::Rollout;
 use super::text::{evidence_text, link_text};
@@ -213,7 +214,7 @@ pub fn build_report(rollout: &Rollout, stall_view: &Rollout, artifacts: Artifact
             let object = format!("Pod/{pod}");
             let events: Vec<_> = view.events.about(&object).collect();
             pod_events.push_str(&format!("# kubectl describe pod {pod} -n {namespace}\n"));
-            pod_events.push_str(&tabbed(&describe_events(&events, stall_view.now())));
+            pod_events.push_str(&tabbed(&events_text(events, stall_view.now())));
         }
     }
 
