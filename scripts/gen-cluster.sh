@@ -26,7 +26,7 @@ if [ $# -eq 3 ]; then SEED=$2; OUT=$3; else SEED=1; OUT=$2; fi
 case "$N$SEED" in *[!0-9]*|'') usage ;; esac
 mkdir -p "$OUT"
 
-SEED_DIR=crates/model/src/daemonset/seed
+SEED_DIR=crates/model/src/incident/seed
 for v in 1 2; do
   sed 's/^      maxUnavailable: 1$/      maxUnavailable: 10%/' "$SEED_DIR/device-plugin-v$v.yaml" >"$OUT/v$v.yaml"
   grep -q 'maxUnavailable: 10%' "$OUT/v$v.yaml" || { echo "gen-cluster: $SEED_DIR/device-plugin-v$v.yaml changed shape" >&2; exit 1; }

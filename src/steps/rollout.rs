@@ -431,7 +431,7 @@ mod tests {
         unfixed.rollout.marks = vec!["get-ds/12/UP-TO-DATE".into(), "status/1".into()];
         unfixed.rollout.words = "gpu-node-2: the drop-in replaced the CRI table,\nand the restart loaded it".into();
         let mut fixed = Work::default();
-        fixed.containerd.dropin = gpulab_model::daemonset::seed::NVIDIA_DROPIN_FULL_TABLE.into();
+        fixed.containerd.dropin = gpulab_model::incident::seed::NVIDIA_DROPIN_FULL_TABLE.into();
         fixed.restart.ops = ops(&[DaemonOp::WriteDropin, DaemonOp::Restart, DaemonOp::Wait, DaemonOp::RunCheck]);
         fixed.rollout.syncs = 10;
         vec![("unfixed", unfixed, "stalled"), ("fixed", fixed, "completed")]
@@ -446,7 +446,7 @@ mod tests {
     #[test]
     fn page_and_companion_give_the_same_report() {
         use gpu_node_lab_k8s::report::from_progress;
-        use gpulab_model::daemonset::text::Lang as ModelLang;
+        use gpulab_model::Lang as ModelLang;
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/progress");
         for (name, work, ending) in walks() {
             let exported = envelope::export(&work).unwrap();

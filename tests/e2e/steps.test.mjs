@@ -274,7 +274,7 @@ test("step 8: syncs by keyboard; pods and rollout status equal `gpulab rollout -
   await page.close();
 });
 
-const FULL_TABLE = readFileSync(new URL("../../crates/model/src/daemonset/seed/containerd/99-nvidia-full-table.toml", import.meta.url), "utf8");
+const FULL_TABLE = readFileSync(new URL("../../crates/model/src/incident/seed/containerd/99-nvidia-full-table.toml", import.meta.url), "utf8");
 
 // One incident through the steps, walked twice by keyboard: in Korean with the lab's
 // drop-in (restarted on it: the CRI table is replaced), in English with the full-table

@@ -3,10 +3,10 @@
 //!
 //! - a scenario directory (`scenarios/incident`, holding `scenario.toml`): its steps run
 //!   on the model and the report is built from that run
-//!   ([`gpulab_model::scenario::incident::incident_run`]);
+//!   ([`gpulab_model::incident::scenario::incident_run`]);
 //! - the built-in `device-plugin-stall`, or YAML manifests (as `gpulab rollout`): the
 //!   rollout runs until it stalls; with `--restart-after-stall` the stalled nodes are
-//!   fixed and the run goes on ([`gpulab_model::daemonset::incident::Incident::run`]).
+//!   fixed and the run goes on ([`gpulab_model::incident::run::Incident::run`]).
 //!
 //! - with `--work progress.json` (the file the lab exports): the learner's own run —
 //!   step 8 on their cluster and every step's results — as the lab's step 8 shows it
@@ -17,9 +17,9 @@
 
 use std::path::Path;
 
-use gpulab_model::daemonset::incident::IncidentRun;
-use gpulab_model::daemonset::report::build_report;
-use gpulab_model::daemonset::text::Lang;
+use gpulab_model::incident::run::IncidentRun;
+use gpulab_model::incident::report::build_report;
+use gpulab_model::Lang;
 use gpulab_model::scenario::SCENARIO_FILE;
 
 use crate::cli::ReportArgs;
@@ -36,7 +36,7 @@ fn incident_run(args: &ReportArgs, lang: Lang) -> Result<IncidentRun, String> {
                 return Err(format!("{only} is a scenario directory: it runs its own steps (no --broken-node, no --restart-after-stall)"));
             }
             let scenario = crate::scenario::load(dir).map_err(|e| e.join("\n"))?;
-            return gpulab_model::scenario::incident::incident_run(&scenario, lang);
+            return gpulab_model::incident::scenario::incident_run(&scenario, lang);
         }
     }
     let incident = crate::rollout::build_incident(&args.rollout)?;

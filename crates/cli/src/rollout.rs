@@ -8,10 +8,12 @@ use std::collections::BTreeMap;
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
 use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
 use gpulab_model::containerd::Version;
-use gpulab_model::daemonset::incident::Incident;
+use gpulab_model::incident::run::Incident;
 use gpulab_model::daemonset::rollout::RoundRecord;
-use gpulab_model::daemonset::seed::{broken_daemon, incident_from_manifests, seed_incident_full, Manifests, SEED_CONTAINERD_VERSION};
-use gpulab_model::daemonset::text::{evidence_text, link_text, Lang};
+use gpulab_model::daemonset::manifests::Manifests;
+use gpulab_model::incident::seed::{broken_daemon, incident_from_manifests, seed_incident_full, SEED_CONTAINERD_VERSION};
+use gpulab_model::incident::text::{evidence_text, link_text};
+use gpulab_model::Lang;
 use gpulab_model::daemonset::NodeOrder;
 
 use crate::cli::RolloutArgs;

@@ -12,7 +12,7 @@ use std::path::Path;
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::dra::apply::Applied;
 use gpulab_model::kubernetes::dra::dynamicresources::State;
-use gpulab_model::kubernetes::events::EventRecord;
+use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
@@ -166,7 +166,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
                 "nominatedNodeName": nominated,
                 "event": {
                     "type": created.event.type_, "reason": created.event.reason,
-                    "from": created.event.from, "message": created.event.message,
+                    "from": created.event.source, "message": created.event.message,
                 },
                 "condition": {
                     "type": created.condition.type_, "status": created.condition.status,
@@ -197,7 +197,7 @@ fn print_waiting(applied: &Applied, version: KubeVersion, output: OutputFormat) 
     let pod = applied.pod();
     let name = pod.metadata.name.clone().unwrap_or_default();
     let namespace = pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-    let (event, reason): (Option<&EventRecord>, Option<&str>) = match applied {
+    let (event, reason): (Option<&Event>, Option<&str>) = match applied {
         Applied::ClaimNotCreated { event, .. } => (Some(event), None),
         Applied::Waiting { reason, .. } => (None, Some(reason.as_str())),
         Applied::Cycle { .. } => (None, None),
@@ -219,7 +219,7 @@ fn print_waiting(applied: &Applied, version: KubeVersion, output: OutputFormat) 
                 "kubernetesVersion": version.to_string(),
                 "pod": {"namespace": namespace, "name": name},
                 "node": null,
-                "event": event.map(|e| json!({"type": e.type_, "reason": e.reason, "from": e.from, "message": e.message})),
+                "event": event.map(|e| json!({"type": e.type_, "reason": e.reason, "from": e.source, "message": e.message})),
                 "preEnqueue": reason,
             });
             println!("{v:#}");

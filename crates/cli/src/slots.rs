@@ -2,10 +2,11 @@
 //! Resolving what was typed (model facts, MIG layout, replicas) is here; every number comes
 //! from `gpulab_model::slots`.
 
+use gpulab_model::Lang;
 use gpulab_model::slots::{
     self, config_map,
     mig::{check_geometry, Geometry, MigCatalog, MigGpu},
-    table::{self, default_modes, headline_lines, Lang, TableRequest},
+    table::{self, default_modes, headline_lines, TableRequest},
     ComputeCapability, Deployment, GpuModel, NodeSpec, PluginVersion, Scenario,
 };
 use gpulab_model::Diagnostic;

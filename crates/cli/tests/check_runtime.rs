@@ -13,7 +13,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 
-use gpulab_model::check_runtime::{self as cr, CheckInputs, Daemon, Dump, Lang, Loaded};
+use gpulab_model::check_runtime::{self as cr, CheckInputs, Daemon, Dump, Loaded};
+use gpulab_model::Lang;
 use serde_json::{json, Map, Value};
 use support::*;
 

@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gpulab_model::check_runtime::{self as cr, CheckInputs, Daemon, Dump, Lang, Loaded};
+use gpulab_model::check_runtime::{self as cr, CheckInputs, Daemon, Dump, Loaded};
+use gpulab_model::Lang;
 use support::*;
 
 const GPULAB: &str = env!("CARGO_BIN_EXE_gpulab");

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use gpulab_model::daemonset::seed::{CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+use gpulab_model::incident::seed::{CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
 
 fn gpulab(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_gpulab")).args(args).output().unwrap();

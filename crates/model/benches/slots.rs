@@ -3,9 +3,10 @@
 //! Run: `cargo bench -p gpulab-model --bench slots`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use gpulab_model::Lang;
 use gpulab_model::slots::{
     self,
-    table::{default_modes, slot_table, Lang, TableRequest},
+    table::{default_modes, slot_table, TableRequest},
     Deployment, GpuModel, MigCatalog, NodeSpec, PluginVersion, Scenario,
 };
 

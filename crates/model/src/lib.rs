@@ -15,9 +15,11 @@
 //! - [`hash`]: a fast deterministic hasher for the model's lookup maps.
 //! - [`go`]: Go formatting rules upstream texts depend on (`strconv.Quote`).
 //! - [`korean`]: Korean particles chosen by the value before them.
+//! - [`lang`]: the one [`Lang`] (Korean, English) every area words its texts in.
 //! - [`scenario`]: scenario files, the engine and its backend seam, parity records.
-//! - [`incident`]: the learner's work carried through the eight steps; step 8 on their
-//!   cluster.
+//! - [`incident`]: the incident's home, above `daemonset` and `scenario`: the seed, an
+//!   incident and its run, the artifacts, the report and its labels; the learner's work
+//!   carried through the eight steps, step 8 on their cluster.
 //!
 //! **Architecture Invariant:** the model is pure and deterministic. It does no I/O,
 //! reads no clock, holds no globals and uses no unseeded randomness; time is a value
@@ -40,9 +42,11 @@ pub mod go;
 pub mod hash;
 pub mod incident;
 pub mod korean;
+pub mod lang;
 pub mod kubernetes;
 pub mod scenario;
 pub mod slots;
 pub mod sort;
 
 pub use diagnostic::{Diagnostic, Related, Severity, Span};
+pub use lang::Lang;

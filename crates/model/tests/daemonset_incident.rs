@@ -8,7 +8,7 @@
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Verdict};
 use gpulab_model::daemonset::kubectl::{get_ds, get_pods_wide};
-use gpulab_model::daemonset::seed::{seed_incident, seed_incident_full, BROKEN_NODE, NVIDIA_DROPIN_PATH};
+use gpulab_model::incident::seed::{seed_incident, seed_incident_full, BROKEN_NODE, NVIDIA_DROPIN_PATH};
 use gpulab_model::daemonset::NodeOrder;
 
 const DS: &str = "nvidia-device-plugin-daemonset";
@@ -197,7 +197,8 @@ fn root_causes_are_not_symptoms() {
 #[test]
 fn bad_input_never_panics() {
     use gpulab_model::daemonset::rng::SplitMix64;
-    use gpulab_model::daemonset::seed::{rollout_from_manifests, Manifests, CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    use gpulab_model::daemonset::manifests::{rollout_from_manifests, Manifests};
+    use gpulab_model::incident::seed::{CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
     let mut m = Manifests::default();
     for bad in ["kind: Pod\n", "{", "kind: DaemonSet\nspec: 3\n", "- a\n- b\n", "kind: Node\nmetadata: {name: [x]}\n"] {
         assert!(m.add_yaml("bad.yaml", bad).is_err(), "{bad:?} accepted");
@@ -246,7 +247,8 @@ fn min_ready_seconds_is_not_a_stall() {
 /// `matchFields metadata.name` affinity; the rollout makes no progress.
 #[test]
 fn unschedulable_daemon_pod_stays_pending_with_failed_scheduling() {
-    use gpulab_model::daemonset::seed::{rollout_from_manifests, Manifests, CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    use gpulab_model::daemonset::manifests::{rollout_from_manifests, Manifests};
+    use gpulab_model::incident::seed::{CLUSTER_YAML, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
     let mut m = Manifests::default();
     m.add_yaml("c", CLUSTER_YAML).unwrap();
     m.add_yaml("v1", DEVICE_PLUGIN_V1_YAML).unwrap();

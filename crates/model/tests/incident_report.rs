@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use gpulab_model::containerd::{self, Daemon, Files, Supervisor, Version, MAIN_CONFIG};
-use gpulab_model::daemonset::incident::IncidentRun;
-use gpulab_model::daemonset::report::{build_report, IncidentReport};
-use gpulab_model::daemonset::seed::{
+use gpulab_model::incident::run::IncidentRun;
+use gpulab_model::incident::report::{build_report, IncidentReport};
+use gpulab_model::incident::seed::{
     incident_from_manifests, seed_incident_full, seed_manifests, BROKEN_NODE, MAIN_CONFIG_BROKEN_NODE, MAIN_CONFIG_WITH_NVIDIA,
     NVIDIA_DROPIN, NVIDIA_DROPIN_FULL_TABLE, NVIDIA_DROPIN_PATH, TIME_SLICING_YAML,
 };
-use gpulab_model::daemonset::text::Lang;
+use gpulab_model::Lang;
 use gpulab_model::daemonset::NodeOrder;
 
 fn last() -> NodeOrder {
@@ -207,7 +207,7 @@ fn scenario_report_snapshots() {
     let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).map_err(|e| e.to_string());
     let scenario = gpulab_model::scenario::parse("incident", "scenario.toml", &text, &read).unwrap();
     for (lang, name) in [(Lang::En, "incident_scenario_report.en.md"), (Lang::Ko, "incident_scenario_report.ko.md")] {
-        let run = gpulab_model::scenario::incident::incident_run(&scenario, lang).unwrap();
+        let run = gpulab_model::incident::scenario::incident_run(&scenario, lang).unwrap();
         let r = report_of(run, lang);
         assert!(r.resolved);
         check_snapshot(name, &r.to_markdown());

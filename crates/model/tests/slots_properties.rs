@@ -5,10 +5,11 @@
 //! (so most cases reach the deep rules), and mutations of valid configs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use gpulab_model::Lang;
 use gpulab_model::slots::{
     self,
     mig::{check_geometry, Geometry, MigCatalog},
-    table::{default_modes, slot_table, to_csv, to_markdown, Lang, TableRequest},
+    table::{default_modes, slot_table, to_csv, to_markdown, TableRequest},
     ComputeCapability, Deployment, GpuModel, NodeSpec, PluginState, PluginVersion, Scenario,
 };
 use proptest::prelude::*;

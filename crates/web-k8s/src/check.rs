@@ -6,7 +6,8 @@
 //! app shows a loading state until it is here.
 
 use gpulab_model::check_runtime::simulated::{self, NodeCheck};
-use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verdict_text, CheckReport, Lang};
+use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verdict_text, CheckReport};
+use gpulab_model::Lang;
 use gpulab_model::containerd::{Daemon, Supervisor, MAIN_CONFIG};
 use gpulab_view::{CheckRequest, CheckRun, CheckView};
 
@@ -74,7 +75,7 @@ mod tests {
             assert!(!r.verdict_text.is_empty() && r.output.starts_with("[ok] 1 daemon") == (r.verdict != "not-reachable"), "{}", r.output);
         }
         let mut fixed = request("1.7.34", &ops);
-        fixed.containerd.dropin = gpulab_model::daemonset::seed::NVIDIA_DROPIN_FULL_TABLE.into();
+        fixed.containerd.dropin = gpulab_model::incident::seed::NVIDIA_DROPIN_FULL_TABLE.into();
         let v = view(&fixed).unwrap();
         assert_eq!(v.runs.last().map(|r| r.verdict.as_str()), Some("pass"), "{:#?}", v.runs);
     }

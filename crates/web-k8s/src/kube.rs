@@ -14,7 +14,7 @@ use gpulab_model::kubernetes::patch;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{load, Manifests};
-use gpulab_model::kubernetes::events::EventRecord;
+use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::Diagnostic;
 use gpulab_model::containerd::Daemon;
@@ -44,7 +44,7 @@ pub fn view(req: &KubeRequest) -> KubeView {
 
 /// [`view`], and the scheduler's event for the pod when it was created (the incident
 /// report's scheduler verdict of step 6).
-pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<EventRecord>) {
+pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let versions = KubeVersion::ALL.iter().map(ToString::to_string).collect();
     let mut diags = Vec::new();
     let mut read = |file: &str, text: &str| -> Manifests {
@@ -104,7 +104,7 @@ fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
     NodeView { name, resources, pods }
 }
 
-fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> (KubeOutcome, Option<EventRecord>) {
+fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> (KubeOutcome, Option<Event>) {
     let version: KubeVersion = match req.version.parse() {
         Ok(v) => v,
         Err(e) => return (KubeOutcome::Rejected { text: format!("{e}") }, None),

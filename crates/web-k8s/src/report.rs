@@ -9,11 +9,19 @@
 //! ([`LabReport::to_markdown`]) and JSON (serde). The chunk's step 8 and
 //! `gpulab report --work progress.json` call [`from_progress`], so the page and the
 //! companion print the same bytes for the same file.
+//!
+//! Why this half lives in the chunk and not in `gpulab_model::incident`: it runs the
+//! chunk's own step views (`check::view`, `kube::view_and_event`, `slots::compute`) and
+//! keeps their answers, whose types are the app ↔ chunk protocol (`gpulab_view`, which
+//! depends on the model, so the model cannot name them). Everything it words comes from
+//! the model: step 8's report ([`build_report`]), its artifacts, and every label
+//! ([`gpulab_model::incident::labels`]).
 
 use gpulab_model::containerd::MAIN_CONFIG;
-use gpulab_model::daemonset::artifacts::{check_runtime_run, merge_artifact, SchedulerVerdict};
-use gpulab_model::daemonset::report::{build_report, IncidentReport};
-use gpulab_model::daemonset::text::Lang;
+use gpulab_model::incident::artifacts::{check_runtime_run, merge_artifact, SchedulerVerdict};
+use gpulab_model::incident::labels::Label;
+use gpulab_model::incident::report::{build_report, IncidentReport};
+use gpulab_model::Lang;
 use gpulab_model::incident::lab::{self, Ending, Variant, LEARNER_NODE};
 use gpulab_model::incident::node::{self, DROPIN};
 use gpulab_model::incident::work::{read_progress, LabWork};
@@ -88,15 +96,13 @@ pub struct LabReport {
     pub read: Vec<ReadCell>,
 }
 
-fn t(lang: Lang, en: &str, ko: &str) -> String {
-    match lang {
-        Lang::En => en.to_string(),
-        Lang::Ko => ko.to_string(),
-    }
+/// A label of the model's report catalogue, as owned text.
+fn t(lang: Lang, label: Label) -> String {
+    label.text(lang).to_string()
 }
 
 fn tag(lang: Lang) -> String {
-    t(lang, "en", "ko")
+    lang.tag().to_string()
 }
 
 fn files(work: &LabWork) -> ContainerdFiles {
@@ -134,7 +140,7 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
     // Steps 3–4: each check the learner ran, with the model's verdict and findings.
     let (_, step_4) = node::replay_step_4(work, |d| check_runtime_run(LEARNER_NODE, "", d, &incident.check))?;
     for (i, (at, mut run)) in step_4.into_iter().enumerate() {
-        run.when = format!("{} {} (t={at}s)", t(lang, "step 4, check", "4단계, 확인"), i + 1);
+        run.when = format!("{} {} (t={at}s)", t(lang, Label::Step4Check), i + 1);
         artifacts.check_runtime.insert(i, run);
     }
     let check = crate::check::view(&CheckRequest {
@@ -161,7 +167,7 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
     if let Some(e) = event.filter(|e| e.reason == "FailedScheduling") {
         let (pod_yaml, _) = yaml::load(crate::kube::POD, &work.kube.pod);
         let pod = pod_yaml.pods.first().and_then(|p| p.object.metadata.name.clone()).unwrap_or_default();
-        artifacts.scheduler.insert(0, SchedulerVerdict { pod, reason: e.reason, source: e.from, message: e.message, count: e.count });
+        artifacts.scheduler.insert(0, SchedulerVerdict { pod, reason: e.reason, source: e.source, message: e.message, count: e.count });
     }
     let (cluster, _) = yaml::load(crate::kube::CLUSTER, &work.kube.cluster);
     let mut nodes: Vec<_> = cluster.nodes.into_iter().map(|l| l.object).collect();
@@ -244,33 +250,33 @@ impl LabReport {
         if !md.ends_with("\n\n") {
             md.push('\n');
         }
-        md.push_str(&format!("## {}\n\n", t(l, "The learner's run, step by step", "학습자의 실행, 단계별")));
+        md.push_str(&format!("## {}\n\n", t(l, Label::LearnerSRunStepStep)));
 
-        md.push_str(&format!("### {}\n\n", t(l, "Steps 1–2: the node's containerd files", "1–2단계: 노드의 containerd 파일")));
+        md.push_str(&format!("### {}\n\n", t(l, Label::Steps12NodeS)));
         md.push_str(&format!("{} — containerd {}\n\n", self.node, self.containerd_version));
         for (path, text) in &self.files {
             md.push_str(&format!("`{path}`:\n\n"));
             fenced(&mut md, "toml", text);
         }
 
-        md.push_str(&format!("### {}\n\n", t(l, "Steps 3–4: check-runtime.sh on the node", "3–4단계: 노드에서 check-runtime.sh")));
-        let ops = if self.operations.is_empty() { t(l, "(none)", "(없음)") } else { self.operations.join(" → ") };
+        md.push_str(&format!("### {}\n\n", t(l, Label::Steps34CheckRuntime)));
+        let ops = if self.operations.is_empty() { t(l, Label::NoOperations) } else { self.operations.join(" → ") };
         md.push_str(&format!(
             "- `--handler {} --keep {}`\n- {}: {}\n- {}: {ops}\n\n",
             self.check_handler,
             self.check_keep,
-            t(l, "supervisor", "감독"),
+            t(l, Label::Supervisor),
             self.supervisor,
-            t(l, "operations of step 4", "4단계의 조작"),
+            t(l, Label::OperationsStep4),
         ));
         for (i, run) in self.checks.iter().enumerate() {
-            md.push_str(&format!("{} {} (t={}s): `{}` ({} {})\n\n", t(l, "Check", "확인"), i + 1, run.at, run.verdict, t(l, "exit", "종료 코드"), run.exit_code));
+            md.push_str(&format!("{} {} (t={}s): `{}` ({} {})\n\n", t(l, Label::CheckNumber), i + 1, run.at, run.verdict, t(l, Label::ExitCode), run.exit_code));
             fenced(&mut md, "text", &run.output);
         }
-        md.push_str(&format!("{}: `{}` ({} {})\n\n", t(l, "The node as step 4 left it", "4단계가 남긴 노드"), self.check_now.verdict, t(l, "exit", "종료 코드"), self.check_now.exit_code));
+        md.push_str(&format!("{}: `{}` ({} {})\n\n", t(l, Label::NodeStep4Left), self.check_now.verdict, t(l, Label::ExitCode), self.check_now.exit_code));
         fenced(&mut md, "text", &self.check_now.output);
 
-        md.push_str(&format!("### {}\n\n", t(l, "Step 5: the RuntimeClass, admission and the sandbox", "5단계: RuntimeClass, 승인과 샌드박스")));
+        md.push_str(&format!("### {}\n\n", t(l, Label::Step5RuntimeClassAdmissionSandbox)));
         fenced(&mut md, "yaml", &self.runtimeclass);
         match &self.kube.outcome {
             KubeOutcome::BadInput { diagnostics } => {
@@ -280,51 +286,47 @@ impl LabReport {
                 md.push('\n');
             }
             KubeOutcome::Rejected { text } => {
-                md.push_str(&format!("{}:\n\n", t(l, "`kubectl apply` refused the pod", "`kubectl apply`가 파드를 거부함")));
+                md.push_str(&format!("{}:\n\n", t(l, Label::KubectlApplyRefusedPod)));
                 fenced(&mut md, "text", text);
             }
             KubeOutcome::Created { verdict, events, sandboxes, .. } => {
                 fenced(&mut md, "text", verdict);
                 fenced(&mut md, "text", events);
                 for s in sandboxes {
-                    let started = if s.started { t(l, "sandbox started", "샌드박스 시작됨") } else { t(l, "sandbox not started", "샌드박스 시작 안 됨") };
-                    md.push_str(&format!("{} {}: {started}\n\n", t(l, "The kubelet on", "kubelet:"), s.node));
+                    let started = if s.started { t(l, Label::SandboxStarted) } else { t(l, Label::SandboxNotStarted) };
+                    md.push_str(&format!("{} {}: {started}\n\n", t(l, Label::KubeletOn), s.node));
                     fenced(&mut md, "text", &s.events);
                 }
             }
         }
 
-        md.push_str(&format!("### {}\n\n", t(l, "Step 6: node status patches", "6단계: 노드 상태 패치")));
+        md.push_str(&format!("### {}\n\n", t(l, Label::Step6NodeStatusPatches)));
         if self.patches.is_empty() {
-            md.push_str(&format!("{}\n\n", t(l, "_(no patch applied)_", "_(적용한 패치 없음)_")));
+            md.push_str(&format!("{}\n\n", t(l, Label::NoPatchApplied)));
         }
         for p in &self.patches {
             let cmd = format!("kubectl patch node {} --subresource=status ({}={})", p.patch.node, p.patch.resource, p.patch.quantity);
             match &p.refused {
-                None => md.push_str(&format!("- `{cmd}`: {}\n", t(l, "applied", "적용됨"))),
-                Some(e) => md.push_str(&format!("- `{cmd}`: {} `{e}`\n", t(l, "refused:", "거부됨:"))),
+                None => md.push_str(&format!("- `{cmd}`: {}\n", t(l, Label::Applied))),
+                Some(e) => md.push_str(&format!("- `{cmd}`: {} `{e}`\n", t(l, Label::Refused))),
             }
         }
-        md.push_str(&format!("\n{}\n\n", t(l, "The scheduler's verdict on the pod is in \"Scheduler verdicts\" above and in step 5's output.", "파드에 대한 스케줄러의 판정은 위 \"스케줄러 판정\"과 5단계 출력에 있다.")));
+        md.push_str(&format!("\n{}\n\n", t(l, Label::SchedulerSVerdictPodScheduler)));
 
-        md.push_str(&format!("### {}\n\n", t(l, "Step 8: the rollout on the learner's cluster", "8단계: 학습자 클러스터의 롤아웃")));
-        md.push_str(&format!("- {}: {}\n", t(l, "controller syncs stepped", "진행한 컨트롤러 동기화"), self.syncs));
+        md.push_str(&format!("### {}\n\n", t(l, Label::Step8RolloutLearnerS)));
+        md.push_str(&format!("- {}: {}\n", t(l, Label::ControllerSyncsStepped), self.syncs));
         let ending = match self.ending.as_str() {
-            "completed" => t(l, &format!("the rollout completes after {} syncs", self.ending_syncs), &format!("동기화 {}번 뒤 롤아웃 완료", self.ending_syncs)),
-            "stalled" => t(
-                l,
-                &format!("the rollout stalls on {} after {} syncs: {}", self.stalled_on, self.ending_syncs, self.stalled_why.join(" — ")),
-                &format!("동기화 {}번 뒤 {}에서 롤아웃 정지: {}", self.ending_syncs, self.stalled_on, self.stalled_why.join(" — ")),
-            ),
-            _ => t(l, "the rollout neither completes nor stalls within the syncs the lab steps", "랩이 진행하는 동기화 안에서 롤아웃이 끝나지도 멈추지도 않음"),
+            "completed" => Label::RolloutCompletesAfter.fill(l, &[("syncs", &self.ending_syncs)]),
+            "stalled" => Label::RolloutStallsOn.fill(l, &[("node", &self.stalled_on), ("syncs", &self.ending_syncs), ("why", &self.stalled_why.join(" — "))]),
+            _ => t(l, Label::RolloutNeitherCompletesNorStalls),
         };
-        md.push_str(&format!("- {}: {ending}\n", t(l, "with every sync stepped", "모든 동기화를 진행하면")));
+        md.push_str(&format!("- {}: {ending}\n", t(l, Label::WithEverySyncStepped)));
         match &self.answer {
-            None => md.push_str(&format!("- {}\n", t(l, "no answer submitted", "제출한 답 없음"))),
-            Some(a) => md.push_str(&format!("- {}: `{}`, `{}` → `{}`\n", t(l, "the learner's answer (node, cause → judged)", "학습자의 답 (노드, 원인 → 판정)"), a.node, a.cause, a.judgement)),
+            None => md.push_str(&format!("- {}\n", t(l, Label::NoAnswerSubmitted))),
+            Some(a) => md.push_str(&format!("- {}: `{}`, `{}` → `{}`\n", t(l, Label::LearnerSAnswerNodeCause), a.node, a.cause, a.judgement)),
         }
         if !self.words.trim().is_empty() {
-            md.push_str(&format!("- {}:\n\n", t(l, "in the learner's own words", "학습자가 쓴 말")));
+            md.push_str(&format!("- {}:\n\n", t(l, Label::LearnerSOwnWords)));
             for line in self.words.lines() {
                 md.push_str(&format!("  > {line}\n"));
             }
@@ -333,17 +335,17 @@ impl LabReport {
         if !md.ends_with("\n\n") {
             md.push('\n');
         }
-        md.push_str(&format!("#### {}\n\n", t(l, "The cells read: the learner's marks beside the model's evidence", "읽은 칸: 학습자의 표시와 모델의 근거")));
+        md.push_str(&format!("#### {}\n\n", t(l, Label::CellsReadLearnerSMarks)));
         if self.read.is_empty() {
-            md.push_str(&format!("{}\n", t(l, "_(no cell marked, no answer yet)_", "_(표시한 칸 없음, 아직 답 없음)_")));
+            md.push_str(&format!("{}\n", t(l, Label::NoCellMarkedNoAnswer)));
         }
         for c in &self.read {
-            let cell = if c.label.is_empty() { format!("`{}` {}", c.key, t(l, "(no longer in the tables)", "(지금 표에 없음)")) } else { format!("`{}`", c.label) };
+            let cell = if c.label.is_empty() { format!("`{}` {}", c.key, t(l, Label::NoLongerTables)) } else { format!("`{}`", c.label) };
             let side = match (c.learner, c.model, self.answer.is_some()) {
-                (true, true, _) => t(l, "marked — the model rests on it too (agree)", "표시함 — 모델도 이 칸을 근거로 씀 (일치)"),
-                (true, false, true) => t(l, "marked — the model does not rest on it", "표시함 — 모델은 이 칸을 근거로 쓰지 않음"),
-                (true, false, false) => t(l, "marked", "표시함"),
-                (false, _, _) => t(l, "not marked — the model rests on it", "표시 안 함 — 모델은 이 칸을 근거로 씀"),
+                (true, true, _) => t(l, Label::MarkedModelRestsTooAgree),
+                (true, false, true) => t(l, Label::MarkedModelDoesNotRest),
+                (true, false, false) => t(l, Label::Marked),
+                (false, _, _) => t(l, Label::NotMarkedModelRests),
             };
             md.push_str(&format!("- {cell}: {side}\n"));
         }

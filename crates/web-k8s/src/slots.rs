@@ -26,11 +26,11 @@ pub fn load_data() -> Result<SlotsData, String> {
 }
 
 /// The model's label language for a request's `ko` / `en`.
-pub fn model_lang(tag: &str) -> table::Lang {
+pub fn model_lang(tag: &str) -> gpulab_model::Lang {
     if tag == "en" {
-        table::Lang::En
+        gpulab_model::Lang::En
     } else {
-        table::Lang::Ko
+        gpulab_model::Lang::Ko
     }
 }
 

@@ -12,7 +12,8 @@ mod shared_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gpulab_model::check_runtime::{self as cr, CheckReport, Lang, Loaded, LoadedRuntime, PluginRow};
+use gpulab_model::check_runtime::{self as cr, CheckReport, Loaded, LoadedRuntime, PluginRow};
+use gpulab_model::Lang;
 use serde_json::Value;
 
 pub fn repo_root() -> PathBuf {

@@ -4,13 +4,7 @@
 //! reasons) stay verbatim.
 
 use super::{Finding, Verdict};
-
-/// The language of the texts (the script picks it from `LC_ALL`/`LC_MESSAGES`/`LANG`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
-    En,
-    Ko,
-}
+use crate::Lang;
 
 /// The text of one finding.
 pub fn message(f: &Finding, lang: Lang) -> String {

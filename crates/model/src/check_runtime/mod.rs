@@ -24,7 +24,7 @@ pub mod toml_runtimes;
 
 use serde::{Deserialize, Serialize};
 
-pub use messages::{check_name, looked_at, message, render_text, verdict_text, Lang};
+pub use messages::{check_name, looked_at, message, render_text, verdict_text};
 pub use toml_runtimes::{toml_runtimes, RuntimeTables};
 
 /// How the daemon answered on its socket (check 1), with the plugin rows when it did.

@@ -3,6 +3,7 @@
 //! never give a false pass. The script is held to the same results by the parity test.
 
 use super::*;
+use crate::Lang;
 
 const GOOD_DUMP: &str = r#"version = 2
 [plugins."io.containerd.grpc.v1.cri".containerd]

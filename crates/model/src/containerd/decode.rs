@@ -11,7 +11,8 @@
 use std::borrow::Cow;
 
 use super::gonames;
-use super::load::{fits, go_value, type_error, type_error_go, GoField, LoadError};
+use super::gowords::{fits, go_value, type_error, type_error_go, GoField};
+use super::load::LoadError;
 use super::schema::{hidden_fields, kind_at, Defaults, EntryType, HiddenKind, Kind};
 use super::value::{Node, Origin, Table, Value};
 use super::version::Version;

@@ -5,7 +5,8 @@
 
 use super::decode::{decode_plugin, sort_maps, UnknownKey};
 use super::encode::{encode, Flavor};
-use super::load::{migrate_cri_plugins, LoadError, Loaded};
+use super::load::{LoadError, Loaded};
+use super::migrate::migrate_cri_plugins;
 use super::log::LogLine;
 use super::schema::{self, short_id, Defaults};
 use super::value::{Node, Table, Value};

@@ -10,7 +10,8 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::dump::Effective;
-use super::load::{Loaded, MergeEvent};
+use super::load::Loaded;
+use super::merge::MergeEvent;
 use super::value::{Node, Origin, Table, Value};
 use super::version::Version;
 use super::Start;

@@ -15,7 +15,13 @@
 //!   (go-toml v2's parsers: v2.2–2.3, v2.4) and `syntax_exact` (the rewording).
 //! - [`value`]: the value tree every stage shares; each node knows its file:line.
 //! - [`schema`]: each version's built-in defaults (embedded data) and struct shapes.
-//! - [`load`]: `LoadConfig` — imports, per-file migration, `mergeConfig`, version checks.
+//! - [`load`]: `LoadConfig`'s loop and its result ([`load::Loaded`]); a file walks
+//!   forward through [`imports`] (read, parse, resolve `imports`), the decode of its
+//!   own fields (in [`load`]), [`migrate`] (`v1Migrate`, `serviceMigrate`, the CRI
+//!   plugins' migrations), [`merge`] (`mergeConfig`: 1.x replace-whole, 2.x deep; the
+//!   merge events) and the version checks (in [`load`]).
+//! - [`gowords`]: how Go and go-toml word what they refuse (type errors v1 and v2 with
+//!   the Go field and position, `%v` values, panics), shared by load, decode, syntax.
 //! - [`decode`]: plugin tables decoded onto defaults, go-toml v1 vs v2.
 //! - [`dump`]: what `config dump` prints; [`encode`]: the two go-toml encoders.
 //! - [`cri`]: CRI validation and plugin status at daemon start.
@@ -38,12 +44,16 @@ pub mod encode;
 pub mod explain;
 pub mod files;
 mod gonames;
+pub mod gowords;
 #[cfg(feature = "go-toml-syntax")]
 mod gotoml2;
 #[cfg(feature = "go-toml-syntax")]
 mod gotoml24;
+pub mod imports;
 pub mod load;
 pub mod log;
+pub mod merge;
+pub mod migrate;
 pub mod parse;
 mod parse_events;
 pub mod schema;

@@ -4,7 +4,8 @@
 //! it. [`super::syntax`] says where this is used and what stands in without it.
 
 use super::gotoml2::{self, Dialect};
-use super::load::{value_position, LoadError, LoadErrorCode};
+use super::gowords::value_position;
+use super::load::{LoadError, LoadErrorCode};
 use super::log::LogLine;
 use super::parse::{ParseError, ParseErrorKind};
 use super::value::{Origin, Table, Value};

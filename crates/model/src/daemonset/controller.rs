@@ -30,7 +30,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::Serialize;
 
-use super::events::{reason, EventLog, DAEMONSET_CONTROLLER};
+use crate::kubernetes::events::{reason, EventLog, DAEMONSET_CONTROLLER};
 use crate::hash::FastMap;
 use super::pod::{
     get_target_node_name, is_pod_available, is_pod_ready, is_pod_terminal, is_pod_updated, pod_by_creation_timestamp_and_phase,
@@ -862,7 +862,8 @@ pub fn replace_daemon_set_pod_node_name_node_affinity(affinity: Option<Affinity>
 mod tests {
     use super::*;
     use crate::daemonset::rollout::{NodeRuntime, Rollout};
-    use crate::daemonset::seed::{Manifests, DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
+    use crate::daemonset::manifests::Manifests;
+    use crate::incident::seed::{DEVICE_PLUGIN_V1_YAML, DEVICE_PLUGIN_V2_YAML};
     use k8s_openapi::api::core::v1::{NodeSpec, NodeStatus, Taint};
     use k8s_openapi::api::node::v1::RuntimeClass;
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::events::{reason, Event};
+use crate::kubernetes::events::{reason, Event};
 use super::kubectl::pod_ready_and_status;
 use super::pod::{get_target_node_name, pod_name};
 use super::rollout::Rollout;

@@ -6,7 +6,7 @@ use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Pod;
 use serde::Serialize;
 
-use super::events::Event;
+use crate::kubernetes::events::Event;
 use crate::kubernetes::tabwriter::TabWriter;
 use super::pod::{pod_name, pod_node_name, pod_phase, unix};
 
@@ -165,26 +165,6 @@ pub fn tabbed(text: &str) -> String {
     tabwrite(text, 0, 2)
 }
 
-/// `DescribeEvents`: the `Events:` section (un-tabbed; the caller's writer aligns it).
-pub fn describe_events(events: &[&Event], now: i64) -> String {
-    if events.is_empty() {
-        return "Events:\t<none>\n".into();
-    }
-    let mut sorted: Vec<&Event> = events.to_vec();
-    sorted.sort_by_key(|e| e.last_timestamp);
-    let mut out = String::from("Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n");
-    for e in sorted {
-        let first = human_duration(now - e.first_timestamp);
-        let interval = if e.count > 1 {
-            format!("{} (x{} over {first})", human_duration(now - e.last_timestamp), e.count)
-        } else {
-            first
-        };
-        out.push_str(&format!("  {}\t{}\t{interval}\t{}\t{}\n", e.type_, e.reason, e.source, e.message.trim()));
-    }
-    out
-}
-
 /// `kubectl describe ds NAME`: the header fields, the counters, the pod-status tally
 /// (`Running / Waiting / Succeeded / Failed` by phase), the template's labels and
 /// images, and the events. The pod template is summarised (labels, containers with
@@ -228,7 +208,7 @@ pub fn describe_ds<'a>(ds: &DaemonSet, pods: impl IntoIterator<Item = &'a Pod>, 
     for c in &template_spec.containers {
         out.push_str(&format!("   {}:\n    Image:\t{}\n", c.name, c.image.as_deref().unwrap_or("")));
     }
-    out.push_str(&describe_events(events, now));
+    out.push_str(&crate::kubernetes::kubectl::events_text(events.iter().copied(), now));
     tabbed(&out)
 }
 

@@ -1,5 +1,6 @@
 //! The DaemonSet step of the lab: the controller's rolling update, its status, the
-//! kubectl views a learner reads, and the diagnosis of a stalled rollout.
+//! kubectl views a learner reads, and the diagnosis of a stalled rollout (as codes and
+//! arguments; the incident's texts word them, [`crate::incident::text`]).
 //!
 //! # Layout
 //!
@@ -11,7 +12,6 @@
 //! - [`controller`]: one `syncDaemonSet`, stepped by the caller; pod creation
 //!   (generateName, labels, tolerations, the `matchFields metadata.name` affinity),
 //!   events, status.
-//! - [`events`]: events with the correlator's `(xN over …)` aggregation.
 //! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
 //! - [`store`]: the controller's pod cache, indexed by target node (what a sync, a
 //!   binding pass and a kubelet pass read instead of scanning every pod).
@@ -23,35 +23,24 @@
 //!   the root, each link with its evidence.
 //! - [`node_containerd`]: a node's runtime read off its containerd [`Daemon`](crate::containerd::Daemon),
 //!   with the containerd model's findings (table replaced, not restarted, restart would fail).
-//! - [`artifacts`]: the earlier steps' artifacts computed by their models — the merge
-//!   explanation, check-runtime verdicts, scheduler verdicts, the slot table.
-//! - [`incident`]: an incident as one value (rollout + daemons + fix + plugin config) and
-//!   the learner's run: stall, evidence, fix, finish.
-//! - [`report`]: the incident report (Markdown and JSON, Korean and English).
-//! - [`seed`]: manifests from YAML, and the lab's own incident (3 GPU nodes on containerd
-//!   1.6.20, one never restarted after the NVIDIA drop-in replaced its CRI table).
-//! - [`text`]: Korean and English sentences for the diagnosis codes.
+//! - [`manifests`]: Nodes, DaemonSets and RuntimeClasses from YAML, and a rollout from
+//!   them (the running DaemonSet settled, then its update applied).
 //! - [`rng`]: the seeded generator for what upstream leaves to chance.
 //!
 //! **Architecture Invariant:** pure and deterministic: time is a value (`now`, unix
 //! seconds) and the Go-map node order is an input ([`NodeOrder`]).
 
-pub mod artifacts;
 pub mod bind_index;
 pub mod controller;
 pub mod diagnosis;
-pub mod events;
-pub mod incident;
 pub mod kubectl;
+pub mod manifests;
 pub mod node_containerd;
 pub mod pod;
 pub mod predicates;
-pub mod report;
 pub mod rng;
 pub mod rollout;
-pub mod seed;
 pub mod store;
-pub mod text;
 pub mod update;
 
 pub use controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};

@@ -29,7 +29,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 use serde::{Deserialize, Serialize};
 
 use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
-use super::events::{reason, DEFAULT_SCHEDULER, KUBELET};
+use crate::kubernetes::events::{reason, DEFAULT_SCHEDULER, KUBELET};
 use crate::kubernetes::events::scheduling_event;
 use crate::kubernetes::kubelet::{create_pod_sandbox, LoadedCri, SandboxError};
 use crate::kubernetes::scheduler::framework::run_filter_plugins;

@@ -1,5 +1,5 @@
 //! Step 8 on the learner's cluster: the lab's incident (the seed's three GPU nodes and
-//! the device-plugin update, [`crate::daemonset::seed`]) with the learner's work in
+//! the device-plugin update, [`crate::incident::seed`]) with the learner's work in
 //! it — their node (steps 1–4: version, files, restart or SIGHUP) is
 //! [`LEARNER_NODE`], whose daemon the rollout's kubelet reads; their RuntimeClass
 //! (step 5) is the cluster's; their node status patches (step 6) are applied to the
@@ -17,9 +17,10 @@ use std::collections::BTreeMap;
 use crate::check_runtime::simulated::NodeCheck;
 use crate::containerd::{Daemon, MAIN_CONFIG};
 use crate::daemonset::diagnosis::{diagnose, Verdict};
-use crate::daemonset::incident::Incident;
-use crate::daemonset::seed::{incident_from_manifests, seed_manifests, BROKEN_NODE, NVIDIA_DROPIN};
-use crate::daemonset::text::{link_text, Lang};
+use crate::incident::run::Incident;
+use crate::incident::seed::{incident_from_manifests, seed_manifests, BROKEN_NODE, NVIDIA_DROPIN};
+use crate::incident::text::link_text;
+use crate::Lang;
 use crate::daemonset::NodeOrder;
 use crate::kubernetes::{patch, yaml};
 use crate::Severity;
@@ -159,7 +160,7 @@ pub fn ending(incident: &Incident, lang: Lang) -> Ending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemonset::seed::NVIDIA_DROPIN_FULL_TABLE;
+    use crate::incident::seed::NVIDIA_DROPIN_FULL_TABLE;
 
     fn work(version: &str, dropin: Option<&str>, ops: &[&str]) -> LabWork {
         let mut w = LabWork::default();

@@ -4,6 +4,18 @@
 //!
 //! # Layout
 //!
+//! - [`seed`]: the lab's own incident (3 GPU nodes on containerd 1.6.20, one never
+//!   restarted after the NVIDIA drop-in replaced its CRI table): manifests, files, fix.
+//! - [`run`]: an incident as one value ([`Incident`]: rollout + every node's containerd
+//!   daemon + check options + fix + device-plugin config) and a run of it: roll until
+//!   the stall, gather the evidence, fix the stalled nodes, roll on.
+//! - [`scenario`]: a scenario's steps run on the model backend as an incident
+//!   (`gpulab report scenarios/NAME`).
+//! - [`artifacts`]: the earlier steps' artifacts computed by their models — the merge
+//!   explanation, check-runtime verdicts, scheduler verdicts, the slot table.
+//! - [`report`]: the incident report (Markdown and JSON, Korean and English).
+//! - [`labels`]: the report's labels and sentences, each with its English and Korean.
+//! - [`text`]: Korean and English sentences for the diagnosis codes.
 //! - [`work`]: the learner's lab state as the progress file holds it, read with serde
 //!   (the companion's `gpulab report --work` and the chunk read the same text).
 //! - [`node`]: the learner's node (steps 1–4): files, version, the daemon after their
@@ -15,6 +27,15 @@
 //! This module sits above [`crate::daemonset`] and [`crate::scenario`]: it uses them,
 //! they do not use it.
 
+pub mod artifacts;
 pub mod lab;
+pub mod labels;
 pub mod node;
+pub mod report;
+pub mod run;
+pub mod scenario;
+pub mod seed;
+pub mod text;
 pub mod work;
+
+pub use run::{Incident, IncidentRun};

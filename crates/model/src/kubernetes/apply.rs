@@ -8,7 +8,7 @@
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 
-use super::events::{scheduling_event, Condition, EventRecord};
+use super::events::{scheduling_event, Condition, Event};
 use super::runtimeclass;
 use super::scheduler::explain::{explain_cycle, NodeExplanation};
 use super::scheduler::{schedule_one, FilterOptions, Outcome, PodInfo, ScheduleResult, Snapshot};
@@ -39,7 +39,7 @@ pub struct Scheduled {
     /// The pod as stored (defaulted and mutated by admission).
     pub pod: Pod,
     pub result: ScheduleResult,
-    pub event: EventRecord,
+    pub event: Event,
     pub condition: Condition,
     pub explanation: Vec<NodeExplanation>,
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Node, Pod, Taint, Toleration};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::events::{human_duration, EventRecord};
+use super::events::{human_duration, Event};
 use super::quantity::Quantity;
 use super::resources::{
     is_hugepage_resource_name, parse_resource_list, pod_requests, PodResourcesOptions, ResourceList,
@@ -23,25 +23,27 @@ fn age(t: Option<&Time>, now: i64) -> String {
 }
 
 /// `kubectl describe` Events section (`DescribeEvents`), sorted by last seen.
-pub fn describe_events(events: &[EventRecord], now: i64) -> String {
+pub fn describe_events(events: &[Event], now: i64) -> String {
     tabwriter::DESCRIBE.format(&events_text(events, now))
 }
 
-fn events_text(events: &[EventRecord], now: i64) -> String {
-    if events.is_empty() {
+/// The `Events:` section un-tabbed (`DescribeEvents`' lines), for a caller whose own
+/// `describe` writer aligns it with the rest (`describe ds`, `describe pod`).
+pub fn events_text<'a>(events: impl IntoIterator<Item = &'a Event>, now: i64) -> String {
+    let mut sorted: Vec<&Event> = events.into_iter().collect();
+    if sorted.is_empty() {
         return "Events:\t<none>\n".into();
     }
-    let mut sorted: Vec<&EventRecord> = events.iter().collect();
-    sorted.sort_by_key(|e| e.last_seen);
+    sorted.sort_by_key(|e| e.last_timestamp);
     let mut s = String::from("Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n");
     for e in sorted {
-        let first = human_duration(now.saturating_sub(e.first_seen));
+        let first = human_duration(now.saturating_sub(e.first_timestamp));
         let interval = if e.count > 1 {
-            format!("{} (x{} over {first})", human_duration(now.saturating_sub(e.last_seen)), e.count)
+            format!("{} (x{} over {first})", human_duration(now.saturating_sub(e.last_timestamp)), e.count)
         } else {
             first
         };
-        s.push_str(&format!("  {}\t{}\t{}\t{}\t{}\n", e.type_, e.reason, interval, e.from, e.message.trim()));
+        s.push_str(&format!("  {}\t{}\t{}\t{}\t{}\n", e.type_, e.reason, interval, e.source, e.message.trim()));
     }
     s
 }
@@ -286,7 +288,7 @@ pub fn qos_class(pod: &Pod) -> &'static str {
 }
 
 /// `kubectl describe pod` with the pod's events.
-pub fn describe_pod(pod: &Pod, events: &[EventRecord], now: i64) -> String {
+pub fn describe_pod(pod: &Pod, events: &[Event], now: i64) -> String {
     let spec = pod.spec.clone().unwrap_or_default();
     let status = pod.status.clone().unwrap_or_default();
     let mut s = String::new();
@@ -375,7 +377,7 @@ fn percent(part: i64, whole: i64) -> i64 {
 }
 
 /// `kubectl describe node` with the pods bound to it and its events.
-pub fn describe_node(node: &Node, pods: &[Pod], events: &[EventRecord], now: i64) -> String {
+pub fn describe_node(node: &Node, pods: &[Pod], events: &[Event], now: i64) -> String {
     let name = node.metadata.name.as_deref().unwrap_or("");
     let mut s = format!("Name:\t{name}\n");
     let roles = node_roles(node);
@@ -469,7 +471,7 @@ mod tests {
     /// NVIDIA/k8s-device-plugin#119: the FailedScheduling row as describe prints it.
     #[test]
     fn events_table_device_plugin_119() {
-        let mut e = EventRecord::once(
+        let mut e = Event::once(
             "Warning",
             "FailedScheduling",
             "default-scheduler",

@@ -6,7 +6,7 @@
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 
-use super::events::EventRecord;
+use super::events::Event;
 
 /// What the kubelet can see of a node's containerd: whether the CRI plugin loaded,
 /// the runtime handlers of the loaded config, and the default runtime name. The
@@ -76,8 +76,8 @@ impl SandboxError {
     }
 
     /// The Warning event at time `at`.
-    pub fn event(&self, at: i64) -> EventRecord {
-        EventRecord::once("Warning", FAILED_CREATE_POD_SANDBOX, "kubelet", self.event_message(), at)
+    pub fn event(&self, at: i64) -> Event {
+        Event::once("Warning", FAILED_CREATE_POD_SANDBOX, "kubelet", self.event_message(), at)
     }
 }
 

@@ -16,7 +16,8 @@
 //! - [`runtimeclass`]: the RuntimeClass admission plugin.
 //! - [`admission`]: the default mutating admission plugins before it.
 //! - [`scheduler`]: filters, preemption, scoring, `FitError`.
-//! - [`events`]: FailedScheduling / Scheduled events and the PodScheduled condition.
+//! - [`events`]: the one event type and its log with the correlator's `(xN over …)`
+//!   aggregation; FailedScheduling / Scheduled events and the PodScheduled condition.
 //! - [`advertisement`]: device plugin → kubelet → node status, layer by layer.
 //! - [`kubelet`]: sandbox creation against the node's loaded containerd config.
 //! - [`patch`]: `kubectl patch node --subresource=status` and the API server's refusals.

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use crate::daemonset::diagnosis::diagnose;
 use crate::daemonset::node_containerd::node_runtime;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
-use crate::daemonset::seed::{Manifests, SEED_EPOCH};
+use crate::daemonset::manifests::{Manifests, SEED_EPOCH};
 use crate::daemonset::NodeOrder;
 use crate::kubernetes::advertisement::{advertise, apply_to_node, GpuNodeLayers};
 use crate::kubernetes::dra::dynamicresources::State as DraState;

@@ -72,7 +72,6 @@
 //!   Kubernetes side.
 //! - [`pods`]: pods through admission, the scheduler and the kubelet's sandbox.
 //! - [`parity`]: two records diffed.
-//! - [`incident`]: a scenario run gathered into the incident report's inputs.
 //! - [`locate`]: where a finding points (line:column of the text it names).
 //!
 //! **Architecture Invariant:** pure, like the rest of the model: files come in through
@@ -82,7 +81,6 @@ pub mod cluster;
 pub mod engine;
 pub mod expect;
 pub mod format;
-pub mod incident;
 pub mod locate;
 pub mod model;
 pub mod parity;

@@ -3,7 +3,7 @@
 //! verbatim inside them.
 
 use super::mig::GeometryError;
-use super::table::Lang;
+use crate::Lang;
 use crate::diagnostic::Diagnostic;
 
 /// The text of one diagnostic.

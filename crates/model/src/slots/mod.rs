@@ -43,7 +43,7 @@ pub use config::{load as load_config, Deployment, DevicePluginConfig, LoadedConf
 pub use gpu::{ComputeCapability, GpuModel};
 pub use mig::{check_geometry, Geometry, MigCatalog};
 pub use node::{advertise, NodeAdvertisement, NodeSpec, PluginState};
-pub use table::{slot_table, Lang, SlotTable, TableRequest};
+pub use table::{slot_table, SlotTable, TableRequest};
 pub use version::PluginVersion;
 
 /// A cluster under one config: the file, the plugin version, the deployment's env, the nodes.

@@ -10,28 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{self, Deployment, MigStrategy, SharingStrategy};
 use super::gpu::GpuModel;
+use crate::Lang;
 use super::mig::{Geometry, MigCatalog};
 use super::node::{advertise, Backing, NodeSpec, PluginState};
 use super::version::PluginVersion;
-
-/// Output language for labels (upstream texts stay verbatim).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    #[default]
-    En,
-    Ko,
-}
-
-impl Lang {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "en" | "english" => Some(Lang::En),
-            "ko" | "kr" | "korean" | "한국어" => Some(Lang::Ko),
-            _ => None,
-        }
-    }
-}
 
 /// A sharing mode to put in the table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

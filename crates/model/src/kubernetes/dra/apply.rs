@@ -14,7 +14,7 @@ use k8s_openapi::api::resource::v1::AllocationResult;
 
 use super::dynamicresources::{Plugin, State, DEALLOCATED};
 use crate::kubernetes::apply::{admit, schedule, Rejection, Scheduled};
-use crate::kubernetes::events::EventRecord;
+use crate::kubernetes::events::Event;
 use crate::kubernetes::scheduler::{FilterOptions, NodeOutcome, Outcome, PodInfo, Snapshot};
 
 /// What became of one pod.
@@ -22,7 +22,7 @@ use crate::kubernetes::scheduler::{FilterOptions, NodeOutcome, Outcome, PodInfo,
 pub enum Applied {
     /// The resource claim controller could not make a claim
     /// (`FailedResourceClaimCreation`); the scheduler never tries the pod.
-    ClaimNotCreated { pod: Pod, event: EventRecord },
+    ClaimNotCreated { pod: Pod, event: Event },
     /// PreEnqueue holds the pod: the reason (the scheduler writes no event for it).
     Waiting { pod: Pod, reason: String },
     /// The scheduling cycle's verdict, and the claims it allocated (by claim name)

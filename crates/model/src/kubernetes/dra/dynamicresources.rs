@@ -25,7 +25,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 
 use super::allocator::{AllocateError, Allocator, DeviceId, Features};
 use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
-use crate::kubernetes::events::EventRecord;
+use crate::kubernetes::events::Event;
 use crate::kubernetes::scheduler::framework::{DraCycle, DraReason, DynamicResources};
 use crate::kubernetes::scheduler::{Code, NodeInfo, PodInfo, Status};
 use crate::kubernetes::version::KubeVersion;
@@ -152,7 +152,7 @@ impl State {
     /// for the first template that does not exist. The five random characters of
     /// the generated name are derived from the pod's name here (the real ones are
     /// random).
-    pub fn create_claims_for(&mut self, pod: &mut Pod, at: i64) -> Option<EventRecord> {
+    pub fn create_claims_for(&mut self, pod: &mut Pod, at: i64) -> Option<Event> {
         let namespace = pod_ns(pod).to_string();
         let pod_name = name(&pod.metadata).to_string();
         let claims = pod.spec.as_ref().and_then(|s| s.resource_claims.clone()).unwrap_or_default();
@@ -169,7 +169,7 @@ impl State {
                     "PodResourceClaim {}: resource claim template {template_name:?}: resourceclaimtemplate.resource.k8s.io {template_name:?} not found",
                     pc.name
                 );
-                event = Some(EventRecord::once("Warning", "FailedResourceClaimCreation", "resource_claim", message, at));
+                event = Some(Event::once("Warning", "FailedResourceClaimCreation", "resource_claim", message, at));
                 break;
             };
             let base = generate_name_base(&pod_name, &pc.name);

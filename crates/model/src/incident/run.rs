@@ -16,11 +16,11 @@ use crate::check_runtime::simulated::NodeCheck;
 use crate::containerd::Daemon;
 
 use super::artifacts::{check_runtime_run, merge_artifact, rollout_scheduler_verdicts, slot_artifact, FixRecord, SlotInput};
-use super::diagnosis::{diagnose, Verdict};
-use super::node_containerd::node_runtime;
+use crate::daemonset::diagnosis::{diagnose, Verdict};
+use crate::daemonset::node_containerd::node_runtime;
 use super::report::Artifacts;
-use super::rollout::{NodeRuntime, Rollout};
-use super::text::Lang;
+use crate::daemonset::rollout::{NodeRuntime, Rollout};
+use crate::Lang;
 
 /// `when` of the check run at the stall, before anything was restarted.
 pub const BEFORE_RESTART: &str = "before-restart";

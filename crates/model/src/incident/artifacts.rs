@@ -19,10 +19,10 @@ use crate::containerd::{self, Daemon};
 use crate::slots::{self, table::Mode, Deployment, GpuModel, MigCatalog, PluginVersion, TableRequest};
 use crate::Diagnostic;
 
-use super::events::Event;
+use crate::kubernetes::events::Event;
 use super::report::{CheckRuntimeRun, SlotRow};
-use super::rollout::Rollout;
-use super::text::Lang;
+use crate::daemonset::rollout::Rollout;
+use crate::Lang;
 
 /// A setting an earlier file made that a later file's table dropped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,8 +142,8 @@ pub fn check_runtime_run(node: &str, when: &str, daemon: &Daemon, check: &NodeCh
         .or_else(|| report.findings.iter().find(|f| f.status == check_runtime::Status::Restart))
         .or_else(|| report.findings.iter().find(|f| f.status == check_runtime::Status::Fail));
     let reason = match decisive {
-        Some(f) => check_runtime::message(f, check_runtime::Lang::En),
-        None => check_runtime::verdict_text(report.verdict, &check.handler, check_runtime::Lang::En),
+        Some(f) => check_runtime::message(f, Lang::En),
+        None => check_runtime::verdict_text(report.verdict, &check.handler, Lang::En),
     };
     CheckRuntimeRun {
         node: node.into(),
@@ -194,10 +194,6 @@ pub fn slot_artifact(input: &SlotInput, lang: Lang) -> Result<(slots::SlotTable,
     let catalog = MigCatalog::embedded()?;
     let model = GpuModel::known(&input.gpu_model)?.ok_or_else(|| format!("unknown GPU model {:?}", input.gpu_model))?;
     let nodes = u32::try_from(input.nodes.len()).map_err(|_| "too many nodes".to_string())?;
-    let slot_lang = match lang {
-        Lang::En => slots::Lang::En,
-        Lang::Ko => slots::Lang::Ko,
-    };
     let mut req = TableRequest {
         model,
         gpus_per_node: input.gpus_per_node,
@@ -208,7 +204,7 @@ pub fn slot_artifact(input: &SlotInput, lang: Lang) -> Result<(slots::SlotTable,
         version: PluginVersion::REFERENCE,
         deployment: Deployment::default(),
     };
-    let config_only = slots::slot_table(&req, &catalog, slot_lang);
+    let config_only = slots::slot_table(&req, &catalog, lang);
     let config_row = config_only.rows.first().ok_or("the slot model gave no row for the config")?;
     let replicas = config_row.seats_per_gpu.and_then(|s| u32::try_from(s).ok()).unwrap_or(1).max(1);
     let memory = match config_row.guaranteed_memory_mib.first().and_then(|(_, m)| *m) {
@@ -229,5 +225,5 @@ pub fn slot_artifact(input: &SlotInput, lang: Lang) -> Result<(slots::SlotTable,
         })
         .collect();
     req.modes = vec![Mode::Config, Mode::None, Mode::Mps { replicas }];
-    Ok((slots::slot_table(&req, &catalog, slot_lang), rows))
+    Ok((slots::slot_table(&req, &catalog, lang), rows))
 }

@@ -4,28 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::diagnosis::{CauseLink, Evidence};
-
-/// The two languages the lab ships.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    Ko,
-    En,
-}
-
-impl std::str::FromStr for Lang {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "ko" => Ok(Lang::Ko),
-            "en" => Ok(Lang::En),
-            other => Err(format!("unknown language {other:?} (ko or en)")),
-        }
-    }
-}
+use crate::daemonset::diagnosis::{CauseLink, Evidence};
+use crate::Lang;
 
 /// The sentence template of a code: `{arg}` placeholders.
 fn template(code: &str, lang: Lang) -> Option<&'static str> {

@@ -6,16 +6,16 @@
 //! (files written, restarts on the stalled nodes after the stall), and the slot table
 //! of a `plugin-config` step. `gpulab report scenarios/NAME` renders the result.
 
-use crate::daemonset::artifacts::{check_runtime_run, merge_artifact, rollout_scheduler_verdicts, slot_artifact, FixRecord, SchedulerVerdict, SlotInput};
+use crate::incident::artifacts::{check_runtime_run, merge_artifact, rollout_scheduler_verdicts, slot_artifact, FixRecord, SchedulerVerdict, SlotInput};
 use crate::daemonset::diagnosis::diagnose;
-use crate::daemonset::incident::{IncidentRun, IF_RESTARTED_AS_IS};
-use crate::daemonset::report::{Artifacts, CheckRuntimeRun};
+use crate::incident::run::{IncidentRun, IF_RESTARTED_AS_IS};
+use crate::incident::report::{Artifacts, CheckRuntimeRun};
 use crate::daemonset::rollout::Rollout;
-use crate::daemonset::text::Lang;
+use crate::Lang;
 
-use super::engine::Backend;
-use super::format::{Action, Scenario};
-use super::model::ModelBackend;
+use crate::scenario::engine::Backend;
+use crate::scenario::format::{Action, Scenario};
+use crate::scenario::model::ModelBackend;
 
 /// Adds a check run gathered automatically unless it repeats the node's previous run
 /// (same verdict, same findings): the scenario's own checks already said it.
