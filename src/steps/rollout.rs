@@ -421,8 +421,8 @@ mod tests {
         let mut unfixed = Work::default();
         unfixed.restart.ops = ops(&[DaemonOp::WriteDropin, DaemonOp::RunCheck, DaemonOp::Restart, DaemonOp::Wait, DaemonOp::RunCheck]);
         unfixed.kube.patches = vec![
-            gpulab_view::NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() },
-            gpulab_view::NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "abc".into() },
+            gpulab_view::NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() },
+            gpulab_view::NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "abc".into() },
         ];
         unfixed.rollout.syncs = 12;
         unfixed.rollout.node = "gpu-node-2".into();

@@ -149,14 +149,14 @@ for (const w of walks) {
     if (w.fix) assert.doesNotMatch(await sandbox.locator(".k8s-sandbox-events").textContent(), /FailedCreatePodSandBox/);
     else assert.match(await sandbox.locator(".k8s-sandbox-events").textContent(), /FailedCreatePodSandBox .*unknown service runtime\.v1\.RuntimeService/);
 
-    // Step 6: advertise one GPU on gpu-node-1 (the node steps 5–6 give the learner's
+    // Step 6: advertise one GPU on gpu-node-2 (the node steps 5–6 give the learner's
     // containerd): the scheduler binds the pod there.
     await goStep(page, 6);
     await page.locator(".k8s-verdict").waitFor(CHUNK);
     assert.match(await text(page, ".k8s-verdict"), /Pending/);
-    await choose(page, ".k8s-patch-node select", "gpu-node-1");
+    await choose(page, ".k8s-patch-node select", "gpu-node-2");
     await press(page, ".k8s-patch-apply");
-    await page.locator(".k8s-verdict").filter({ hasText: "Scheduled to gpu-node-1" }).waitFor();
+    await page.locator(".k8s-verdict").filter({ hasText: "Scheduled to gpu-node-2" }).waitFor();
     assert.equal((await text(page, ".k8s-patches")).trim(), en ? "Patches applied: 1" : "적용한 패치: 1개");
 
     // Step 7: three nodes at two replicas: 8 GPUs × 2 × 3 = 48 seats.
@@ -202,8 +202,12 @@ for (const w of walks) {
     has(en ? "Check 1 (t=0s): `restart-needed` (exit 2)" : "확인 1 (t=0s): `restart-needed` (종료 코드 2)", "step 4's first check");
     has(en ? `Check 2 (t=5s): ${w.fix ? "`pass` (exit 0)" : "`check-failed` (exit 1)"}` : `확인 2 (t=5s): ${w.fix ? "`pass` (종료 코드 0)" : "`check-failed` (종료 코드 1)"}`, "step 4's check after the restart");
     has(RUNTIMECLASS, "step 5's RuntimeClass");
-    has(en ? `The kubelet on gpu-node-1: sandbox ${w.fix ? "started" : "not started"}` : `kubelet: gpu-node-1: 샌드박스 ${w.fix ? "시작됨" : "시작 안 됨"}`, "step 5's sandbox");
-    has("kubectl patch node gpu-node-1 --subresource=status (nvidia.com/gpu=1)`: " + (en ? "applied" : "적용됨"), "step 6's patch");
+    has(en ? `The kubelet on gpu-node-2: sandbox ${w.fix ? "started" : "not started"}` : `kubelet: gpu-node-2: 샌드박스 ${w.fix ? "시작됨" : "시작 안 됨"}`, "step 5's sandbox");
+    has("kubectl patch node gpu-node-2 --subresource=status (nvidia.com/gpu=1)`: " + (en ? "applied" : "적용됨"), "step 6's patch");
+    // The verdict that sent the learner to patch, then the one after the patch.
+    has(`\`cuda-vectoradd\` — ${en ? "before the node status patches of step 6" : "6단계 노드 상태 패치 전"}: FailedScheduling (default-scheduler)`, "step 6's verdict before the patch");
+    has(`\`cuda-vectoradd\` — ${en ? "after the node status patches of step 6" : "6단계 노드 상태 패치 후"}: Scheduled (default-scheduler)`, "step 6's verdict after the patch");
+    assert.ok(!md.includes(en ? "no pod of this run was left Pending" : "Pending으로 남긴 파드 없음"), "a pod that waited is not reported as one that never did");
     has("| nvidia.com/gpu: 16 | 2 | 16 | 48 |", "step 7's slot table: 8 GPUs × 2 replicas × 3 nodes");
     has(w.words, "step 8's own words");
     // Named after a fixed node, the answer is judged wrong: nothing stalls there.

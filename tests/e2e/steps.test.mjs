@@ -362,17 +362,17 @@ test("step 6: the verdict equals `gpulab schedule`; patching node status and the
   await page.locator(".k8s-verdict").filter({ hasText: "Kubernetes 1.33" }).waitFor();
   assert.equal(await scheduleShown(page), schedule(cluster, "1.33"));
   await page.locator(".k8s-version select").selectOption("1.36");
-  // Advertise one GPU on gpu-node-1 (the device plugin's registration, by hand).
-  await page.locator(".k8s-patch-node select").selectOption("gpu-node-1");
+  // Advertise one GPU on gpu-node-2 (the device plugin's registration, by hand).
+  await page.locator(".k8s-patch-node select").selectOption("gpu-node-2");
   await page.locator(".k8s-patch-apply").focus();
   await page.keyboard.press("Enter");
-  await page.locator(".k8s-verdict").filter({ hasText: "Scheduled to gpu-node-1" }).waitFor();
-  const patched = cluster.replace(/(name: gpu-node-1[\s\S]*?capacity:\n)([\s\S]*?allocatable:\n)/, '$1    nvidia.com/gpu: "1"\n$2    nvidia.com/gpu: "1"\n');
+  await page.locator(".k8s-verdict").filter({ hasText: "Scheduled to gpu-node-2" }).waitFor();
+  const patched = cluster.replace(/(name: gpu-node-2[\s\S]*?capacity:\n)([\s\S]*?allocatable:\n)/, '$1    nvidia.com/gpu: "1"\n$2    nvidia.com/gpu: "1"\n');
   assert.notEqual(patched, cluster);
   assert.equal(await scheduleShown(page), schedule(patched));
-  const row = page.locator(".k8s-node[data-node='gpu-node-1'] tr", { hasText: "nvidia.com/gpu" });
+  const row = page.locator(".k8s-node[data-node='gpu-node-2'] tr", { hasText: "nvidia.com/gpu" });
   assert.deepEqual(await row.locator("th, td").allTextContents(), ["nvidia.com/gpu", "1", "1"]);
-  // Bound now: the kubelet on gpu-node-1 cannot start the sandbox before the restart.
+  // Bound now: the kubelet on gpu-node-2 cannot start the sandbox before the restart.
   assert.match(await page.locator(".k8s-sandbox.before-restart .k8s-sandbox-pods").textContent(), /ContainerCreating/);
   assert.match(await page.locator(".k8s-sandbox.before-restart .k8s-sandbox-events").textContent(), /FailedCreatePodSandBox/);
   assert.equal(await page.locator(".k8s-outcome pre[lang='en']").count() > 0, true, "upstream texts are marked English");

@@ -181,3 +181,38 @@ fn default_work_steps_as_the_seed() {
         assert_eq!(text, pods, "after {syncs} syncs");
     }
 }
+
+/// Step 6 as the learner lived it: the pod stayed Pending, they advertised one GPU on
+/// their node (gpu-node-2, the node of steps 1–4 and of step 8), and it was scheduled
+/// there. The report keeps both verdicts, each with its stage — not "no pod was left
+/// Pending" — and the page's report is the companion's.
+#[test]
+fn report_keeps_step_6_verdicts_before_and_after_the_patch() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/progress");
+    let mut progress: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/fixed.json")).unwrap()).unwrap();
+    progress["work"]["kube"]["patches"] = serde_json::json!([{ "node": "gpu-node-2", "resource": "nvidia.com/gpu", "quantity": "1" }]);
+    let tmp = std::env::temp_dir().join(format!("gpulab-step6-{}.json", std::process::id()));
+    std::fs::write(&tmp, progress.to_string()).unwrap();
+    let path = tmp.to_str().unwrap();
+    let (code, json) = gpulab(&["report", "--work", path, "--output", "json"]);
+    let (_, md) = gpulab(&["report", "--work", path, "--lang", "en"]);
+    std::fs::remove_file(&tmp).unwrap();
+    assert_eq!(code, 0, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let verdicts: Vec<(&str, &str, &str)> = v["incident"]["artifacts"]["scheduler"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["stage"].as_str().unwrap_or("-"), s["reason"].as_str().unwrap(), s["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(verdicts.len(), 2, "{verdicts:?}");
+    assert_eq!(verdicts[0].0, "before-patches");
+    assert_eq!(verdicts[0].1, "FailedScheduling");
+    assert!(verdicts[0].2.starts_with("0/2 nodes are available: 2 Insufficient nvidia.com/gpu."), "{}", verdicts[0].2);
+    assert_eq!(verdicts[1], ("after-patches", "Scheduled", "Successfully assigned default/cuda-vectoradd to gpu-node-2"));
+    assert!(md.contains("- `cuda-vectoradd` — before the node status patches of step 6: FailedScheduling (default-scheduler)"), "{md}");
+    assert!(!md.contains("no pod of this run was left Pending"), "{md}");
+    let request = serde_json::json!({ "lang": "en", "work": progress.to_string(), "broken": false }).to_string();
+    let reply: serde_json::Value = serde_json::from_str(&gpu_node_lab_k8s::rollout(&request)).unwrap();
+    assert_eq!(reply["Ok"]["report_md"].as_str().unwrap(), md, "page and companion differ");
+}

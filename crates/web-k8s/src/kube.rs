@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn step_4_operations_reach_the_kubelet() {
         let mut req = request();
-        req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+        req.patches.push(NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
         req.node_ops = vec!["write-dropin".into(), "restart".into(), "wait".into()];
         let KubeOutcome::Created { sandboxes, .. } = view(&req).outcome else { panic!() };
         let [s] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
@@ -259,7 +259,7 @@ mod tests {
     }
 
     /// The lab's files leave the GPU pod Pending with the scheduler's FitError; after
-    /// the learner advertises `nvidia.com/gpu` on gpu-node-1 the pod is bound there,
+    /// the learner advertises `nvidia.com/gpu` on gpu-node-2 the pod is bound there,
     /// and the kubelet's sandbox result depends on containerd's restart.
     #[test]
     fn patching_node_status_changes_the_verdict() {
@@ -270,7 +270,7 @@ mod tests {
         let KubeOutcome::Created { verdict, events, sandboxes, .. } = &before.outcome else { panic!("{:?}", before.outcome) };
         assert!(verdict.contains("Pending"), "{verdict}");
         assert!(events.contains("FailedScheduling"), "{events}");
-        assert!(sandboxes.iter().all(|s| !s.scheduled && s.node == "gpu-node-1"), "{sandboxes:?}");
+        assert!(sandboxes.iter().all(|s| !s.scheduled && s.node == "gpu-node-2"), "{sandboxes:?}");
         let [before_restart, after_restart] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
         assert!(!before_restart.started && before_restart.events.contains("FailedCreatePodSandBox"), "{before_restart:?}");
         assert!(before_restart.get_pods.contains("ContainerCreating"), "{}", before_restart.get_pods);
@@ -278,13 +278,13 @@ mod tests {
         // CRI plugin does not load at all (the model's verdict, not the handler's).
         assert!(!after_restart.started && after_restart.events.contains("unknown service"), "{after_restart:?}");
         assert!(!before_restart.events.contains("FailedScheduling"));
-        req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+        req.patches.push(NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
         let after = view(&req);
         assert!(after.patch_errors.is_empty());
         let KubeOutcome::Created { verdict, sandboxes, .. } = &after.outcome else { panic!("{:?}", after.outcome) };
-        assert!(verdict.contains("Scheduled to gpu-node-1"), "{verdict}");
+        assert!(verdict.contains("Scheduled to gpu-node-2"), "{verdict}");
         assert_eq!(sandboxes.len(), 2);
-        let gpu = after.cluster.iter().find(|n| n.name == "gpu-node-1").unwrap();
+        let gpu = after.cluster.iter().find(|n| n.name == "gpu-node-2").unwrap();
         assert!(gpu.resources.iter().any(|(r, c, a)| r == "nvidia.com/gpu" && c == "1" && a == "1"));
     }
 
@@ -295,7 +295,7 @@ mod tests {
         let mut req = request();
         req.patches = vec![
             NodePatch { node: "nope".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() },
-            NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "one".into() },
+            NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "one".into() },
         ];
         let v = view(&req);
         assert_eq!(v.patch_errors.len(), 2, "{:?}", v.patch_errors);
@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(v.patches_applied, 0);
         assert_eq!(v.patch_errors[1].matches("regular expression").count(), 1, "{}", v.patch_errors[1]);
         assert!(v.patch_errors[1].starts_with("The request is invalid: patch: Invalid value: "), "{}", v.patch_errors[1]);
-        req.patches.push(NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "2".into() });
+        req.patches.push(NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "2".into() });
         assert_eq!(view(&req).patches_applied, 1);
     }
 

@@ -18,13 +18,14 @@
 //! ([`gpulab_model::incident::labels`]).
 
 use gpulab_model::containerd::MAIN_CONFIG;
-use gpulab_model::incident::artifacts::{check_runtime_run, merge_artifact, SchedulerVerdict};
+use gpulab_model::incident::artifacts::{check_runtime_run, PatchStage, merge_artifact, SchedulerVerdict};
 use gpulab_model::incident::labels::Label;
 use gpulab_model::incident::report::{build_report, IncidentReport};
 use gpulab_model::Lang;
 use gpulab_model::incident::lab::{self, Ending, Variant, LEARNER_NODE};
 use gpulab_model::incident::node::{self, DROPIN};
 use gpulab_model::incident::work::{read_progress, LabWork};
+use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::{patch, yaml};
 use gpulab_view::{CheckRequest, CheckRun, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, SlotsRequest};
 use serde::Serialize;
@@ -164,11 +165,7 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
         by_hand: work.restart.supervisor == "by-hand",
     };
     let (kube, event) = crate::kube::view_and_event(&kube_req);
-    if let Some(e) = event.filter(|e| e.reason == "FailedScheduling") {
-        let (pod_yaml, _) = yaml::load(crate::kube::POD, &work.kube.pod);
-        let pod = pod_yaml.pods.first().and_then(|p| p.object.metadata.name.clone()).unwrap_or_default();
-        artifacts.scheduler.insert(0, SchedulerVerdict { pod, reason: e.reason, source: e.source, message: e.message, count: e.count });
-    }
+    artifacts.scheduler.splice(0..0, step_6_verdicts(&kube_req, event, &work.kube.pod));
     let (cluster, _) = yaml::load(crate::kube::CLUSTER, &work.kube.cluster);
     let mut nodes: Vec<_> = cluster.nodes.into_iter().map(|l| l.object).collect();
     let patches = kube_req
@@ -356,4 +353,22 @@ impl LabReport {
     pub fn to_json(&self) -> Result<String, String> {
         serde_json::to_string_pretty(self).map_err(|e| e.to_string())
     }
+}
+
+/// The scheduler's verdicts of step 6 as the learner saw them. Without patches: the
+/// pod's `FailedScheduling`, if it stayed Pending. With patches: the verdict before
+/// them when it was `FailedScheduling` (what sent the learner to patch), then the one
+/// after them, whatever it is — `Scheduled` included, so a pod they got scheduled does
+/// not read as one that never waited.
+fn step_6_verdicts(req: &KubeRequest, event: Option<Event>, pod_text: &str) -> Vec<SchedulerVerdict> {
+    let (pod_yaml, _) = yaml::load(crate::kube::POD, pod_text);
+    let pod = pod_yaml.pods.first().and_then(|p| p.object.metadata.name.clone()).unwrap_or_default();
+    let verdict = |e: Event, stage| SchedulerVerdict { pod: pod.clone(), reason: e.reason, source: e.source, message: e.message, count: e.count, stage };
+    if req.patches.is_empty() {
+        return event.filter(|e| e.reason == "FailedScheduling").map(|e| verdict(e, None)).into_iter().collect();
+    }
+    let unpatched = KubeRequest { patches: Vec::new(), ..req.clone() };
+    let before = crate::kube::view_and_event(&unpatched).1.filter(|e| e.reason == "FailedScheduling");
+    let before = before.map(|e| verdict(e, Some(PatchStage::BeforePatches)));
+    before.into_iter().chain(event.map(|e| verdict(e, Some(PatchStage::AfterPatches)))).collect()
 }

@@ -86,6 +86,18 @@ pub struct SchedulerVerdict {
     /// The scheduler's message, byte for byte.
     pub message: String,
     pub count: u32,
+    /// Where in step 6 the learner saw it, when they patched node status there: the
+    /// verdict before their patches and the one after are both theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<PatchStage>,
+}
+
+/// Before or after the learner's `kubectl patch node --subresource=status` of step 6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatchStage {
+    BeforePatches,
+    AfterPatches,
 }
 
 /// What was done to fix a stalled node.
@@ -165,7 +177,7 @@ pub fn scheduler_verdicts<'a>(events: impl IntoIterator<Item = &'a Event>) -> Ve
             v.count += e.count;
             continue;
         }
-        out.push(SchedulerVerdict { pod, reason: e.reason.clone(), source: e.source.clone(), message: e.message.clone(), count: e.count });
+        out.push(SchedulerVerdict { pod, reason: e.reason.clone(), source: e.source.clone(), message: e.message.clone(), count: e.count, stage: None });
     }
     out
 }

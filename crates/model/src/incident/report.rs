@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::artifacts::{FixRecord, MergeArtifact, SchedulerVerdict};
+use super::artifacts::{FixRecord, MergeArtifact, PatchStage, SchedulerVerdict};
 use crate::daemonset::diagnosis::{diagnose, Diagnosis, Verdict};
 use crate::daemonset::kubectl::{get_pods_wide, table, tabbed, GET_DS_HEADER};
 use crate::kubernetes::kubectl::events_text;
@@ -404,7 +404,12 @@ impl IncidentReport {
         }
         for v in &self.artifacts.scheduler {
             let times = if v.count > 1 { format!(" ×{}", v.count) } else { String::new() };
-            md.push_str(&format!("- `{}`: {} ({}{times})\n\n```\n{}\n```\n\n", v.pod, v.reason, v.source, v.message));
+            let stage = match v.stage {
+                Some(PatchStage::BeforePatches) => format!(" — {}", t(l, Label::BeforeNodePatches)),
+                Some(PatchStage::AfterPatches) => format!(" — {}", t(l, Label::AfterNodePatches)),
+                None => String::new(),
+            };
+            md.push_str(&format!("- `{}`{stage}: {} ({}{times})\n\n```\n{}\n```\n\n", v.pod, v.reason, v.source, v.message));
         }
 
         md.push_str(&format!("### {}\n\n", t(l, Label::TimeSlicingSlotTableStep)));

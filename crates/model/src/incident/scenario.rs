@@ -109,6 +109,7 @@ pub fn incident_run(scenario: &Scenario, lang: Lang) -> Result<IncidentRun, Stri
                     source: "default-scheduler".into(),
                     message: p.message.clone(),
                     count: 1,
+                    stage: None,
                 });
             }
         }
