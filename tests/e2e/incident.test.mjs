@@ -19,7 +19,7 @@ import { serve, launch, newCheckedPage, companion } from "./serve.mjs";
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
 const GPULAB = path.resolve(process.env.GPULAB ?? "../../target/debug/gpulab");
-const FULL_TABLE = readFileSync(new URL("../../crates/model/src/daemonset/seed/containerd/99-nvidia-full-table.toml", import.meta.url), "utf8");
+const FULL_TABLE = readFileSync(new URL("../../crates/model/src/incident/seed/containerd/99-nvidia-full-table.toml", import.meta.url), "utf8");
 const RUNTIMECLASS = readFileSync(new URL("../../src/steps/data/runtimeclass.yaml", import.meta.url), "utf8");
 const CHUNK = { timeout: 60000 };
 
