@@ -606,14 +606,14 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
         assert_eq!(texts(&root, class), vec![text]);
     }
     assert!(texts(&root, ".k8s-verdict")[0].contains("Pending"));
-    set_value(&root, ".k8s-patch-node select", "gpu-node-1");
+    set_value(&root, ".k8s-patch-node select", "gpu-node-2");
     click(&root, ".k8s-patch-apply");
     yew::scheduler::flush().await;
-    input.patches.push(gpulab_view::NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+    input.patches.push(gpulab_view::NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
     for (class, text) in shown(&input) {
         assert_eq!(texts(&root, class), vec![text]);
     }
-    assert!(texts(&root, ".k8s-verdict")[0].contains("Scheduled to gpu-node-1"));
+    assert!(texts(&root, ".k8s-verdict")[0].contains("Scheduled to gpu-node-2"));
     handle.update(options(&[("step", 5.into())])).unwrap();
     yew::scheduler::flush().await;
     set_value(&root, ".k8s-runtimeclass textarea", "");
