@@ -99,7 +99,6 @@ test("iframes: resize messages to allowed parents, origin allowlist, independent
   // resize is still on its way lands beside the button (CI, a loaded 2-core machine,
   // even after the frames had kept their places for half a second). The button is
   // pressed by keyboard (focus, Enter), which no layout shift can miss.
-  await layoutSettled(page);
   await page.frameLocator("#d").locator("[data-step='1']").focus();
   await page.keyboard.press("Enter");
   await page.frameLocator("#d").locator("[data-step='1'][aria-current=step]").waitFor();
@@ -108,20 +107,3 @@ test("iframes: resize messages to allowed parents, origin allowlist, independent
   assert.deepEqual(errors, []);
   await page.close();
 });
-
-/** Resolves once every iframe of the page has kept its box for `quietMs`. */
-async function layoutSettled(page, quietMs = 500) {
-  await page.waitForFunction((quietMs) => {
-    const boxes = JSON.stringify([...document.querySelectorAll("iframe")].map((f) => {
-      const r = f.getBoundingClientRect();
-      return [r.x, r.y, r.width, r.height];
-    }));
-    const now = performance.now();
-    if (window.__boxes !== boxes) {
-      window.__boxes = boxes;
-      window.__boxesSince = now;
-      return false;
-    }
-    return now - window.__boxesSince >= quietMs;
-  }, quietMs, { polling: 100, timeout: 20000 });
-}
