@@ -37,10 +37,15 @@ impl Oracle {
     /// (`$GPULAB_CACHE/containerd/1.7.34/containerd`, the same on every machine); else
     /// the path as it is (`/usr/bin/containerd`).
     pub fn shown(&self) -> String {
-        match self.containerd.strip_prefix(cache_root()) {
-            Ok(rel) => format!("$GPULAB_CACHE/containerd/{}", rel.display()),
-            Err(_) => self.containerd.display().to_string(),
-        }
+        shown(&self.containerd)
+    }
+}
+
+/// A path as messages and recordings carry it: under the cache, relative to it.
+fn shown(path: &Path) -> String {
+    match path.strip_prefix(cache_root()) {
+        Ok(rel) => format!("$GPULAB_CACHE/containerd/{}", rel.display()),
+        Err(_) => path.display().to_string(),
     }
 }
 
@@ -74,7 +79,7 @@ fn cached(version: &Version) -> Result<Oracle, String> {
     let dir = cache_root().join(version.to_string());
     let containerd = dir.join("containerd");
     if !containerd.is_file() {
-        return Err(format!("{} is missing (`scripts/oracle-containerd.sh {version}` builds it)", containerd.display()));
+        return Err(format!("{} is missing (`scripts/oracle-containerd.sh {version}` builds it)", shown(&containerd)));
     }
     probe(&containerd, &dir.join("ctr"))
 }

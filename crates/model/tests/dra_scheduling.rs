@@ -123,7 +123,7 @@ const PREEMPT_2: &str = "preemption: 0/2 nodes are available: 2 Preemption is no
 /// The PostFilter prefix of a pod whose claims DynamicResources never saw (PreFilter
 /// rejected it first): `no new claims to deallocate, ` on 1.34–1.36, nothing on 1.37.
 fn no_claims(v: KubeVersion) -> &'static str {
-    if v <= KubeVersion::V1_36 {
+    if v.line() <= KubeVersion::V1_36 {
         "no new claims to deallocate, "
     } else {
         ""
@@ -133,7 +133,7 @@ fn no_claims(v: KubeVersion) -> &'static str {
 /// The PostFilter prefix when DynamicResources freed nothing: `still not
 /// schedulable, ` on 1.34–1.36, nothing on 1.37 (the real v1.37.2 scheduler).
 fn still(v: KubeVersion) -> &'static str {
-    if v <= KubeVersion::V1_36 {
+    if v.line() <= KubeVersion::V1_36 {
         "still not schedulable, "
     } else {
         ""

@@ -4,26 +4,56 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A supported Kubernetes minor version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub enum KubeVersion {
-    V1_33,
-    V1_34,
-    #[default]
-    V1_35,
-    V1_36,
-    V1_37,
+/// A supported Kubernetes release: a minor line (1.33–1.37) and, where the user named
+/// one, its patch. The lines are the knob the page and the CLI offer; a patch matters
+/// only where a line changed inside itself (the 1.34 taint text), and a line named without
+/// a patch is its newest patch the model knows (the one a cluster made today runs).
+///
+/// Ordered by line, then patch, with a line named without a patch first: `v >= V1_34` holds
+/// for every 1.34.x. Bounds from above compare lines (`v.line() <= V1_36`), so that 1.36.3
+/// is inside "up to 1.36".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVersion {
+    minor: u8,
+    patch: Option<u16>,
+}
+
+impl Default for KubeVersion {
+    fn default() -> Self {
+        KubeVersion::V1_35
+    }
 }
 
 impl KubeVersion {
-    /// Every supported version, oldest first.
+    pub const V1_33: KubeVersion = KubeVersion::line_of(33);
+    pub const V1_34: KubeVersion = KubeVersion::line_of(34);
+    pub const V1_35: KubeVersion = KubeVersion::line_of(35);
+    pub const V1_36: KubeVersion = KubeVersion::line_of(36);
+    pub const V1_37: KubeVersion = KubeVersion::line_of(37);
+
+    /// Every supported line, oldest first.
     pub const ALL: [KubeVersion; 5] = [KubeVersion::V1_33, KubeVersion::V1_34, KubeVersion::V1_35, KubeVersion::V1_36, KubeVersion::V1_37];
 
-    /// TaintToleration names the first untolerated taint (`{KEY: VALUE}`) on 1.33 and
-    /// early 1.34; from 1.35 (and late 1.34 patches, PR #134740) it does not. The model
-    /// treats 1.34 as the early patches (the cherry-pick's first patch is not known).
+    const fn line_of(minor: u8) -> KubeVersion {
+        KubeVersion { minor, patch: None }
+    }
+
+    /// The minor line this release belongs to (`1.34.0` → `1.34`).
+    pub fn line(self) -> KubeVersion {
+        KubeVersion::line_of(self.minor)
+    }
+
+    /// The patch the user named, if any.
+    pub fn patch(self) -> Option<u16> {
+        self.patch
+    }
+
+    /// TaintToleration names the first untolerated taint (`{KEY: VALUE}`) on 1.33 and on
+    /// 1.34.0–1.34.1; from 1.34.2 (the cherry-pick of PR #134740) and 1.35 it does not
+    /// (`pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go` at each tag;
+    /// checked against the real v1.34.0 and v1.34.4 schedulers by the recorded runs).
     pub fn legacy_taint_message(self) -> bool {
-        self <= KubeVersion::V1_34
+        self.line() < KubeVersion::V1_34 || (self.line() == KubeVersion::V1_34 && self.patch.is_some_and(|p| p < 2))
     }
 
     /// NodeResourcesFit returns UnschedulableAndUnresolvable when a request exceeds the
@@ -43,7 +73,7 @@ impl KubeVersion {
     /// (`pkg/scheduler/framework/plugins/dynamicresources`, v1.37.2; checked against the
     /// real v1.37.2 scheduler by `gpulab parity --backend kube`).
     pub fn dra_no_claims_message(self) -> bool {
-        self.dynamic_resources_enabled() && self <= KubeVersion::V1_36
+        self.dynamic_resources_enabled() && self.line() <= KubeVersion::V1_36
     }
 
     /// The DynamicResources PostFilter of a pod with claims, when it freed none, says
@@ -51,19 +81,17 @@ impl KubeVersion {
     /// v1.37.2 scheduler: `… 1 node(s) didn't match Pod's node affinity/selector.
     /// preemption: …`). `deallocation of ResourceClaim completed` stays in 1.37.
     pub fn dra_still_not_schedulable_message(self) -> bool {
-        self.dynamic_resources_enabled() && self <= KubeVersion::V1_36
+        self.dynamic_resources_enabled() && self.line() <= KubeVersion::V1_36
     }
 }
 
 impl fmt::Display for KubeVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            KubeVersion::V1_33 => "1.33",
-            KubeVersion::V1_34 => "1.34",
-            KubeVersion::V1_35 => "1.35",
-            KubeVersion::V1_36 => "1.36",
-            KubeVersion::V1_37 => "1.37",
-        })
+        write!(f, "1.{}", self.minor)?;
+        match self.patch {
+            Some(p) => write!(f, ".{p}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -80,11 +108,23 @@ impl fmt::Display for UnknownVersion {
 
 impl FromStr for KubeVersion {
     type Err = UnknownVersion;
-    /// Accepts `1.35`, `v1.35`, `1.35.2`.
+    /// Accepts `1.35`, `v1.35`, `1.35.2`, `v1.34.0`; a pre-release or build suffix of the
+    /// patch (`1.36.0-rc.1`, `1.37.2+abc`) is refused, the model knows releases only.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim().trim_start_matches('v');
-        let minor: String = t.split('.').take(2).collect::<Vec<_>>().join(".");
-        KubeVersion::ALL.into_iter().find(|v| v.to_string() == minor).ok_or_else(|| UnknownVersion(s.to_string()))
+        let unknown = || UnknownVersion(s.to_string());
+        let t = s.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let mut parts = t.split('.');
+        let (major, minor, patch) = (parts.next(), parts.next(), parts.next());
+        if major != Some("1") || parts.next().is_some() {
+            return Err(unknown());
+        }
+        let number = |p: &str| if !p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()) && (p == "0" || !p.starts_with('0')) { p.parse::<u16>().ok() } else { None };
+        let line = minor.and_then(number).and_then(|m| KubeVersion::ALL.into_iter().find(|v| u16::from(v.minor) == m)).ok_or_else(unknown)?;
+        match patch {
+            None => Ok(line),
+            Some(p) => number(p).map(|p| KubeVersion { patch: Some(p), ..line }).ok_or_else(unknown),
+        }
     }
 }
 
@@ -96,11 +136,36 @@ mod tests {
     #[test]
     fn parses_versions() {
         assert_eq!("1.35".parse(), Ok(KubeVersion::V1_35));
-        assert_eq!("v1.33.4".parse(), Ok(KubeVersion::V1_33));
-        assert_eq!("v1.37.2".parse(), Ok(KubeVersion::V1_37));
+        assert_eq!("v1.33.4".parse::<KubeVersion>().map(KubeVersion::line), Ok(KubeVersion::V1_33));
+        assert_eq!("v1.37.2".parse::<KubeVersion>().map(|v| (v.line(), v.patch())), Ok((KubeVersion::V1_37, Some(2))));
         assert!("1.32".parse::<KubeVersion>().is_err());
         assert!("1.38".parse::<KubeVersion>().is_err());
         assert!("1.3".parse::<KubeVersion>().is_err());
+        for bad in ["", "v", "1", "2.35", "1.35.", "1.35.x", "1.35.2.1", "1.36.0-rc.1", "1.035", "1.35.99999"] {
+            assert!(bad.parse::<KubeVersion>().is_err(), "{bad:?}");
+        }
+    }
+
+    /// A patch is kept and printed; the line forgets it; every 1.34.x is at least 1.34 and
+    /// "up to 1.36" holds for 1.36.3 by its line.
+    #[test]
+    fn patches_order_inside_their_line() {
+        let v = "v1.34.0".parse::<KubeVersion>().unwrap();
+        assert_eq!((v.to_string(), v.line(), v.patch()), ("1.34.0".to_string(), KubeVersion::V1_34, Some(0)));
+        assert!(v >= KubeVersion::V1_34 && v < KubeVersion::V1_35);
+        let late = "1.36.3".parse::<KubeVersion>().unwrap();
+        assert!(late.dra_no_claims_message() && !"1.37.2".parse::<KubeVersion>().unwrap().dra_no_claims_message());
+    }
+
+    /// The taint text changed inside 1.34: 1.34.0 and 1.34.1 name the taint, 1.34.2 on
+    /// does not, and a 1.34 named without a patch is the newest (the changed text).
+    #[test]
+    fn the_taint_text_changed_at_1_34_2() {
+        let legacy = |s: &str| s.parse::<KubeVersion>().unwrap().legacy_taint_message();
+        let table = [("1.33", true), ("1.33.7", true), ("1.34.0", true), ("1.34.1", true), ("1.34.2", false), ("1.34.4", false), ("1.34", false), ("1.35", false), ("1.37.2", false)];
+        for (v, want) in table {
+            assert_eq!(legacy(v), want, "{v}");
+        }
     }
 
     /// The refusal lists exactly the versions the model has, from the one table.
