@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
-use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
+use gpulab_model::daemonset::kubectl::{table, GET_DS_HEADER};
+use gpulab_model::kubernetes::kubectl::get_pods_wide;
 use gpulab_model::containerd::Version;
 use gpulab_model::incident::run::Incident;
 use gpulab_model::daemonset::rollout::RoundRecord;

@@ -1,10 +1,11 @@
-//! `kubectl get pods -o wide` (issue 18 item 4: one kubectl printer), byte for byte.
-//! The snapshot `tests/snapshots/get_pods_wide.txt` holds, for every pod shape below,
-//! what the printer writes — the shapes the lab's callers make (the DaemonSet
-//! rollout's pods, the scheduler's and the kubelet's pods of steps 5–6) and those where
-//! kubectl's `printPod` (pkg/printers/internalversion/printers.go) decides a cell in a
-//! way a simpler printer gets wrong: readiness, a deleted pod's status, nominated
-//! node, readiness gates, `podIPs`, restarts with their last termination, order.
+//! `kubectl get pods -o wide` (issue 18 item 4: one kubectl printer,
+//! `kubernetes::kubectl::get_pods_wide`), byte for byte. The snapshot
+//! `tests/snapshots/get_pods_wide.txt` holds, for every pod shape below, what it
+//! writes — the shapes the lab's callers make (the DaemonSet rollout's pods, the
+//! scheduler's and the kubelet's pods of steps 5–6) and those where kubectl's `printPod`
+//! (pkg/printers/internalversion/printers.go) decides a cell in a way the lab's two
+//! former printers got wrong: readiness, a deleted pod's status, nominated node,
+//! readiness gates, `podIPs`, signals, restarts with their last termination, order.
 //! Regenerate with `UPDATE_SNAPSHOTS=1 cargo test -p gpulab-model --test kubectl_get_pods`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -172,10 +173,8 @@ fn printed(print: impl Fn(&[Pod], i64) -> String) -> String {
     cases.iter().map(|(name, pods, now)| format!("== {name} ==\n{}", print(pods, *now))).collect()
 }
 
-/// Both printers, each over every shape, pinned before they become one.
+/// The one printer over every shape, byte for byte.
 #[test]
 fn get_pods_wide_snapshot() {
-    let daemonset = printed(|pods, now| gpulab_model::daemonset::kubectl::get_pods_wide(pods.iter(), now));
-    let kubernetes = printed(gpulab_model::kubernetes::kubectl::get_pods_wide);
-    common::check_snapshot("get_pods_wide.txt", &format!("### daemonset::kubectl::get_pods_wide\n{daemonset}\n### kubernetes::kubectl::get_pods_wide\n{kubernetes}"));
+    common::check_snapshot("get_pods_wide.txt", &printed(|pods, now| gpulab_model::kubernetes::kubectl::get_pods_wide(pods, now)));
 }
