@@ -380,6 +380,34 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// The typed bodies are, as JSON values, the ones the backend wrote by hand before
+    /// (pinned here from it); only their keys' order differs (k8s-openapi's, not sorted).
+    #[test]
+    fn typed_bodies_equal_the_former_json() {
+        let ns = create_namespace("gpulab-incident-r1", "r1").unwrap();
+        assert_eq!(body(&ns), json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpulab-incident-r1", "labels": {RUN_LABEL: "r1"}}}));
+        let now = "2026-11-29T21:00:00Z";
+        let e = PodEvent { ns: "ns", pod: "p", uid: "uid-1", node: "gpu-node-2", reason: "FailedCreatePodSandBox", message: "m", warning: true, run: "r1", now, seq: 3 };
+        assert_eq!(
+            body(&pod_event(&e).unwrap()),
+            json!({
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": "p.gpulab3", "namespace": "ns", "labels": {RUN_LABEL: "r1"}},
+                "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": "p", "namespace": "ns", "uid": "uid-1"},
+                "reason": "FailedCreatePodSandBox",
+                "message": "m",
+                "type": "Warning",
+                "source": {"component": "kubelet", "host": "gpu-node-2"},
+                "reportingComponent": "kubelet",
+                "reportingInstance": "gpu-node-2",
+                "firstTimestamp": now,
+                "lastTimestamp": now,
+                "count": 1,
+            })
+        );
+    }
+
     /// Every request asks for JSON, and none has an empty query (`…?`) or an empty first
     /// pair (`?&…`).
     #[test]
