@@ -1,13 +1,14 @@
 //! Reading the manifests `gpulab schedule` and `gpulab rollout` are given, as kubectl
 //! reads `-f`: a file of YAML documents, or a `kubectl get nodes,pods -A -o yaml|json`
 //! dump (`kind: List`), or `-` for stdin. The model parses them
-//! ([`gpulab_model::kubernetes::yaml::load`]); this is the I/O and the printing of its
-//! diagnostics.
+//! ([`gpulab_model::kubernetes::yaml::load`]; the rollout's objects through
+//! [`gpulab_model::daemonset::manifests::Manifests::add_yaml`]); this is the I/O and the
+//! printing of its findings.
 
 use std::io::Read;
 use std::path::Path;
 
-use gpulab_model::kubernetes::yaml::{load, Manifests};
+use gpulab_model::daemonset::manifests::ROLLOUT_KINDS;
 use gpulab_model::Diagnostic;
 
 /// The name stdin goes by in diagnostics.
@@ -25,25 +26,22 @@ pub fn read_source(path: &Path) -> Result<(String, String), String> {
     Ok((name, text))
 }
 
-/// Reads and loads `path`; I/O errors go to `errors`, the model's findings to `diags`.
-pub fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>) -> Manifests {
-    match read_source(path) {
-        Ok((name, text)) => {
-            let (m, d) = load(&name, &text);
-            diags.extend(d);
-            m
-        }
-        Err(e) => {
-            errors.push(e);
-            Manifests::default()
-        }
-    }
-}
-
-/// `file:line:col: error[code]: …`, the form both commands print a finding in: a
-/// YAML syntax error in kubectl's words, other findings as `k=v; …`
-/// ([`gpulab_model::kubernetes::yaml::message`]).
+/// `file:line:col: error[code]: …`, the form the companion prints a manifest finding
+/// in (`gpulab schedule`, `gpulab rollout`, a scenario's setup).
 pub fn diagnostic_line(d: &Diagnostic) -> String {
     let at = d.primary.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    format!("{at}error[{}]: {}", d.code, gpulab_model::kubernetes::yaml::message(d))
+    format!("{at}{}", finding_message(d))
+}
+
+/// `error[code]: …` without the place: a YAML syntax error in kubectl's words, a kind
+/// the rollout does not model named with the kinds it does, other findings as
+/// `k=v; …` ([`gpulab_model::kubernetes::yaml::message`]).
+pub fn finding_message(d: &Diagnostic) -> String {
+    let message = match (d.code.as_str(), d.get("kind")) {
+        ("rollout-kind-unmodelled", Some(kind)) => {
+            format!("kind {kind:?} is not part of the rollout model ({})", ROLLOUT_KINDS.join(", "))
+        }
+        _ => gpulab_model::kubernetes::yaml::message(d),
+    };
+    format!("error[{}]: {message}", d.code)
 }

@@ -36,7 +36,8 @@ fn incident_run(args: &ReportArgs, lang: Lang) -> Result<IncidentRun, String> {
                 return Err(format!("{only} is a scenario directory: it runs its own steps (no --broken-node, no --restart-after-stall)"));
             }
             let scenario = crate::scenario::load(dir).map_err(|e| e.join("\n"))?;
-            return gpulab_model::incident::scenario::incident_run(&scenario, lang);
+            return gpulab_model::incident::scenario::incident_run(&scenario, lang)
+                .map_err(|e| crate::scenario::backend_error_lines(&e).join("\n"));
         }
     }
     let incident = crate::rollout::build_incident(&args.rollout)?;

@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
-use gpulab_model::daemonset::kubectl::{get_pods_wide, table, GET_DS_HEADER};
+use gpulab_model::daemonset::kubectl::{table, GET_DS_HEADER};
+use gpulab_model::kubernetes::kubectl::get_pods_wide;
 use gpulab_model::containerd::Version;
 use gpulab_model::incident::run::Incident;
 use gpulab_model::daemonset::rollout::RoundRecord;
@@ -18,7 +19,7 @@ use gpulab_model::daemonset::NodeOrder;
 
 use crate::cli::RolloutArgs;
 use crate::exit::ExitCode;
-use crate::manifests::{diagnostic_line, read};
+use crate::manifests::{diagnostic_line, read_source};
 use gpulab_model::kubernetes::yaml::load;
 use crate::output::OutputFormat;
 
@@ -55,38 +56,22 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
         return seed_incident_full(order, seed);
     }
     let mut manifests = Manifests::default();
+    // Every file through the Kubernetes model's one loader, each finding printed at its
+    // file:line:col. `-f` is the cluster (its Pods are not the rollout's); a positional
+    // file holds only the rollout's kinds.
+    let findings = |ds: Vec<gpulab_model::Diagnostic>| ds.iter().map(diagnostic_line).collect::<Vec<_>>().join("\n");
     for path in &args.filenames {
-        let (mut diags, mut errors) = (Vec::new(), Vec::new());
-        let cluster = read(path, &mut diags, &mut errors);
-        errors.extend(diags.iter().map(diagnostic_line));
-        if !errors.is_empty() {
-            return Err(errors.join("\n"));
+        let (name, text) = read_source(path)?;
+        let (cluster, diags) = load(&name, &text);
+        if !diags.is_empty() {
+            return Err(findings(diags));
         }
-        manifests.nodes.extend(cluster.nodes.into_iter().map(|l| l.object));
-        manifests.runtime_classes.extend(cluster.runtime_classes.into_iter().map(|l| l.object));
-        manifests.daemon_sets.extend(cluster.daemon_sets.into_iter().map(|l| l.object));
+        manifests.add_from_cluster(cluster);
     }
     for file in &args.inputs {
-        let text = std::fs::read_to_string(file).map_err(|e| {
-            format!("{file}: {e} (give YAML manifests, or the built-in scenario {SEED_SCENARIO:?})")
-        })?;
-        // The same reader as `-f` (each document typed straight from its text).
-        let (m, diags) = load(file, &text);
-        if !diags.is_empty() {
-            return Err(diags.iter().map(diagnostic_line).collect::<Vec<_>>().join("\n"));
-        }
-        let others = [
-            m.pods.first().map(|l| ("Pod", &l.span)),
-            m.config_maps.first().map(|l| ("ConfigMap", &l.span)),
-            m.events.first().map(|l| ("Event", &l.span)),
-            m.deferred.first().map(|d| (d.kind.as_str(), &d.span)),
-        ];
-        if let Some((kind, at)) = others.into_iter().flatten().min_by_key(|(_, at)| at.line) {
-            return Err(format!("{at}: kind {kind:?} is not part of the rollout model (Node, DaemonSet, RuntimeClass)"));
-        }
-        manifests.nodes.extend(m.nodes.into_iter().map(|l| l.object));
-        manifests.runtime_classes.extend(m.runtime_classes.into_iter().map(|l| l.object));
-        manifests.daemon_sets.extend(m.daemon_sets.into_iter().map(|l| l.object));
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("{file}: {e} (give YAML manifests, or the built-in scenario {SEED_SCENARIO:?})"))?;
+        manifests.add_yaml(file, &text).map_err(findings)?;
     }
     let default_version = Version::parse(SEED_CONTAINERD_VERSION).map_err(|e| e.to_string())?;
     let mut daemons = BTreeMap::new();

@@ -26,7 +26,7 @@ use crate::exit::ExitCode;
 use crate::manifests::{diagnostic_line, read_source};
 use crate::output::OutputFormat;
 
-/// Reads and loads `path` (`-`: stdin) as [`crate::manifests::read`] does, and types
+/// Reads `path` (`-`: stdin, [`crate::manifests::read_source`]), loads it, and types
 /// the DRA objects it holds into `dra`.
 /// `cluster`: the file is the cluster to schedule on, whose bound pods are kept as
 /// the scheduler's accounting only ([`load_cluster`]).

@@ -72,7 +72,7 @@ fn handle(state: &Shared, method: &str, uri: &str, content_type: &str, body: &[u
     let query: BTreeMap<String, String> = query
         .split('&')
         .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.replace("%3D", "=").replace("%2C", ",")))
+        .map(|(k, v)| (k.to_string(), v.replace("%3D", "=").replace("%2C", ",").replace("%2F", "/")))
         .collect();
     let body: Value = if body.is_empty() { Value::Null } else { serde_json::from_slice(body).unwrap_or(Value::Null) };
     s.rv += 1;
@@ -290,13 +290,13 @@ fn replay_creates_then_removes_everything() {
     assert!(stderr.contains("step 8"), "progress on stderr: {stderr}");
     assert!(stdout.contains("on kube") && stdout.contains("simulated kubelet"), "{stdout}");
     assert!(log_has(&state, "POST", "/api/v1/namespaces"));
-    assert!(log_has(&state, "PATCH", "/apis/node.k8s.io/v1/runtimeclasses/nvidia?fieldManager=gpulab&force=true"));
-    assert!(log_has(&state, "PATCH", "/api/v1/nodes/gpu-node-1?fieldManager=gpulab"));
+    assert!(log_has(&state, "PATCH", "/apis/node.k8s.io/v1/runtimeclasses/nvidia?force=true&fieldManager=gpulab"));
+    assert!(log_has(&state, "PATCH", "/api/v1/nodes/gpu-node-1?force=true&fieldManager=gpulab"));
     assert!(log_has(&state, "PATCH", "/api/v1/nodes/gpu-node-1/status"));
     assert!(log_has(&state, "PATCH", "/api/v1/namespaces/gpulab-advertisement-layers-"), "the pod is applied into the run's namespace");
     assert!(stdout.contains("ok   pod/gpu-pod.phase = \"Running\"") && stdout.contains("ok   pod/gpu-pod.node_name = \"gpu-node-1\""), "{stdout}");
-    assert!(log_has(&state, "DELETE", "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev/run%3D"));
-    assert!(log_has(&state, "DELETE", "/api/v1/nodes?labelSelector=gpulab.dev/run%3D"));
+    assert!(log_has(&state, "DELETE", "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev%2Frun%3D"));
+    assert!(log_has(&state, "DELETE", "/api/v1/nodes?labelSelector=gpulab.dev%2Frun%3D"));
     assert!(log_has(&state, "DELETE", "/api/v1/namespaces/gpulab-advertisement-layers-"));
     assert_eq!(labelled(&state), Vec::<String>::new(), "left behind");
     let s = state.lock().unwrap();

@@ -66,6 +66,36 @@ fn bad_input_exits_two() {
     assert_eq!(gpulab(&["rollout", "device-plugin-stall", "--order", "seed:x"]).0, 2);
 }
 
+/// A manifest the rollout cannot take is refused (exit 2) with each finding at its
+/// file:line:col: the Kubernetes loader's (a YAML syntax error in kubectl's words, as
+/// positional file and `-f` alike) and the rollout's own (a kind it does not model in a
+/// positional file; `-f`'s cluster may hold Pods, which are not the rollout's).
+#[test]
+fn manifest_findings_at_file_line() {
+    let dir = std::env::temp_dir().join(format!("gpulab-rollout-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pod = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n";
+    let cases = [
+        ("pod.yaml", pod, false, "pod.yaml:5:1: error[rollout-kind-unmodelled]: kind \"Pod\" is not part of the rollout model (Node, DaemonSet, RuntimeClass)\n"),
+        ("syntax.yaml", "kind: Node\nmetadata: {name: [\n", true, "syntax.yaml:3:1: error[k8s-yaml-invalid]: error parsing syntax.yaml: error converting YAML to JSON: yaml: line 2: did not find expected node content\n"),
+    ];
+    for (name, text, with_f, want) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.display().to_string();
+        let mut runs = vec![vec!["rollout", path.as_str()]];
+        if with_f {
+            runs.push(vec!["rollout", "-f", path.as_str(), path.as_str()]);
+        }
+        for args in runs {
+            let out = Command::new(env!("CARGO_BIN_EXE_gpulab")).args(&args).current_dir(&dir).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).replace(&format!("{}/", dir.display()), "");
+            assert_eq!((out.status.code(), stderr.as_str()), (Some(2), format!("gpulab rollout: {want}").as_str()), "{args:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `gpulab report --lang ko` writes the Korean Markdown report.
 #[test]
 fn report_ko() {

@@ -7,7 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Verdict};
-use gpulab_model::daemonset::kubectl::{get_ds, get_pods_wide};
+use gpulab_model::daemonset::kubectl::get_ds;
+use gpulab_model::kubernetes::kubectl::get_pods_wide;
 use gpulab_model::incident::seed::{seed_incident, seed_incident_full, BROKEN_NODE, NVIDIA_DROPIN_PATH};
 use gpulab_model::daemonset::NodeOrder;
 

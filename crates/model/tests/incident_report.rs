@@ -9,6 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+mod common;
+use common::check_snapshot;
+
 use gpulab_model::containerd::{self, Daemon, Files, Supervisor, Version, MAIN_CONFIG};
 use gpulab_model::incident::run::IncidentRun;
 use gpulab_model::incident::report::{build_report, IncidentReport};
@@ -46,24 +49,6 @@ fn variant(main: &str, version: &str) -> IncidentReport {
     report_of(incident.run(true, 50, Lang::En), Lang::En)
 }
 
-fn check_snapshot(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} missing: run with UPDATE_SNAPSHOTS=1", path.display()));
-    if expected != actual {
-        let first = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(0);
-        panic!(
-            "{name} differs from the snapshot at line {}:\n  expected: {:?}\n  actual:   {:?}\n(UPDATE_SNAPSHOTS=1 to accept)",
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first)
-        );
-    }
-}
 
 /// The English report, byte for byte.
 #[test]

@@ -8,7 +8,8 @@
 //! drop-in on their node.
 
 use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis, Evidence};
-use gpulab_model::daemonset::kubectl::{get_ds_column, get_pods_wide, table, GET_DS_HEADER};
+use gpulab_model::daemonset::kubectl::{get_ds_column, table, GET_DS_HEADER};
+use gpulab_model::kubernetes::kubectl::get_pods_wide;
 use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
 use gpulab_model::incident::text::{evidence_text, link_text};
 use gpulab_model::Lang;

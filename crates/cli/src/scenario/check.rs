@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use gpulab_model::containerd::version::MODELLED;
 use gpulab_model::diagnostic::{Diagnostic, Severity, Span};
 use gpulab_model::kubernetes::version::KubeVersion;
-use gpulab_model::scenario::{self, Scenario, SCENARIO_FILE};
+use gpulab_model::scenario::{self, Scenario, BackendError, SCENARIO_FILE};
 use gpulab_model::slots::gpu::GpuModel;
 use serde_json::json;
 
@@ -182,7 +182,21 @@ pub fn lint(dir: &Path) -> Result<Lint, String> {
     }
     let record = scenario::run_on_model(&s);
     if let Some(e) = &record.setup_error {
-        lint.diagnostics.push(diag("scenario-setup-fails", Severity::Error, &file, 1, 1, format!("the model cannot set the scenario up: {e}")));
+        // A finding on a manifest is reported at its own file:line (its text as
+        // `gpulab schedule` prints it); the model's other reasons at the scenario's top.
+        let at = |d: &Diagnostic| match d.primary.clone() {
+            Some(span) => Span { file: dir.join(&span.file).display().to_string(), ..span },
+            None => Span::new(file.as_str(), 1, 1),
+        };
+        match e {
+            BackendError::Findings(findings) => lint.diagnostics.extend(findings.iter().map(|d| {
+                let message = format!("the model cannot set the scenario up: {}", crate::manifests::finding_message(d));
+                Diagnostic::new("scenario-setup-fails", Severity::Error).arg("message", message).at(at(d))
+            })),
+            BackendError::Message(m) => {
+                lint.diagnostics.push(diag("scenario-setup-fails", Severity::Error, &file, 1, 1, format!("the model cannot set the scenario up: {m}")));
+            }
+        }
         lint.failed += 1;
     }
     for st in &record.steps {
@@ -194,7 +208,7 @@ pub fn lint(dir: &Path) -> Result<Lint, String> {
                 &file,
                 st.line,
                 col,
-                format!("step {} ({}): the model cannot do `{}`: {e}", st.index, st.name, st.action),
+                format!("step {} ({}): the model cannot do `{}`: {}", st.index, st.name, st.action, super::backend_error_lines(e).join("; ")),
             ));
             lint.failed += 1;
         }

@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use gpulab_model::scenario::{self, Backend, ModelBackend};
+use gpulab_model::scenario::{self, Backend, BackendError, ModelBackend};
 
 /// The kubernetes minor the scenarios name (the newest the model knows).
 const KUBERNETES: &str = "1.37";
@@ -345,9 +345,10 @@ fn run_model(name: &str, toml: &str, files: &[(String, String)]) -> Result<Vec<s
     let read = |rel: &str| files.iter().find(|(p, _)| p == rel).map(|(_, c)| c.clone()).ok_or_else(|| format!("{rel}: not generated"));
     let parsed = scenario::parse(name, scenario::SCENARIO_FILE, toml, &read).map_err(|d| format!("{name}: generated an invalid scenario: {d:?}"))?;
     let mut backend = ModelBackend::new();
-    backend.setup(&parsed)?;
+    let text = |e: BackendError| super::backend_error_lines(&e).join("\n");
+    backend.setup(&parsed).map_err(text)?;
     for step in &parsed.steps {
-        backend.act(&step.action)?;
+        backend.act(&step.action).map_err(text)?;
     }
     Ok(backend.cluster.map(|c| c.pods).unwrap_or_default())
 }

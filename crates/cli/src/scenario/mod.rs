@@ -15,7 +15,7 @@ pub mod recording;
 
 use std::path::{Path, PathBuf};
 
-use gpulab_model::scenario::{self, engine::Record, Parity, Scenario, SCENARIO_FILE};
+use gpulab_model::scenario::{self, engine::Record, Parity, Scenario, BackendError, SCENARIO_FILE};
 use serde_json::json;
 
 use crate::cli::{BackendKind, ParityArgs};
@@ -82,6 +82,16 @@ fn load_all(dirs: &[PathBuf]) -> Result<Vec<Scenario>, ExitCode> {
     Ok(out)
 }
 
+/// A backend's setup or step error as the companion prints it: each of the model's
+/// findings on its own line at file:line:col, as `gpulab schedule` and `gpulab rollout`
+/// print them ([`crate::manifests::diagnostic_line`]), or the backend's sentence.
+pub fn backend_error_lines(e: &BackendError) -> Vec<String> {
+    match e {
+        BackendError::Findings(findings) => findings.iter().map(crate::manifests::diagnostic_line).collect(),
+        BackendError::Message(message) => vec![message.clone()],
+    }
+}
+
 fn print_record(r: &Record, strict: bool) {
     let (held, failed, unobserved) = r.counts();
     let ok = if strict { r.passed() } else { r.passed_where_observed() };
@@ -92,12 +102,12 @@ fn print_record(r: &Record, strict: bool) {
     };
     println!("{verdict} {} on {}: {held} held, {failed} failed, {unobserved} not observed", r.scenario, r.backend);
     if let Some(e) = &r.setup_error {
-        println!("  setup failed: {e}");
+        println!("  setup failed: {}", backend_error_lines(e).join("\n    "));
     }
     for s in &r.steps {
         println!("  {:>2}. {} [{}{}]", s.index, s.name, s.action, s.node.as_deref().map(|n| format!(" {n}")).unwrap_or_default());
         if let Some(e) = &s.error {
-            println!("      error: {e}");
+            println!("      error: {}", backend_error_lines(e).join("\n             "));
         }
         for o in &s.observations {
             let mark = match (&o.observed, o.holds) {
@@ -268,6 +278,14 @@ fn parity_recorded(s: &Scenario, rec: &recording::Recording, file: &Path) -> Res
 
 fn print_parity(p: &Parity) {
     println!("{} {} vs model: {} agree, {} differ, {} not compared", if p.ok() { "AGREE" } else { "DIFFER" }, p.scenario, p.agree, p.differ, p.not_compared);
+    for e in p.setup_error.iter().flat_map(backend_error_lines) {
+        println!("  error: setup: {e}");
+    }
+    for (index, name, error) in &p.step_errors {
+        for e in backend_error_lines(error) {
+            println!("  error: step {index} ({name}): {e}");
+        }
+    }
     for e in &p.errors {
         println!("  error: {e}");
     }
@@ -443,7 +461,7 @@ fn report(results: &[Parity], missing: &[String], recorded: Option<&str>, output
             println!("{} scenarios: {} agree, {} differ, {} not compared", results.len(), sum(|p| p.agree), sum(|p| p.differ), sum(|p| p.not_compared));
         }
     }
-    if results.iter().any(|p| !p.errors.is_empty()) && results.iter().all(|p| p.differ == 0) {
+    if results.iter().any(Parity::has_errors) && results.iter().all(|p| p.differ == 0) {
         return ExitCode::External;
     }
     if ok { ExitCode::Success } else { ExitCode::CheckFailed }

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use gpulab_model::check_runtime::Status;
 use gpulab_model::containerd::{CommandOutput, Supervisor};
 use gpulab_model::kubernetes::kubelet::LoadedCri;
-use gpulab_model::scenario::engine::{Backend, Unobservable};
+use gpulab_model::scenario::engine::{Backend, BackendError, Unobservable};
 use gpulab_model::scenario::expect::{Domain, Field, Observed};
 use gpulab_model::scenario::format::{Action, NodeSpec, Scenario};
 use gpulab_model::scenario::model::{check_field, dump_field};
@@ -327,7 +327,7 @@ impl Backend for RealContainerd {
         "containerd".to_string()
     }
 
-    fn setup(&mut self, scenario: &Scenario) -> Result<(), String> {
+    fn setup(&mut self, scenario: &Scenario) -> Result<(), BackendError> {
         self.notes.push("systemd is simulated: a dead daemon under supervisor = systemd is started again by the companion once the scenario clock passes RestartSec".into());
         for (i, spec) in scenario.nodes.iter().enumerate() {
             let dir = self.base.join(format!("n{i}"));
@@ -354,7 +354,7 @@ impl Backend for RealContainerd {
         Ok(())
     }
 
-    fn act(&mut self, action: &Action) -> Result<(), String> {
+    fn act(&mut self, action: &Action) -> Result<(), BackendError> {
         if let Some(name) = action.node() {
             if self.node(name)?.skipped.is_some() {
                 return Ok(());
@@ -370,7 +370,7 @@ impl Backend for RealContainerd {
                 let i = self.nodes.iter().position(|n| &n.spec.name == node).ok_or("no node")?;
                 if let Some(n) = self.nodes.get_mut(i) {
                     if matches!(action, Action::Restart { .. }) && n.is_running() && !n.stop(None) {
-                        return Err(format!("{node}: containerd did not stop on SIGTERM"));
+                        return Err(format!("{node}: containerd did not stop on SIGTERM").into());
                     }
                 }
                 self.start_node(i)?;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::kubernetes::events::{reason, Event};
-use super::kubectl::pod_ready_and_status;
+use crate::kubernetes::kubectl::pod_row;
 use super::pod::{get_target_node_name, pod_name};
 use super::rollout::Rollout;
 use crate::Span;
@@ -241,7 +241,8 @@ fn node_chain(rollout: &Rollout, node: &str, ds_object: &str, failed_creates: &[
     };
     let name = pod_name(pod).to_string();
     let object = format!("Pod/{name}");
-    let (ready, status, _) = pod_ready_and_status(pod);
+    let row = pod_row(pod, rollout.now());
+    let (ready, status) = (row.ready, row.status);
     let field = if status == "ContainerCreating" { "status.containerStatuses[0].state.waiting.reason" } else { "status.phase" };
     chain.push(link(
         "new-pod-not-ready",

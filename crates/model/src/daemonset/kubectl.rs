@@ -1,6 +1,7 @@
 //! What kubectl prints for the DaemonSet step, byte for byte: `rollout status`
-//! (`DaemonSetStatusViewer.Status`), `get ds`, `get pods -o wide`, `describe ds` and its
-//! events table, with kubectl's tab writers and `duration.HumanDuration` ages.
+//! (`DaemonSetStatusViewer.Status`), `get ds`, `describe ds` and its events table, with
+//! kubectl's tab writers and `duration.HumanDuration` ages. The pods' `get pods -o wide`
+//! is the Kubernetes model's one printer ([`crate::kubernetes::kubectl::get_pods_wide`]).
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Pod;
@@ -8,7 +9,7 @@ use serde::Serialize;
 
 use crate::kubernetes::events::Event;
 use crate::kubernetes::tabwriter::TabWriter;
-use super::pod::{pod_name, pod_node_name, pod_phase, unix};
+use super::pod::{pod_phase, unix};
 
 /// Go's `strconv.Quote` / `%q`.
 pub use crate::go::quote as go_quote;
@@ -115,49 +116,6 @@ pub const GET_DS_HEADER: &str = "NAME\tDESIRED\tCURRENT\tREADY\tUP-TO-DATE\tAVAI
 /// `kubectl get ds NAME`.
 pub fn get_ds(ds: &DaemonSet, now: i64) -> String {
     table(&format!("{GET_DS_HEADER}\n{}\n", get_ds_row(ds, now)))
-}
-
-/// The `READY` and `STATUS` columns of `get pods` (kubectl `printPod`, the parts the lab
-/// reaches: phase, status reason, a waiting container's reason, Terminating).
-pub fn pod_ready_and_status(pod: &Pod) -> (String, String, i32) {
-    let total = pod.spec.as_ref().map_or(0, |s| s.containers.len());
-    let status = pod.status.clone().unwrap_or_default();
-    let mut reason = status.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| pod_phase(pod).to_string());
-    let mut ready = 0;
-    let mut restarts = 0;
-    for c in status.container_statuses.iter().flatten().rev() {
-        restarts += c.restart_count;
-        let state = c.state.clone().unwrap_or_default();
-        if let Some(w) = state.waiting.as_ref().and_then(|w| w.reason.clone()).filter(|r| !r.is_empty()) {
-            reason = w;
-        } else if let Some(t) = state.terminated.as_ref() {
-            reason = t.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| format!("ExitCode:{}", t.exit_code));
-        } else if c.ready && state.running.is_some() {
-            ready += 1;
-        }
-    }
-    if pod.metadata.deletion_timestamp.is_some() {
-        reason = "Terminating".into();
-    }
-    (format!("{ready}/{total}"), reason, restarts)
-}
-
-/// `kubectl get pods -o wide` for the given pods (sorted by name, as the API lists them).
-pub fn get_pods_wide<'a>(pods: impl IntoIterator<Item = &'a Pod>, now: i64) -> String {
-    let mut pods: Vec<&Pod> = pods.into_iter().collect();
-    pods.sort_by(|a, b| pod_name(a).cmp(pod_name(b)));
-    let mut text = String::from("NAME\tREADY\tSTATUS\tRESTARTS\tAGE\tIP\tNODE\tNOMINATED NODE\tREADINESS GATES\n");
-    for pod in pods {
-        let (ready, status, restarts) = pod_ready_and_status(pod);
-        let ip = pod.status.as_ref().and_then(|s| s.pod_ip.clone()).unwrap_or_else(|| "<none>".into());
-        let node = Some(pod_node_name(pod)).filter(|n| !n.is_empty()).unwrap_or("<none>");
-        text.push_str(&format!(
-            "{}\t{ready}\t{status}\t{restarts}\t{}\t{ip}\t{node}\t<none>\t<none>\n",
-            pod_name(pod),
-            age(pod.metadata.creation_timestamp.as_ref().map(unix), now)
-        ));
-    }
-    table(&text)
 }
 
 /// `describe`'s tab writer (`tabbedString`): minwidth 0, padding 2.

@@ -1,17 +1,19 @@
-//! Reading Kubernetes manifests (multi-document YAML: Nodes, DaemonSets,
-//! RuntimeClasses) for the rollout, and a rollout from them: the running DaemonSet
-//! settled, then its update applied. The incident's seed ([`crate::incident::seed`]),
-//! `gpulab rollout` and the scenario engine start their rollouts here.
+//! The rollout's objects (Nodes, DaemonSets, RuntimeClasses) out of manifests read by
+//! the Kubernetes model's one loader ([`crate::kubernetes::yaml::load`]), and a rollout
+//! from them: the running DaemonSet settled, then its update applied. The incident's
+//! seed ([`crate::incident::seed`]), `gpulab rollout` and the scenario engine start
+//! their rollouts here.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::api::node::v1::RuntimeClass;
-use serde::Deserialize;
 
 use super::controller::NodeOrder;
 use super::rollout::{NodeRuntime, Rollout};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::kubernetes::yaml;
 
 /// When the lab's cluster's DaemonSet was created (unix seconds, 2026-09-21): the clock
 /// the seed's and every scenario's rollout starts from.
@@ -25,31 +27,53 @@ pub struct Manifests {
     pub runtime_classes: Vec<RuntimeClass>,
 }
 
+/// The kinds the rollout models; a manifest of another kind is a
+/// `rollout-kind-unmodelled` finding.
+pub const ROLLOUT_KINDS: [&str; 3] = ["Node", "DaemonSet", "RuntimeClass"];
+
 impl Manifests {
-    /// Adds every document of `yaml` (`source` names it in errors). Kinds the lab
-    /// does not model are an error, not silently dropped.
-    pub fn add_yaml(&mut self, source: &str, yaml: &str) -> Result<(), String> {
-        for (i, doc) in serde_norway::Deserializer::from_str(yaml).enumerate() {
-            let value = serde_json::Value::deserialize(doc).map_err(|e| format!("{source}: document {}: {e}", i + 1))?;
-            if value.is_null() {
-                continue;
-            }
-            let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
-            let err = |e: serde_json::Error| format!("{source}: document {} ({kind}): {e}", i + 1);
-            match kind.as_str() {
-                "Node" => self.nodes.push(serde_json::from_value(value).map_err(err)?),
-                "DaemonSet" => self.daemon_sets.push(serde_json::from_value(value).map_err(err)?),
-                "RuntimeClass" => self.runtime_classes.push(serde_json::from_value(value).map_err(err)?),
-                "List" => {
-                    for item in value.get("items").and_then(|v| v.as_array()).into_iter().flatten() {
-                        let text = serde_json::to_string(item).map_err(err)?;
-                        self.add_yaml(source, &text)?;
-                    }
-                }
-                other => return Err(format!("{source}: document {}: kind {other:?} is not part of the rollout model (Node, DaemonSet, RuntimeClass)", i + 1)),
-            }
+    /// Adds every document of `yaml` (`source` names it in findings), read by the
+    /// Kubernetes model's one loader ([`yaml::load`]: syntax and type errors at
+    /// file:line:column). Kinds the rollout does not model are findings too
+    /// ([`Manifests::add`]), not silently dropped. Nothing is added when there are any.
+    pub fn add_yaml(&mut self, source: &str, yaml: &str) -> Result<(), Vec<Diagnostic>> {
+        let (loaded, diags) = yaml::load(source, yaml);
+        if !diags.is_empty() {
+            return Err(diags);
         }
+        self.add(loaded)
+    }
+
+    /// Adds the rollout's objects of a loaded file. Every object of another kind is a
+    /// `rollout-kind-unmodelled` error (argument `kind`) at its document's first line, and
+    /// then nothing is added.
+    pub fn add(&mut self, loaded: yaml::Manifests) -> Result<(), Vec<Diagnostic>> {
+        let others = loaded
+            .pods
+            .iter()
+            .map(|l| ("Pod", &l.span))
+            .chain(loaded.config_maps.iter().map(|l| ("ConfigMap", &l.span)))
+            .chain(loaded.events.iter().map(|l| ("Event", &l.span)))
+            .chain(loaded.deferred.iter().map(|d| (d.kind.as_str(), &d.span)));
+        let mut findings: Vec<Diagnostic> = others
+            .map(|(kind, at)| Diagnostic::new("rollout-kind-unmodelled", Severity::Error).arg("kind", kind).at(at.clone()))
+            .collect();
+        if !findings.is_empty() {
+            findings.sort_by(|a, b| a.primary.cmp(&b.primary));
+            return Err(findings);
+        }
+        self.add_from_cluster(loaded);
         Ok(())
+    }
+
+    /// Adds the rollout's objects of a loaded cluster dump (`kubectl get nodes,pods -A
+    /// -o yaml`): its Nodes, DaemonSets and RuntimeClasses; its Pods and other objects
+    /// are the cluster's, not the rollout's (which models the DaemonSet's own pods), and
+    /// are left out.
+    pub fn add_from_cluster(&mut self, loaded: yaml::Manifests) {
+        self.nodes.extend(loaded.nodes.into_iter().map(|l| l.object));
+        self.daemon_sets.extend(loaded.daemon_sets.into_iter().map(|l| l.object));
+        self.runtime_classes.extend(loaded.runtime_classes.into_iter().map(|l| l.object));
     }
 }
 
@@ -88,3 +112,33 @@ pub fn rollout_from_manifests(
     Ok(rollout)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What one file adds, or the findings (code and line) it is refused with: the
+    /// Kubernetes loader's, then the rollout's own for a kind it does not model.
+    #[test]
+    fn add_yaml_findings_are_data_at_their_lines() {
+        let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n";
+        let rc = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: nvidia}\nhandler: nvidia\n";
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n";
+        let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
+        let cases: [(&str, String, Result<(usize, usize), Vec<(&str, u32)>>); 5] = [
+            ("objects of the rollout", format!("{node}---\n{rc}"), Ok((1, 1))),
+            ("a pod and a config map", format!("{node}---\n{pod}---\n{cm}"), Err(vec![("rollout-kind-unmodelled", 5), ("rollout-kind-unmodelled", 10)])),
+            ("a YAML syntax error", "kind: Node\nmetadata: {name: [\n".into(), Err(vec![("k8s-yaml-invalid", 3)])),
+            ("a kind the lab does not read", format!("{node}---\nkind: Secret\n"), Err(vec![("k8s-kind-unknown", 5)])),
+            ("no kind", "metadata: {name: n}\n".into(), Err(vec![("k8s-kind-missing", 1)])),
+        ];
+        for (name, text, want) in cases {
+            let mut m = Manifests::default();
+            let got = m.add_yaml("f.yaml", &text).map(|()| (m.nodes.len(), m.runtime_classes.len())).map_err(|ds| {
+                ds.iter().map(|d| (d.code.clone(), d.primary.as_ref().map_or(0, |s| s.line))).collect::<Vec<_>>()
+            });
+            let want = want.map_err(|ds| ds.into_iter().map(|(c, l)| (c.to_string(), l)).collect::<Vec<_>>());
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}

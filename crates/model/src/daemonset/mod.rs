@@ -12,7 +12,8 @@
 //! - [`controller`]: one `syncDaemonSet`, stepped by the caller; pod creation
 //!   (generateName, labels, tolerations, the `matchFields metadata.name` affinity),
 //!   events, status.
-//! - [`kubectl`]: `rollout status`, `get ds`, `get pods -o wide`, `describe ds`, byte-exact.
+//! - [`kubectl`]: `rollout status`, `get ds`, `describe ds`, byte-exact (`get pods -o wide`
+//!   is the Kubernetes model's: [`crate::kubernetes::kubectl::get_pods_wide`]).
 //! - [`store`]: the controller's pod cache, indexed by target node (what a sync, a
 //!   binding pass and a kubelet pass read instead of scanning every pod).
 //! - [`bind_index`]: the cluster as one round's binding pass sees it (node and

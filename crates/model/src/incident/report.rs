@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use super::artifacts::{FixRecord, MergeArtifact, PatchStage, SchedulerVerdict};
 use crate::daemonset::diagnosis::{diagnose, Diagnosis, Verdict};
-use crate::daemonset::kubectl::{get_pods_wide, table, tabbed, GET_DS_HEADER};
+use crate::daemonset::kubectl::{table, tabbed, GET_DS_HEADER};
+use crate::kubernetes::kubectl::get_pods_wide;
 use crate::kubernetes::kubectl::events_text;
 use crate::daemonset::pod::time;
 use crate::daemonset::rollout::Rollout;

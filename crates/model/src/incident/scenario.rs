@@ -13,7 +13,7 @@ use crate::incident::report::{Artifacts, CheckRuntimeRun};
 use crate::daemonset::rollout::Rollout;
 use crate::Lang;
 
-use crate::scenario::engine::Backend;
+use crate::scenario::engine::{Backend, BackendError};
 use crate::scenario::format::{Action, Scenario};
 use crate::scenario::model::ModelBackend;
 
@@ -27,8 +27,9 @@ fn push_new(runs: &mut Vec<CheckRuntimeRun>, run: CheckRuntimeRun) {
 }
 
 /// Runs `scenario` on the model and gathers the incident report's inputs. An error is a
-/// scenario the model cannot run (or one without a DaemonSet: nothing to report on).
-pub fn incident_run(scenario: &Scenario, lang: Lang) -> Result<IncidentRun, String> {
+/// scenario the model cannot set up (its manifests' findings stay data), a step it cannot
+/// run, or one without a DaemonSet (nothing to report on).
+pub fn incident_run(scenario: &Scenario, lang: Lang) -> Result<IncidentRun, BackendError> {
     let mut b = ModelBackend::new();
     b.setup(scenario)?;
     let mut artifacts = Artifacts::default();
@@ -36,7 +37,11 @@ pub fn incident_run(scenario: &Scenario, lang: Lang) -> Result<IncidentRun, Stri
     let mut stalled: Vec<String> = Vec::new();
     let mut slots: Option<SlotInput> = None;
     for step in &scenario.steps {
-        b.act(&step.action).map_err(|e| format!("step {:?}: {e}", step.name))?;
+        // A sentence names its step; findings already name their file:line.
+        b.act(&step.action).map_err(|e| match e {
+            BackendError::Message(m) => BackendError::Message(format!("step {:?}: {m}", step.name)),
+            findings => findings,
+        })?;
         match &step.action {
             Action::Check { node } | Action::Restart { node } => {
                 if let Some(n) = b.nodes.iter().find(|n| &n.spec.name == node) {

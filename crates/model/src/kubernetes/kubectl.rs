@@ -96,51 +96,113 @@ pub fn get_nodes(nodes: &[Node], now: i64) -> String {
     tabwriter::GET.format(&s)
 }
 
-/// The STATUS column of `kubectl get pods` (`printPod`): phase or reason, replaced by
-/// a container's waiting/terminated reason; `Terminating` when being deleted.
-pub fn pod_status_text(pod: &Pod) -> String {
-    let status = pod.status.as_ref();
-    let mut reason = status
-        .and_then(|s| s.reason.clone().filter(|r| !r.is_empty()))
-        .or_else(|| status.and_then(|s| s.phase.clone()))
-        .unwrap_or_else(|| "Pending".into());
-    let statuses: &[ContainerStatus] = status.and_then(|s| s.container_statuses.as_deref()).unwrap_or(&[]);
-    for cs in statuses.iter().rev() {
-        let state = cs.state.as_ref();
-        if let Some(r) = state.and_then(|s| s.waiting.as_ref()).and_then(|w| w.reason.clone()).filter(|r| !r.is_empty())
-        {
-            reason = r;
-        } else if let Some(t) = state.and_then(|s| s.terminated.as_ref()) {
-            reason = t.reason.clone().filter(|r| !r.is_empty()).unwrap_or_else(|| format!("ExitCode:{}", t.exit_code));
-        }
-    }
-    if pod.metadata.deletion_timestamp.is_some() {
-        reason = "Terminating".into();
-    }
-    reason
+/// One row of `kubectl get pods -o wide`: its cells as kubectl's `printPod`
+/// (`pkg/printers/internalversion/printers.go`, v1.34) computes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodRow {
+    pub name: String,
+    /// `READY`: containers ready and running, of the pod's containers.
+    pub ready: String,
+    /// `STATUS`: the phase or reason, replaced by a container's waiting or terminated
+    /// reason; `Terminating` once deleted.
+    pub status: String,
+    /// `RESTARTS`: `2`, or `2 (5m ago)` with the last termination's time.
+    pub restarts: String,
+    pub age: String,
+    pub ip: String,
+    pub node: String,
+    pub nominated_node: String,
+    pub readiness_gates: String,
 }
 
-/// `kubectl get pods -o wide`.
-pub fn get_pods_wide(pods: &[Pod], now: i64) -> String {
+/// `printPod`'s cells for `pod` at `now`, for what a lab pod holds: init containers
+/// (`Init:x/y`, restartable sidecars) are not modelled — no lab pod has one. A pod
+/// without a phase prints an empty STATUS, as kubectl does (the API server gives every
+/// pod `Pending` on create, so only a hand-made pod has none).
+pub fn pod_row(pod: &Pod, now: i64) -> PodRow {
+    let spec = pod.spec.as_ref();
+    let status = pod.status.as_ref();
+    let phase = status.and_then(|s| s.phase.as_deref()).unwrap_or("");
+    let status_reason = status.and_then(|s| s.reason.as_deref()).unwrap_or("");
+    let conditions = status.and_then(|s| s.conditions.as_deref()).unwrap_or(&[]);
+    let mut reason = if status_reason.is_empty() { phase.to_string() } else { status_reason.to_string() };
+    if conditions.iter().any(|c| c.type_ == "PodScheduled" && c.reason.as_deref() == Some("SchedulingGated")) {
+        reason = "SchedulingGated".into();
+    }
+    let (mut ready, mut restarts, mut has_running) = (0, 0, false);
+    let mut last_restart: Option<i64> = None;
+    for c in status.and_then(|s| s.container_statuses.as_deref()).unwrap_or(&[]).iter().rev() {
+        restarts += c.restart_count;
+        if let Some(finished) = c.last_state.as_ref().and_then(|s| s.terminated.as_ref()).and_then(|t| t.finished_at.as_ref()) {
+            last_restart = last_restart.max(Some(finished.0.as_second()));
+        }
+        let state = c.state.as_ref();
+        let terminated = state.and_then(|s| s.terminated.as_ref());
+        if let Some(w) = state.and_then(|s| s.waiting.as_ref()).and_then(|w| w.reason.as_deref()).filter(|r| !r.is_empty()) {
+            reason = w.to_string();
+        } else if let Some(t) = terminated {
+            reason = match (t.reason.as_deref().filter(|r| !r.is_empty()), t.signal.filter(|s| *s != 0)) {
+                (Some(r), _) => r.to_string(),
+                (None, Some(signal)) => format!("Signal:{signal}"),
+                (None, None) => format!("ExitCode:{}", t.exit_code),
+            };
+        } else if c.ready && state.and_then(|s| s.running.as_ref()).is_some() {
+            has_running = true;
+            ready += 1;
+        }
+    }
+    if reason == "Completed" && has_running {
+        let pod_ready = conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True");
+        reason = if pod_ready { "Running" } else { "NotReady" }.into();
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        if status_reason == "NodeLost" {
+            reason = "Unknown".into();
+        } else if !matches!(phase, "Succeeded" | "Failed") {
+            reason = "Terminating".into();
+        }
+    }
+    let restarts = match last_restart {
+        Some(t) if restarts != 0 => format!("{restarts} ({} ago)", human_duration(now.saturating_sub(t))),
+        _ => restarts.to_string(),
+    };
+    // The internal type's `PodIPs`, which v1's `podIP` converts into when `podIPs` is empty.
+    let ip = status.and_then(|s| s.pod_ips.as_ref()).and_then(|ips| ips.first()).map(|i| i.ip.as_str()).or_else(|| status.and_then(|s| s.pod_ip.as_deref()));
+    let gates = spec.and_then(|s| s.readiness_gates.as_deref()).unwrap_or(&[]);
+    let readiness_gates = if gates.is_empty() {
+        "<none>".to_string()
+    } else {
+        let holding = gates
+            .iter()
+            .filter(|g| conditions.iter().find(|c| c.type_ == g.condition_type).is_some_and(|c| c.status == "True"))
+            .count();
+        format!("{holding}/{}", gates.len())
+    };
+    let none = |v: Option<&str>| v.filter(|s| !s.is_empty()).unwrap_or("<none>").to_string();
+    PodRow {
+        name: pod.metadata.name.clone().unwrap_or_default(),
+        ready: format!("{ready}/{}", spec.map_or(0, |s| s.containers.len())),
+        status: reason,
+        restarts,
+        age: age(pod.metadata.creation_timestamp.as_ref(), now),
+        ip: none(ip),
+        node: none(spec.and_then(|s| s.node_name.as_deref())),
+        nominated_node: none(status.and_then(|s| s.nominated_node_name.as_deref())),
+        readiness_gates,
+    }
+}
+
+/// `kubectl get pods -o wide`, the pods in the order the API server lists them (by
+/// namespace, then name: its storage keys), whatever order they are given in.
+pub fn get_pods_wide<'a>(pods: impl IntoIterator<Item = &'a Pod>, now: i64) -> String {
+    let mut pods: Vec<&Pod> = pods.into_iter().collect();
+    pods.sort_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
     let mut s = String::from("NAME\tREADY\tSTATUS\tRESTARTS\tAGE\tIP\tNODE\tNOMINATED NODE\tREADINESS GATES\n");
     for p in pods {
-        let spec = p.spec.as_ref();
-        let status = p.status.as_ref();
-        let total = spec.map_or(0, |s| s.containers.len());
-        let statuses = status.and_then(|s| s.container_statuses.as_deref()).unwrap_or(&[]);
-        let ready = statuses.iter().filter(|c| c.ready).count();
-        let restarts: i32 = statuses.iter().map(|c| c.restart_count).sum();
-        let none = |v: Option<&str>| v.filter(|s| !s.is_empty()).unwrap_or("<none>").to_string();
-        let gates = spec.and_then(|s| s.readiness_gates.as_ref()).map_or(0, Vec::len);
+        let r = pod_row(p, now);
         s.push_str(&format!(
-            "{}\t{ready}/{total}\t{}\t{restarts}\t{}\t{}\t{}\t{}\t{}\n",
-            p.metadata.name.as_deref().unwrap_or(""),
-            pod_status_text(p),
-            age(p.metadata.creation_timestamp.as_ref(), now),
-            none(status.and_then(|s| s.pod_ip.as_deref())),
-            none(spec.and_then(|s| s.node_name.as_deref())),
-            none(status.and_then(|s| s.nominated_node_name.as_deref())),
-            if gates == 0 { "<none>".to_string() } else { format!("0/{gates}") },
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            r.name, r.ready, r.status, r.restarts, r.age, r.ip, r.node, r.nominated_node, r.readiness_gates
         ));
     }
     tabwriter::GET.format(&s)

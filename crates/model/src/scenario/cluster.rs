@@ -32,7 +32,7 @@ use crate::kubernetes::dra::nvidia::{self, Mig, NodeGpus};
 use crate::kubernetes::KubeVersion;
 use crate::Severity;
 
-use super::engine::Unobservable;
+use super::engine::{BackendError, Unobservable};
 use super::expect::{Field, Observed};
 use super::format::{Action, Scenario};
 use super::model::ModelNode;
@@ -72,34 +72,27 @@ pub struct DraNode {
     pub gpus: NodeGpus,
 }
 
-/// Reads one manifest file with the Kubernetes model's loader (errors with file:line).
-fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manifests, String> {
-    let (m, diags) = crate::kubernetes::yaml::load(source, text);
-    let errors: Vec<String> = diags
-        .iter()
-        .filter(|d| matches!(d.severity, Severity::Error | Severity::Fatal))
-        .map(|d| {
-            let at = d.primary.as_ref().map_or_else(String::new, |s| format!("{}:{}: ", s.file, s.line));
-            format!("{at}{} {}", d.code, d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
-        })
-        .collect();
+/// The errors among `diags`, as the setup's findings (data, each at its file:line).
+fn findings(diags: Vec<crate::Diagnostic>) -> Result<(), BackendError> {
+    let errors: Vec<_> = diags.into_iter().filter(|d| matches!(d.severity, Severity::Error | Severity::Fatal)).collect();
     if errors.is_empty() {
-        Ok(m)
+        Ok(())
     } else {
-        Err(errors.join("; "))
+        Err(BackendError::Findings(errors))
     }
 }
 
-/// The DRA objects of one loaded file, typed (errors with file:line).
-fn read_dra(k: &crate::kubernetes::yaml::Manifests) -> Result<crate::kubernetes::dra::Objects, String> {
+/// Reads one manifest file with the Kubernetes model's loader; its errors are the
+/// setup's findings.
+fn load_yaml(source: &str, text: &str) -> Result<crate::kubernetes::yaml::Manifests, BackendError> {
+    let (m, diags) = crate::kubernetes::yaml::load(source, text);
+    findings(diags).map(|()| m)
+}
+
+/// The DRA objects of one loaded file, typed; their errors are the setup's findings.
+fn read_dra(k: &crate::kubernetes::yaml::Manifests) -> Result<crate::kubernetes::dra::Objects, BackendError> {
     let (objects, diags) = crate::kubernetes::dra::read(k);
-    match diags.first() {
-        Some(d) => {
-            let at = d.primary.as_ref().map_or_else(String::new, |s| format!("{}:{}: ", s.file, s.line));
-            Err(format!("{at}{} {}", d.code, d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")))
-        }
-        None => Ok(objects),
-    }
+    findings(diags).map(|()| objects)
 }
 
 /// What each node's kubelet finds in its containerd now: the handlers its daemon
@@ -114,7 +107,7 @@ fn handlers(rcs: &[k8s_openapi::api::node::v1::RuntimeClass]) -> Vec<String> {
 }
 
 impl Cluster {
-    pub fn new(scenario: &Scenario, nodes: &[ModelNode]) -> Result<Cluster, String> {
+    pub fn new(scenario: &Scenario, nodes: &[ModelNode]) -> Result<Cluster, BackendError> {
         let version = scenario.kubernetes.parse::<KubeVersion>().map_err(|e| format!("kubernetes: {e}"))?;
         let mut manifests = Manifests::default();
         let mut pods = Vec::new();
@@ -376,13 +369,13 @@ impl Cluster {
         }
     }
 
-    pub fn act(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
+    pub fn act(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), BackendError> {
         let r = self.act_inner(action, nodes);
         self.refresh_readiness(nodes);
         r
     }
 
-    fn act_inner(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), String> {
+    fn act_inner(&mut self, action: &Action, nodes: &[ModelNode]) -> Result<(), BackendError> {
         match action {
             Action::PluginConfig { file } => self.plugin_config(&file.source, &file.content, nodes)?,
             Action::NodeLayers { node, kubelet, device_plugin, socket_mount, devices } => {
@@ -467,7 +460,7 @@ impl Cluster {
                     }
                     self.pods.retain(|p| &p.name != name);
                     if self.pods.len() == before {
-                        return Err(format!("delete pod {name}: no such pod"));
+                        return Err(format!("delete pod {name}: no such pod").into());
                     }
                     self.reconcile(nodes);
                 }
@@ -475,10 +468,10 @@ impl Cluster {
                     let before = self.manifests.runtime_classes.len();
                     self.manifests.runtime_classes.retain(|rc| rc.metadata.name.as_deref() != Some(name.as_str()));
                     if self.manifests.runtime_classes.len() == before {
-                        return Err(format!("delete runtimeclass {name}: no such RuntimeClass"));
+                        return Err(format!("delete runtimeclass {name}: no such RuntimeClass").into());
                     }
                 }
-                other => return Err(format!("delete {other}/{name}: only pods and RuntimeClasses are modelled")),
+                other => return Err(format!("delete {other}/{name}: only pods and RuntimeClasses are modelled").into()),
             },
             Action::MigGeometry { node, geometry } => self.mig_geometry(node, geometry, nodes)?,
             Action::DraDriver { node, running, registered } => {

@@ -8,10 +8,40 @@ use serde::{Deserialize, Serialize};
 
 use super::expect::{Domain, Expected, Field, Observed};
 use super::format::{Action, Scenario};
+use crate::diagnostic::Diagnostic;
 
 /// Why a backend cannot observe a field (it is not its domain, the node's version is
 /// not the installed binary's, …). Not a failure of the scenario on the model.
 pub type Unobservable = String;
+
+/// Why a backend could not set a scenario up or perform a step. The model's findings on
+/// the scenario's files (its manifests, a file an `apply` step applies) stay data —
+/// code, arguments, file:line — up to whoever words them (the companion prints them as
+/// it prints `gpulab schedule`'s); anything else is a sentence. In JSON (records,
+/// recordings, `--output json`) a sentence is a string, as the fields always were, and
+/// findings are an array of diagnostics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum BackendError {
+    /// The model's findings on the scenario's manifests, each at its file:line.
+    Findings(Vec<Diagnostic>),
+    /// What the backend said: an external system's error, or the model's sentence about
+    /// a scenario it cannot build or a step it cannot take (a second DaemonSet, an
+    /// unknown GPU model, …).
+    Message(String),
+}
+
+impl From<String> for BackendError {
+    fn from(message: String) -> Self {
+        BackendError::Message(message)
+    }
+}
+
+impl From<&str> for BackendError {
+    fn from(message: &str) -> Self {
+        BackendError::Message(message.to_string())
+    }
+}
 
 /// One way of running a scenario.
 pub trait Backend {
@@ -19,9 +49,9 @@ pub trait Backend {
     fn name(&self) -> String;
     /// Puts every node in its initial state (files written, daemons started) and applies
     /// the scenario's initial manifests.
-    fn setup(&mut self, scenario: &Scenario) -> Result<(), String>;
+    fn setup(&mut self, scenario: &Scenario) -> Result<(), BackendError>;
     /// Performs one step's action.
-    fn act(&mut self, action: &Action) -> Result<(), String>;
+    fn act(&mut self, action: &Action) -> Result<(), BackendError>;
     /// The current value of `field` of `subject`.
     fn observe(&mut self, subject: &str, field: Field) -> Result<Observed, Unobservable>;
     /// What the backend simulated or could not do, said once in the record.
@@ -55,7 +85,7 @@ pub struct StepRecord {
     pub node: Option<String>,
     pub line: u32,
     /// The action failed (a backend error, not an expectation).
-    pub error: Option<String>,
+    pub error: Option<BackendError>,
     pub observations: Vec<Observation>,
 }
 
@@ -64,7 +94,7 @@ pub struct StepRecord {
 pub struct Record {
     pub scenario: String,
     pub backend: String,
-    pub setup_error: Option<String>,
+    pub setup_error: Option<BackendError>,
     pub notes: Vec<String>,
     pub steps: Vec<StepRecord>,
 }

@@ -67,7 +67,9 @@
 //!
 //! - [`format`]: `scenario.toml` → [`Scenario`], errors with file:line.
 //! - [`expect`]: the field catalogue, expected and observed values, placeholders.
-//! - [`engine`]: the [`Backend`] trait, [`run`], the [`Record`].
+//! - [`engine`]: the [`Backend`] trait, [`run`], the [`Record`]; a backend's setup and
+//!   step errors are [`BackendError`]s: the model's findings on the scenario's files stay
+//!   diagnostics (code, arguments, file:line) all the way to the companion, which words them.
 //! - [`model`]: the model backend (containerd daemons, the check); [`cluster`]: its
 //!   Kubernetes side.
 //! - [`pods`]: pods through admission, the scheduler and the kubelet's sandbox.
@@ -86,7 +88,7 @@ pub mod model;
 pub mod parity;
 pub mod pods;
 
-pub use engine::{run, run_with_progress, Backend, Observation, Record, StepRecord};
+pub use engine::{run, run_with_progress, Backend, Observation, Record, BackendError, StepRecord};
 pub use expect::{Domain, Expected, Field, Observed};
 pub use format::{parse, Action, Expectation, FileRef, NodeSpec, Scenario, Step, SCENARIO_FILE};
 pub use model::ModelBackend;

@@ -103,7 +103,7 @@ impl Backend for ModelBackend {
         "model".into()
     }
 
-    fn setup(&mut self, scenario: &Scenario) -> Result<(), String> {
+    fn setup(&mut self, scenario: &Scenario) -> Result<(), super::engine::BackendError> {
         self.nodes.clear();
         for spec in &scenario.nodes {
             let version = spec.version.clone().or_else(|| containerd::Version::parse(&spec.containerd).ok()).ok_or_else(|| format!("node {}: bad containerd version", spec.name))?;
@@ -120,7 +120,7 @@ impl Backend for ModelBackend {
         Ok(())
     }
 
-    fn act(&mut self, action: &Action) -> Result<(), String> {
+    fn act(&mut self, action: &Action) -> Result<(), super::engine::BackendError> {
         match action {
             Action::Observe | Action::Check { .. } => {}
             Action::WriteFile { node, path, file } => self.node_mut(node)?.daemon.write_file(path, file.content.as_bytes()),

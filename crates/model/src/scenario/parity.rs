@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::engine::Record;
+use super::engine::{Record, BackendError};
 use super::expect::{Domain, Expected, Field, Observed};
 
 /// One compared expectation.
@@ -33,7 +33,13 @@ pub struct Parity {
     pub agree: usize,
     pub differ: usize,
     pub not_compared: usize,
-    /// Setup or step errors of the real backend.
+    /// The real backend's setup error (findings stay data: the companion words them).
+    #[serde(default)]
+    pub setup_error: Option<BackendError>,
+    /// The real backend's step errors: (step index, step name, error).
+    #[serde(default)]
+    pub step_errors: Vec<(usize, String, BackendError)>,
+    /// The companion's own errors about the comparison (a stale recording).
     pub errors: Vec<String>,
     /// The real backend's notes: what it simulated, at which release it compared.
     #[serde(default)]
@@ -43,7 +49,12 @@ pub struct Parity {
 impl Parity {
     /// Every compared value agrees and the real run had no errors.
     pub fn ok(&self) -> bool {
-        self.differ == 0 && self.errors.is_empty()
+        !self.has_errors() && self.differ == 0
+    }
+
+    /// The real run failed somewhere (its setup, a step, or the companion's own check).
+    pub fn has_errors(&self) -> bool {
+        self.setup_error.is_some() || !self.step_errors.is_empty() || !self.errors.is_empty()
     }
 }
 
@@ -52,10 +63,10 @@ impl Parity {
 /// listed as not compared.
 pub fn diff(model: &Record, real: &Record) -> Parity {
     let mut rows = Vec::new();
-    let mut errors: Vec<String> = real.setup_error.iter().map(|e| format!("setup: {e}")).collect();
+    let mut step_errors = Vec::new();
     for (i, rs) in real.steps.iter().enumerate() {
         if let Some(e) = &rs.error {
-            errors.push(format!("step {} ({}): {e}", rs.index, rs.name));
+            step_errors.push((rs.index, rs.name.clone(), e.clone()));
         }
         let ms = model.steps.get(i);
         for (j, ro) in rs.observations.iter().enumerate() {
@@ -84,7 +95,19 @@ pub fn diff(model: &Record, real: &Record) -> Parity {
     }
     let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
     let (agree, differ, not_compared) = (count("agree"), count("differ"), count("not-compared"));
-    Parity { scenario: real.scenario.clone(), backend: real.backend.clone(), rows, agree, differ, not_compared, errors, notes: real.notes.clone() }
+    let setup_error = real.setup_error.clone();
+    Parity {
+        scenario: real.scenario.clone(),
+        backend: real.backend.clone(),
+        rows,
+        agree,
+        differ,
+        not_compared,
+        setup_error,
+        step_errors,
+        errors: Vec::new(),
+        notes: real.notes.clone(),
+    }
 }
 
 /// The expectations no run compared, grouped by the reason the real backend gave:
@@ -144,6 +167,8 @@ mod tests {
             agree: 1,
             differ: 0,
             not_compared: 4,
+            setup_error: None,
+            step_errors: Vec::new(),
             errors: Vec::new(),
             notes: Vec::new(),
         };

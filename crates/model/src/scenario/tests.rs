@@ -137,6 +137,28 @@ fn gpu_reader(name: &str) -> Result<String, String> {
     }
 }
 
+/// A setup the model cannot do fails with data: the manifests' findings keep their
+/// code, arguments and file:line (the companion words them); JSON keeps a sentence a
+/// string, as the record's field always was, and findings an array of diagnostics.
+#[test]
+fn setup_errors_stay_data() {
+    let secret = |name: &str| match name {
+        "node.yaml" => Ok("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n---\nkind: Secret\nmetadata: {name: s}\n".to_string()),
+        other => gpu_reader(other),
+    };
+    let s = parse("t", SCENARIO_FILE, &gpu_scenario("[[step]]\nname = \"look\"\ndo = \"observe\"\n"), &secret).unwrap();
+    let Some(BackendError::Findings(found)) = run_on_model(&s).setup_error else { panic!("no findings") };
+    let found: Vec<_> = found.iter().map(|d| (d.code.as_str(), d.get("kind"), d.primary.as_ref().map(|p| (p.file.as_str(), p.line)))).collect();
+    assert_eq!(found, [("k8s-kind-unknown", Some("Secret"), Some(("node.yaml", 6)))]);
+    for (e, json) in [
+        (BackendError::Message("no DaemonSet".into()), serde_json::json!("no DaemonSet")),
+        (BackendError::Findings(vec![crate::Diagnostic::new("k8s-kind-missing", crate::Severity::Error)]), serde_json::json!([{"code": "k8s-kind-missing", "severity": "error"}])),
+    ] {
+        assert_eq!(serde_json::to_value(&e).unwrap(), json);
+        assert_eq!(serde_json::from_value::<BackendError>(json).unwrap(), e);
+    }
+}
+
 /// `delete` removes a pod (its GPU is free again) and refuses what does not exist or is
 /// not modelled; `mig-geometry` fails while a GPU pod is bound and succeeds once it is
 /// gone, and the plugin re-advertises the MIG devices under migStrategy none as one GPU.
@@ -156,7 +178,7 @@ fn delete_and_mig_geometry() {
     for (step, error) in cases {
         let s = parse("t", SCENARIO_FILE, &gpu_scenario(step), &gpu_reader).unwrap();
         let r = run_on_model(&s);
-        assert!(r.steps[0].error.as_deref().is_some_and(|e| e.contains(error)), "{step}: {:?}", r.steps[0].error);
+        assert!(matches!(&r.steps[0].error, Some(BackendError::Message(e)) if e.contains(error)), "{step}: {:?}", r.steps[0].error);
     }
     let bad = gpu_scenario("[[step]]\nname = \"x\"\ndo = \"mig-geometry\"\nnode = \"n1\"\ngeometry = \"1g.5gb:many\"\n");
     let errs = parse("t", SCENARIO_FILE, &bad, &gpu_reader).unwrap_err();

@@ -174,6 +174,20 @@ fn broken_cases() -> Vec<Broken> {
             exit: ExitCode::CheckFailed,
         },
         Broken {
+            what: "a manifest of a kind the lab does not read: the loader's finding at its line",
+            edit: |s, t| {
+                let cluster = std::fs::read_to_string(s.dir.join("k8s/cluster.yaml")).unwrap();
+                s.write("k8s/cluster.yaml", &format!("{cluster}---\napiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\n"));
+                t
+            },
+            code: "scenario-setup-fails",
+            severity: Severity::Error,
+            file: "k8s/cluster.yaml",
+            at: "kind: Secret",
+            says: "error[k8s-kind-unknown]: kind=Secret",
+            exit: ExitCode::CheckFailed,
+        },
+        Broken {
             what: "a patch release that is not a recorded binary: a warning, still exit 0",
             edit: |_, t| t.replace("containerd = \"1.6.20\"", "containerd = \"1.6.24\""),
             code: "scenario-version-approximated",

@@ -22,7 +22,7 @@ use gpulab_model::check_runtime::Status;
 use gpulab_model::containerd::CommandOutput;
 use gpulab_model::kubernetes::advertisement::advertise;
 use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, node_ready, sandbox_id, LoadedCri, FAILED_CREATE_POD_SANDBOX};
-use gpulab_model::scenario::engine::{Backend, Unobservable};
+use gpulab_model::scenario::engine::{Backend, BackendError, Unobservable};
 use gpulab_model::scenario::expect::{Domain, Field, Observed};
 use gpulab_model::scenario::format::{Action, FileRef, Scenario};
 use gpulab_model::scenario::model::{check_field, dump_field};
@@ -690,7 +690,7 @@ impl Backend for KubeBackend {
         "kube".into()
     }
 
-    fn setup(&mut self, scenario: &Scenario) -> Result<(), String> {
+    fn setup(&mut self, scenario: &Scenario) -> Result<(), BackendError> {
         for l in self.cleanup() {
             eprintln!("gpulab: cleanup: {l}");
         }
@@ -762,10 +762,10 @@ impl Backend for KubeBackend {
             ));
         }
         self.notes.push("simulated device plugin: nvidia.com/gpu was written into node status with a JSON patch from each node's advertisement layers".into());
-        self.settle()
+        Ok(self.settle()?)
     }
 
-    fn act(&mut self, action: &Action) -> Result<(), String> {
+    fn act(&mut self, action: &Action) -> Result<(), BackendError> {
         // The model follows every step too: it is the simulated containerd of nodes with
         // no container to enter, and the simulated device plugin and MIG Manager.
         let sim = self.sim.act(action);
@@ -800,7 +800,7 @@ impl Backend for KubeBackend {
                 if !k.namespaced {
                     let existing = self.get(requests::get(&k, &name, &self.ns))?;
                     if existing.is_some() && !may_write_cluster_object(existing.as_ref(), &self.run) {
-                        return Err(format!("{} {name} was not created by this run: the kube backend does not delete it", k.kind));
+                        return Err(format!("{} {name} was not created by this run: the kube backend does not delete it", k.kind).into());
                     }
                 }
                 self.rejected.remove(&name);
@@ -812,7 +812,7 @@ impl Backend for KubeBackend {
             }
             Action::NodeLayers { .. } | Action::PluginConfig { .. } | Action::MigGeometry { .. } | Action::DraDriver { .. } => sim?,
         }
-        self.settle()
+        Ok(self.settle()?)
     }
 
     fn observe(&mut self, subject: &str, field: Field) -> Result<Observed, Unobservable> {

@@ -1,20 +1,36 @@
-//! Every HTTP request the kube backend sends, built sans I/O (kube-core style): a pure
-//! function returns an `http::Request<Vec<u8>>` and the tests assert its method, path,
-//! query and body. The transport ([`super::backend`]) only sends what is built here.
+//! Every HTTP request the kube backend sends, built sans I/O with kube-core's
+//! [`kube::core::Request`] (kube-rs' own request builder) on the paths kube-core derives
+//! from the typed k8s-openapi objects ([`kube::Resource::url_path`]): no URL table of our
+//! own. A pure function returns an `http::Request<Vec<u8>>` and the tests assert its
+//! method, path, query and body. The transport ([`super::backend`]) only sends what is
+//! built here.
 //!
-//! - the run's namespace, labelled `gpulab.dev/run=<run>`;
-//! - server-side apply (`PATCH …?fieldManager=gpulab&force=true`,
+//! - the run's namespace (a typed `Namespace`), labelled `gpulab.dev/run=<run>`;
+//! - server-side apply (`PATCH …?force=true&fieldManager=gpulab`,
 //!   `application/apply-patch+yaml`) of the scenario's objects: namespaced kinds forced
 //!   into the run's namespace, cluster-scoped kinds (RuntimeClass, Node) labelled with the
 //!   run;
 //! - GPU capacity written into a node's status with a JSON patch on the `status`
 //!   subresource, as the "Advertise Extended Resources for a Node" task does;
 //! - the simulated kubelet's writes for nodes with no kubelet: node Ready condition, pod
-//!   status, and the kubelet's Events;
+//!   status, and the kubelet's Events (typed `Event`s);
 //! - reads (get, list pods, the events of one pod) and deletes;
 //! - cleanup: the run's labelled cluster-scoped objects, then the namespace.
+//!
+//! Patch bodies (a node's status, a pod's status, taints) stay JSON: a patch is a partial
+//! object, which a typed object would fill with its `apiVersion`, `kind` and an empty
+//! `metadata`.
 
-use http::{Method, Request};
+use std::any::TypeId;
+
+use http::Request;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, EventSource, Namespace, Node, ObjectReference, Pod};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::NamespaceResourceScope;
+use kube::core::params::{DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, Preconditions, PropagationPolicy};
+use kube::Resource;
 use serde_json::{json, Value};
 
 /// The label every object a run creates carries (`gpulab.dev/run=<run id>`).
@@ -22,71 +38,91 @@ pub const RUN_LABEL: &str = "gpulab.dev/run";
 /// Server-side apply's field manager.
 pub const FIELD_MANAGER: &str = "gpulab";
 
-/// Where objects of one kind live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One kind the lab applies, reads or deletes: its names and where it lives, all read
+/// off its k8s-openapi type.
+#[derive(Debug, Clone, Copy)]
 pub struct Kind {
     pub kind: &'static str,
-    /// `/api/v1` or `/apis/GROUP/VERSION`.
-    pub prefix: &'static str,
     pub plural: &'static str,
     pub namespaced: bool,
+    /// [`kube::Resource::url_path`] of the type: its collection, in a namespace or not.
+    url_path: fn(Option<&str>) -> String,
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+fn kind_of<K>() -> Kind
+where
+    K: k8s_openapi::Resource + Resource<DynamicType = ()> + 'static,
+{
+    Kind {
+        kind: <K as k8s_openapi::Resource>::KIND,
+        plural: <K as k8s_openapi::Resource>::URL_PATH_SEGMENT,
+        namespaced: TypeId::of::<<K as k8s_openapi::Resource>::Scope>() == TypeId::of::<NamespaceResourceScope>(),
+        url_path: |ns| K::url_path(&(), ns),
+    }
 }
 
 /// The kinds the lab applies, reads or deletes.
-pub const KINDS: &[Kind] = &[
-    Kind { kind: "Pod", prefix: "/api/v1", plural: "pods", namespaced: true },
-    Kind { kind: "ConfigMap", prefix: "/api/v1", plural: "configmaps", namespaced: true },
-    Kind { kind: "Event", prefix: "/api/v1", plural: "events", namespaced: true },
-    Kind { kind: "DaemonSet", prefix: "/apis/apps/v1", plural: "daemonsets", namespaced: true },
-    Kind { kind: "Deployment", prefix: "/apis/apps/v1", plural: "deployments", namespaced: true },
-    Kind { kind: "RuntimeClass", prefix: "/apis/node.k8s.io/v1", plural: "runtimeclasses", namespaced: false },
-    Kind { kind: "Node", prefix: "/api/v1", plural: "nodes", namespaced: false },
-    Kind { kind: "Namespace", prefix: "/api/v1", plural: "namespaces", namespaced: false },
-];
+pub fn kinds() -> [Kind; 8] {
+    [
+        kind_of::<Pod>(),
+        kind_of::<ConfigMap>(),
+        kind_of::<Event>(),
+        kind_of::<DaemonSet>(),
+        kind_of::<Deployment>(),
+        kind_of::<RuntimeClass>(),
+        kind_of::<Node>(),
+        kind_of::<Namespace>(),
+    ]
+}
 
 /// A kind by its name (`DaemonSet`) or its lower-case plural or singular (`daemonsets`,
 /// `daemonset`, as `kubectl delete` takes it).
 pub fn kind(name: &str) -> Result<Kind, String> {
     let lower = name.to_ascii_lowercase();
-    KINDS
-        .iter()
+    let all = kinds();
+    all.iter()
         .find(|k| k.kind == name || k.plural == lower || k.kind.to_ascii_lowercase() == lower)
         .copied()
-        .ok_or_else(|| format!("kind {name:?} is not handled by the kube backend (known: {})", KINDS.iter().map(|k| k.kind).collect::<Vec<_>>().join(", ")))
+        .ok_or_else(|| format!("kind {name:?} is not handled by the kube backend (known: {})", all.iter().map(|k| k.kind).collect::<Vec<_>>().join(", ")))
 }
 
-/// The collection path of `kind` (in `ns` when namespaced).
-pub fn collection(kind: &Kind, ns: &str) -> String {
-    if kind.namespaced {
-        format!("{}/namespaces/{ns}/{}", kind.prefix, kind.plural)
-    } else {
-        format!("{}/{}", kind.prefix, kind.plural)
+/// kube-core's request builder on `kind`'s collection (in `ns` when namespaced).
+fn on(kind: &Kind, ns: &str) -> kube::core::Request {
+    kube::core::Request::new((kind.url_path)(kind.namespaced.then_some(ns)))
+}
+
+/// What kube-core built, as the backend always sent it: `Accept: application/json` on
+/// every request, and the query without the empty pairs kube-core's serializer leaves
+/// (`…/pods?` when its parameters added nothing, `?&force=true…` before the first pair).
+fn finish(r: Result<Request<Vec<u8>>, kube::core::request::Error>) -> Result<Request<Vec<u8>>, String> {
+    let mut r = r.map_err(|e| format!("request: {e}"))?;
+    if let Some(query) = r.uri().query().filter(|q| q.is_empty() || q.starts_with('&')) {
+        let pairs = query.trim_start_matches('&');
+        let uri = if pairs.is_empty() { r.uri().path().to_string() } else { format!("{}?{pairs}", r.uri().path()) };
+        *r.uri_mut() = uri.parse().map_err(|e| format!("request {uri}: {e}"))?;
     }
+    r.headers_mut().insert(http::header::ACCEPT, http::HeaderValue::from_static("application/json"));
+    Ok(r)
 }
 
-fn request(method: Method, uri: &str, content_type: Option<&str>, body: Option<&Value>) -> Result<Request<Vec<u8>>, String> {
-    let mut b = Request::builder().method(method).uri(uri).header("Accept", "application/json");
-    if let Some(ct) = content_type {
-        b = b.header("Content-Type", ct);
-    }
-    let bytes = body.map(|v| serde_json::to_vec(v).unwrap_or_default()).unwrap_or_default();
-    b.body(bytes).map_err(|e| format!("request {uri}: {e}"))
+fn bytes(v: &impl serde::Serialize) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(v).map_err(|e| e.to_string())
 }
 
-/// Percent-encodes a query value (label and field selectors).
-pub fn query_escape(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
-            other => format!("%{other:02X}"),
-        })
-        .collect()
+fn labels(run: &str) -> Option<std::collections::BTreeMap<String, String>> {
+    Some([(RUN_LABEL.to_string(), run.to_string())].into())
 }
 
 /// The run's namespace, labelled with the run.
 pub fn create_namespace(ns: &str, run: &str) -> Result<Request<Vec<u8>>, String> {
-    let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {RUN_LABEL: run}}});
-    request(Method::POST, "/api/v1/namespaces", Some("application/json"), Some(&body))
+    let namespace = Namespace { metadata: ObjectMeta { name: Some(ns.into()), labels: labels(run), ..ObjectMeta::default() }, ..Namespace::default() };
+    finish(on(&kind_of::<Namespace>(), "").create(&PostParams::default(), bytes(&namespace)?))
 }
 
 /// `object` (a manifest as JSON) prepared for run `run`: namespaced kinds go into `ns`
@@ -112,25 +148,24 @@ pub fn prepare(object: &Value, ns: &str, run: &str) -> Result<(Kind, String, Val
 
 /// Server-side apply of a prepared object (see [`prepare`]).
 pub fn apply(kind: &Kind, name: &str, ns: &str, object: &Value) -> Result<Request<Vec<u8>>, String> {
-    let uri = format!("{}/{name}?fieldManager={FIELD_MANAGER}&force=true", collection(kind, ns));
-    request(Method::PATCH, &uri, Some("application/apply-patch+yaml"), Some(object))
+    finish(on(kind, ns).patch(name, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(object)))
 }
 
 /// `GET` one object.
 pub fn get(kind: &Kind, name: &str, ns: &str) -> Result<Request<Vec<u8>>, String> {
-    request(Method::GET, &format!("{}/{name}", collection(kind, ns)), None, None)
+    finish(on(kind, ns).get(name, &GetParams::default()))
 }
 
 /// `DELETE` one object (`kubectl delete KIND NAME`), in the foreground with no grace
 /// period, as a lab wants it gone now.
 pub fn delete(kind: &Kind, name: &str, ns: &str) -> Result<Request<Vec<u8>>, String> {
-    let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "propagationPolicy": "Background"});
-    request(Method::DELETE, &format!("{}/{name}", collection(kind, ns)), Some("application/json"), Some(&body))
+    let now = DeleteParams { grace_period_seconds: Some(0), propagation_policy: Some(PropagationPolicy::Background), ..DeleteParams::default() };
+    finish(on(kind, ns).delete(name, &now))
 }
 
 /// Every pod of the run's namespace.
 pub fn list_pods(ns: &str) -> Result<Request<Vec<u8>>, String> {
-    request(Method::GET, &format!("/api/v1/namespaces/{ns}/pods"), None, None)
+    finish(on(&kind_of::<Pod>(), ns).list(&ListParams::default()))
 }
 
 /// The events whose involved object is pod `pod`.
@@ -141,29 +176,39 @@ pub fn list_events(ns: &str, pod: &str) -> Result<Request<Vec<u8>>, String> {
 /// The events whose involved object is the `kind` named `name` (e.g. a DaemonSet's
 /// `FailedCreate`).
 pub fn list_events_of(ns: &str, kind: &str, name: &str) -> Result<Request<Vec<u8>>, String> {
-    let selector = query_escape(&format!("involvedObject.kind={kind},involvedObject.name={name}"));
-    request(Method::GET, &format!("/api/v1/namespaces/{ns}/events?fieldSelector={selector}"), None, None)
+    let selector = format!("involvedObject.kind={kind},involvedObject.name={name}");
+    finish(on(&kind_of::<Event>(), ns).list(&ListParams::default().fields(&selector)))
+}
+
+/// A JSON patch (RFC 6902) of a node's `status` subresource.
+fn patch_node_status(node: &str, ops: Value) -> Result<Request<Vec<u8>>, String> {
+    let ops = Patch::<()>::Json(serde_json::from_value(ops).map_err(|e| e.to_string())?);
+    finish(on(&kind_of::<Node>(), "").patch_subresource("status", node, &PatchParams::default(), &ops))
 }
 
 /// JSON-patches `nvidia.com/gpu` into a node's status capacity and allocatable (`0`
 /// when the device plugin advertises nothing, as the kubelet leaves it).
 pub fn patch_node_gpus(node: &str, gpus: i64) -> Result<Request<Vec<u8>>, String> {
     let value = gpus.to_string();
-    let body = json!([
-        {"op": "add", "path": "/status/capacity/nvidia.com~1gpu", "value": value},
-        {"op": "add", "path": "/status/allocatable/nvidia.com~1gpu", "value": value},
-    ]);
-    request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/json-patch+json"), Some(&body))
+    patch_node_status(
+        node,
+        json!([
+            {"op": "add", "path": "/status/capacity/nvidia.com~1gpu", "value": value},
+            {"op": "add", "path": "/status/allocatable/nvidia.com~1gpu", "value": value},
+        ]),
+    )
 }
 
 /// Takes `nvidia.com/gpu` out of a node's status again (cleanup of a node the run did not
 /// create).
 pub fn unpatch_node_gpus(node: &str) -> Result<Request<Vec<u8>>, String> {
-    let body = json!([
-        {"op": "remove", "path": "/status/capacity/nvidia.com~1gpu"},
-        {"op": "remove", "path": "/status/allocatable/nvidia.com~1gpu"},
-    ]);
-    request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/json-patch+json"), Some(&body))
+    patch_node_status(
+        node,
+        json!([
+            {"op": "remove", "path": "/status/capacity/nvidia.com~1gpu"},
+            {"op": "remove", "path": "/status/allocatable/nvidia.com~1gpu"},
+        ]),
+    )
 }
 
 /// The simulated kubelet's node status: capacity and allocatable of the manifest, and the
@@ -184,14 +229,14 @@ pub fn node_status(node: &str, capacity: &Value, allocatable: &Value, ready: boo
             {"type": "Ready", "status": status, "reason": reason, "message": message, "lastHeartbeatTime": now, "lastTransitionTime": now},
         ],
     }});
-    request(Method::PATCH, &format!("/api/v1/nodes/{node}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
+    finish(on(&kind_of::<Node>(), "").patch_subresource("status", node, &PatchParams::default(), &Patch::Strategic(body)))
 }
 
 /// Replaces a node's taints (a JSON merge patch of `spec.taints`): the simulated node
 /// lifecycle controller's write (see [`super::node_lifecycle`]).
 pub fn node_taints(node: &str, taints: &[Value]) -> Result<Request<Vec<u8>>, String> {
     let body = json!({"spec": {"taints": taints}});
-    request(Method::PATCH, &format!("/api/v1/nodes/{node}"), Some("application/merge-patch+json"), Some(&body))
+    finish(on(&kind_of::<Node>(), "").patch(node, &PatchParams::default(), &Patch::Merge(body)))
 }
 
 /// What the simulated kubelet reports for a pod.
@@ -227,15 +272,19 @@ pub fn pod_status(ns: &str, pod: &str, report: &PodReport, now: &str) -> Result<
         ],
         "containerStatuses": statuses,
     }});
-    request(Method::PATCH, &format!("/api/v1/namespaces/{ns}/pods/{pod}/status"), Some("application/strategic-merge-patch+json"), Some(&body))
+    finish(on(&kind_of::<Pod>(), ns).patch_subresource("status", pod, &PatchParams::default(), &Patch::Strategic(body)))
 }
 
 /// The simulated kubelet finalises a terminating pod: its containers are gone, so it
 /// deletes the pod with no grace period, on the condition that it is still the same pod
 /// (`preconditions.uid`), as the kubelet's status manager does.
 pub fn finalize_pod(ns: &str, pod: &str, uid: &str) -> Result<Request<Vec<u8>>, String> {
-    let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "preconditions": {"uid": uid}});
-    request(Method::DELETE, &format!("/api/v1/namespaces/{ns}/pods/{pod}"), Some("application/json"), Some(&body))
+    let same = DeleteParams {
+        grace_period_seconds: Some(0),
+        preconditions: Some(Preconditions { uid: Some(uid.into()), resource_version: None }),
+        ..DeleteParams::default()
+    };
+    finish(on(&kind_of::<Pod>(), ns).delete(pod, &same))
 }
 
 /// An Event the simulated kubelet records for a pod.
@@ -258,22 +307,29 @@ pub struct PodEvent<'a> {
 /// Creates the Event `e` (labelled with the run).
 pub fn pod_event(e: &PodEvent<'_>) -> Result<Request<Vec<u8>>, String> {
     let PodEvent { ns, pod, uid, node, reason, message, warning, run, now, seq } = *e;
-    let body = json!({
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": format!("{pod}.gpulab{seq}"), "namespace": ns, "labels": {RUN_LABEL: run}},
-        "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod, "namespace": ns, "uid": uid},
-        "reason": reason,
-        "message": message,
-        "type": if warning { "Warning" } else { "Normal" },
-        "source": {"component": "kubelet", "host": node},
-        "reportingComponent": "kubelet",
-        "reportingInstance": node,
-        "firstTimestamp": now,
-        "lastTimestamp": now,
-        "count": 1,
-    });
-    request(Method::POST, &format!("/api/v1/namespaces/{ns}/events"), Some("application/json"), Some(&body))
+    let at = Time(now.parse().map_err(|err| format!("event time {now:?}: {err}"))?);
+    let event = Event {
+        metadata: ObjectMeta { name: Some(format!("{pod}.gpulab{seq}")), namespace: Some(ns.into()), labels: labels(run), ..ObjectMeta::default() },
+        involved_object: ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            name: Some(pod.into()),
+            namespace: Some(ns.into()),
+            uid: Some(uid.into()),
+            ..ObjectReference::default()
+        },
+        reason: Some(reason.into()),
+        message: Some(message.into()),
+        type_: Some(if warning { "Warning" } else { "Normal" }.into()),
+        source: Some(EventSource { component: Some("kubelet".into()), host: Some(node.into()) }),
+        reporting_component: Some("kubelet".into()),
+        reporting_instance: Some(node.into()),
+        first_timestamp: Some(at.clone()),
+        last_timestamp: Some(at),
+        count: Some(1),
+        ..Event::default()
+    };
+    finish(on(&kind_of::<Event>(), ns).create(&PostParams::default(), bytes(&event)?))
 }
 
 /// What a run deletes when it ends (success, failure, Ctrl-C), in order: the
@@ -282,12 +338,13 @@ pub fn pod_event(e: &PodEvent<'_>) -> Result<Request<Vec<u8>>, String> {
 /// they would stay Terminating and keep their node's GPUs), then its namespace and with
 /// it every namespaced object.
 pub fn cleanup(ns: &str, run: &str) -> Result<Vec<Request<Vec<u8>>>, String> {
-    let selector = query_escape(&format!("{RUN_LABEL}={run}"));
+    let mine = ListParams::default().labels(&format!("{RUN_LABEL}={run}"));
+    let now = DeleteParams { grace_period_seconds: Some(0), ..DeleteParams::default() };
     Ok(vec![
-        request(Method::DELETE, &format!("/apis/node.k8s.io/v1/runtimeclasses?labelSelector={selector}"), None, None)?,
-        request(Method::DELETE, &format!("/api/v1/nodes?labelSelector={selector}"), None, None)?,
-        request(Method::DELETE, &format!("/api/v1/namespaces/{ns}/pods"), Some("application/json"), Some(&json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})))?,
-        request(Method::DELETE, &format!("/api/v1/namespaces/{ns}"), None, None)?,
+        finish(on(&kind_of::<RuntimeClass>(), "").delete_collection(&DeleteParams::default(), &mine))?,
+        finish(on(&kind_of::<Node>(), "").delete_collection(&DeleteParams::default(), &mine))?,
+        finish(on(&kind_of::<Pod>(), ns).delete_collection(&now, &ListParams::default()))?,
+        finish(on(&kind_of::<Namespace>(), "").delete(ns, &DeleteParams::default()))?,
     ])
 }
 
@@ -302,6 +359,80 @@ mod tests {
     fn head(r: &Request<Vec<u8>>) -> (String, String, Option<String>, Option<String>) {
         let ct = r.headers().get("Content-Type").map(|v| v.to_str().unwrap().to_string());
         (r.method().to_string(), r.uri().path().to_string(), r.uri().query().map(str::to_string), ct)
+    }
+
+    /// The paths kube-core derives from the k8s-openapi types are the ones the backend's
+    /// own URL table had (pinned here from it), in a namespace and cluster-wide.
+    #[test]
+    fn kinds_live_where_they_did() {
+        let table = [
+            ("Pod", "/api/v1/namespaces/ns/pods", true),
+            ("ConfigMap", "/api/v1/namespaces/ns/configmaps", true),
+            ("Event", "/api/v1/namespaces/ns/events", true),
+            ("DaemonSet", "/apis/apps/v1/namespaces/ns/daemonsets", true),
+            ("Deployment", "/apis/apps/v1/namespaces/ns/deployments", true),
+            ("RuntimeClass", "/apis/node.k8s.io/v1/runtimeclasses", false),
+            ("Node", "/api/v1/nodes", false),
+            ("Namespace", "/api/v1/namespaces", false),
+        ];
+        let got: Vec<(&str, String, bool)> = kinds().iter().map(|k| (k.kind, get(k, "x", "ns").unwrap().uri().path().to_string(), k.namespaced)).collect();
+        let want: Vec<(&str, String, bool)> = table.iter().map(|(k, p, n)| (*k, format!("{p}/x"), *n)).collect();
+        assert_eq!(got, want);
+    }
+
+    /// The typed bodies are, as JSON values, the ones the backend wrote by hand before
+    /// (pinned here from it); only their keys' order differs (k8s-openapi's, not sorted).
+    #[test]
+    fn typed_bodies_equal_the_former_json() {
+        let ns = create_namespace("gpulab-incident-r1", "r1").unwrap();
+        assert_eq!(body(&ns), json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpulab-incident-r1", "labels": {RUN_LABEL: "r1"}}}));
+        let now = "2026-11-29T21:00:00Z";
+        let e = PodEvent { ns: "ns", pod: "p", uid: "uid-1", node: "gpu-node-2", reason: "FailedCreatePodSandBox", message: "m", warning: true, run: "r1", now, seq: 3 };
+        assert_eq!(
+            body(&pod_event(&e).unwrap()),
+            json!({
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": "p.gpulab3", "namespace": "ns", "labels": {RUN_LABEL: "r1"}},
+                "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": "p", "namespace": "ns", "uid": "uid-1"},
+                "reason": "FailedCreatePodSandBox",
+                "message": "m",
+                "type": "Warning",
+                "source": {"component": "kubelet", "host": "gpu-node-2"},
+                "reportingComponent": "kubelet",
+                "reportingInstance": "gpu-node-2",
+                "firstTimestamp": now,
+                "lastTimestamp": now,
+                "count": 1,
+            })
+        );
+    }
+
+    /// Every request asks for JSON, and none has an empty query (`…?`) or an empty first
+    /// pair (`?&…`).
+    #[test]
+    fn every_request_accepts_json_without_an_empty_query() {
+        let pod = kind("Pod").unwrap();
+        let e = PodEvent { ns: "ns", pod: "p", uid: "u", node: "n", reason: "Started", message: "m", warning: false, run: "r1", now: "2026-11-29T21:00:00Z", seq: 1 };
+        let mut all = vec![
+            create_namespace("ns", "r1"),
+            get(&pod, "p", "ns"),
+            delete(&pod, "p", "ns"),
+            list_pods("ns"),
+            list_events("ns", "p"),
+            patch_node_gpus("n", 1),
+            unpatch_node_gpus("n"),
+            node_taints("n", &[]),
+            pod_status("ns", "p", &PodReport::Running { containers: vec!["c".into()] }, "t"),
+            finalize_pod("ns", "p", "u"),
+            pod_event(&e),
+        ];
+        all.extend(cleanup("ns", "r1").unwrap().into_iter().map(Ok));
+        for r in all {
+            let r = r.unwrap();
+            assert_eq!(r.headers().get("Accept").map(|v| v.to_str().unwrap()), Some("application/json"), "{}", r.uri());
+            assert!(!r.uri().to_string().ends_with('?') && !r.uri().to_string().contains("?&"), "{}", r.uri());
+        }
     }
 
     /// The namespace is created with the run label.
@@ -325,7 +456,7 @@ mod tests {
             (
                 "PATCH".into(),
                 "/apis/apps/v1/namespaces/gpulab-incident-r1/daemonsets/dp".into(),
-                Some("fieldManager=gpulab&force=true".into()),
+                Some("force=true&fieldManager=gpulab".into()),
                 Some("application/apply-patch+yaml".into())
             )
         );
@@ -407,7 +538,7 @@ mod tests {
         let b = body(&pod_status("ns", "p", &PodReport::ContainerCreating { containers: vec!["c".into()] }, "t").unwrap());
         assert_eq!(b["status"]["phase"], "Pending");
         assert_eq!(b["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
-        let e = PodEvent { ns: "ns", pod: "p", uid: "uid-1", node: "gpu-node-2", reason: "FailedCreatePodSandBox", message: "Failed to create pod sandbox: x", warning: true, run: "r1", now: "t", seq: 3 };
+        let e = PodEvent { ns: "ns", pod: "p", uid: "uid-1", node: "gpu-node-2", reason: "FailedCreatePodSandBox", message: "Failed to create pod sandbox: x", warning: true, run: "r1", now: "2026-11-29T21:00:00Z", seq: 3 };
         let r = pod_event(&e).unwrap();
         assert_eq!(head(&r).0, "POST");
         let b = body(&r);
@@ -431,13 +562,13 @@ mod tests {
     #[test]
     fn cleanup_is_scoped() {
         let reqs = cleanup("gpulab-incident-r1", "r1").unwrap();
-        assert!(reqs.iter().all(|r| r.method() == Method::DELETE));
+        assert!(reqs.iter().all(|r| r.method() == http::Method::DELETE));
         let paths: Vec<String> = reqs.iter().map(|r| r.uri().to_string()).collect();
         assert_eq!(
             paths,
             [
-                "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev/run%3Dr1",
-                "/api/v1/nodes?labelSelector=gpulab.dev/run%3Dr1",
+                "/apis/node.k8s.io/v1/runtimeclasses?labelSelector=gpulab.dev%2Frun%3Dr1",
+                "/api/v1/nodes?labelSelector=gpulab.dev%2Frun%3Dr1",
                 "/api/v1/namespaces/gpulab-incident-r1/pods",
                 "/api/v1/namespaces/gpulab-incident-r1"
             ]
