@@ -424,6 +424,10 @@ pub struct ScheduleArgs {
     /// RuntimeClasses that exist in the cluster.
     #[arg(long, value_name = "FILE.yaml")]
     pub runtimeclasses: Option<PathBuf>,
+    /// More objects that exist in the cluster — DeviceClasses, ResourceClaims,
+    /// ResourceClaimTemplates, ResourceSlices (DRA), RuntimeClasses; repeatable.
+    #[arg(long, value_name = "FILE.yaml")]
+    pub objects: Vec<PathBuf>,
     /// Kubernetes version whose behaviour to model: 1.33, 1.34, 1.35, 1.36 or 1.37.
     #[arg(long, value_name = "VERSION", default_value = "1.35")]
     pub k8s_version: String,

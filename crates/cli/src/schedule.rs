@@ -12,13 +12,15 @@ use std::path::Path;
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::dra::apply::Applied;
 use gpulab_model::kubernetes::dra::dynamicresources::State;
+use gpulab_model::kubernetes::dra::printed;
 use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, load_cluster, Manifests};
+use gpulab_model::kubernetes::yaml::{load, load_cluster, Located, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::Diagnostic;
+use k8s_openapi::api::resource::v1::DeviceClass;
 use serde_json::json;
 
 use crate::cli::ScheduleArgs;
@@ -26,11 +28,19 @@ use crate::exit::ExitCode;
 use crate::manifests::{diagnostic_line, read_source};
 use crate::output::OutputFormat;
 
+/// The DRA objects of every file read: the allocator's state, and the DeviceClasses
+/// where they were written (a refusal names the class's file:line).
+#[derive(Default)]
+struct Dra {
+    state: State,
+    classes: Vec<Located<DeviceClass>>,
+}
+
 /// Reads `path` (`-`: stdin, [`crate::manifests::read_source`]), loads it, and types
 /// the DRA objects it holds into `dra`.
 /// `cluster`: the file is the cluster to schedule on, whose bound pods are kept as
 /// the scheduler's accounting only ([`load_cluster`]).
-fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut State, cluster: bool) -> Manifests {
+fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut Dra, cluster: bool) -> Manifests {
     match read_source(path) {
         Ok((file, text)) => {
             let (m, d) = if cluster { load_cluster(&file, &text) } else { load(&file, &text) };
@@ -43,7 +53,8 @@ fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra:
                         .into_iter()
                         .filter(|d| d.severity == gpulab_model::diagnostic::Severity::Error),
                 );
-                dra.extend(objects);
+                dra.classes.extend(objects.device_classes.iter().cloned());
+                dra.state.extend(objects);
             }
             m
         }
@@ -64,18 +75,20 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
         }
     };
     let (mut diags, mut errors) = (Vec::new(), Vec::new());
-    let mut dra = State::default();
+    let mut dra = Dra::default();
     let cluster = read(&args.nodes, &mut diags, &mut errors, &mut dra, true);
     let pod_file = read(&args.pod, &mut diags, &mut errors, &mut dra, false);
     let mut runtime_classes: Vec<_> = cluster.runtime_classes.iter().map(|l| l.object.clone()).collect();
-    if let Some(p) = &args.runtimeclasses {
+    for p in args.runtimeclasses.iter().chain(&args.objects) {
         runtime_classes.extend(read(p, &mut diags, &mut errors, &mut dra, false).runtime_classes.into_iter().map(|l| l.object));
     }
+    let Dra { state: mut dra, classes } = dra;
     let has_dra = !(dra.classes.is_empty() && dra.claims.is_empty() && dra.templates.is_empty() && dra.slices.is_empty());
-    if has_dra && !version.dynamic_resources_enabled() {
-        errors.push(format!(
-            "resource.k8s.io/v1 (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice) is served from Kubernetes 1.34; not by {version}"
-        ));
+    if let Some(e) = printed::not_served(version).filter(|_| has_dra) {
+        errors.push(e);
+    }
+    for pod in &pod_file.pods {
+        diags.extend(printed::extended_resource_unmodelled(&classes, &pod.object, version));
     }
     for e in &errors {
         eprintln!("gpulab schedule: {e}");
@@ -143,18 +156,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
             print!("{}", describe_events(std::slice::from_ref(&created.event), 0));
             println!();
             print!("{}", table(&created.explanation));
-            for (claim, a) in &allocations {
-                println!();
-                println!("ResourceClaim {claim}: allocated");
-                for r in a.devices.iter().flat_map(|d| d.results.iter().flatten()) {
-                    println!("  {}: {} {} {}", r.request, r.driver, r.pool, r.device);
-                }
-            }
-            if let Some((claim, first)) = &deallocated {
-                println!();
-                println!("ResourceClaim {claim}: deallocated by the scheduler's PostFilter; the first attempt said:");
-                println!("  {first}");
-            }
+            print!("{}", printed::claims(&allocations, deallocated.as_ref()));
         }
         OutputFormat::Json => {
             let v = json!({
@@ -203,16 +205,7 @@ fn print_waiting(applied: &Applied, version: KubeVersion, output: OutputFormat) 
         Applied::Cycle { .. } => (None, None),
     };
     match output {
-        OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => {
-            println!("{namespace}/{name}: Pending (Kubernetes {version}), not tried by the scheduler");
-            if let Some(e) = event {
-                print!("{}", describe_events(std::slice::from_ref(e), 0));
-            }
-            if let Some(r) = reason {
-                println!("Events:  <none>");
-                println!("Waiting in the scheduling queue (DynamicResources PreEnqueue): {r}");
-            }
-        }
+        OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => print!("{}", printed::waiting(applied, version)),
         OutputFormat::Json => {
             let v = json!({
                 "verdict": "Pending",

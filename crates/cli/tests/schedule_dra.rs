@@ -75,3 +75,35 @@ fn bad_dra_input_at_file_and_line() {
         assert!(stderr.contains(at) && stderr.contains(words), "{file}: {stderr}");
     }
 }
+
+/// Step 6's three paths to a GPU for the same pod on the same cluster (the lab's
+/// files, `src/steps/data/`): the device plugin's `nvidia.com/gpu`, a ResourceClaim,
+/// and `nvidia.com/gpu` backed by a DeviceClass — per version, the exit status and
+/// a line of what `gpulab schedule` prints (stdout, or stderr when it refuses).
+#[test]
+fn step_6_paths_per_version() {
+    let data = |f: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/steps/data").join(f).display().to_string();
+    let no_gpu = "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+    let cases: [(&str, Option<&str>, &str, i32, &str); 9] = [
+        ("pod.yaml", None, "1.36", 1, no_gpu),
+        ("dra-pod.yaml", Some("dra.yaml"), "1.34", 0, "  gpu: gpu.nvidia.com gpu-node-2 gpu-0"),
+        ("dra-pod.yaml", Some("dra.yaml"), "1.36", 0, "default/cuda-vectoradd: Scheduled to gpu-node-2"),
+        ("dra-pod.yaml", Some("dra.yaml"), "1.37", 0, "cpu-node-1   passed              passed     passed            skipped        skipped     passed             cannot allocate all claims   -"),
+        ("dra-pod.yaml", Some("dra.yaml"), "1.33", 2, "is served from Kubernetes 1.34; not by 1.33"),
+        // Without the template the claim controller cannot make the claim.
+        ("dra-pod.yaml", None, "1.36", 1, "resource claim template \"one-gpu\": resourceclaimtemplate.resource.k8s.io \"one-gpu\" not found"),
+        // DRAExtendedResource off (alpha): the scheduler checks node status as on the device plugin's path.
+        ("pod.yaml", Some("dra-extended.yaml"), "1.35", 1, no_gpu),
+        // On (beta from 1.36, GA in 1.37): not modelled, refused at the DeviceClass.
+        ("pod.yaml", Some("dra-extended.yaml"), "1.36", 2, "dra-extended.yaml:1:1: error[dra-extended-resource-unmodelled]: resource=nvidia.com/gpu; deviceClass=gpu.nvidia.com; version=1.36"),
+        ("pod.yaml", Some("dra-extended.yaml"), "1.37", 2, "version=1.37"),
+    ];
+    for (pod, objects, version, code, want) in cases {
+        let mut args = vec!["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", pod, "--k8s-version", version];
+        args.extend(objects.iter().flat_map(|o| ["--objects", *o]));
+        let out = Command::new(env!("CARGO_BIN_EXE_gpulab")).args(&args).current_dir(data("")).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(code), "{pod} {objects:?} {version}: {stdout}{stderr}");
+        assert!(stdout.contains(want) || stderr.contains(want), "{pod} {objects:?} {version}: {want:?} not in\n{stdout}{stderr}");
+    }
+}

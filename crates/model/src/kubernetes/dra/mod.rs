@@ -23,6 +23,8 @@
 //! - [`nvidia`]: the node side of NVIDIA's GPU driver — the ResourceSlices it
 //!   publishes per GPU model, its DeviceClasses, its opaque sharing config.
 //! - [`kubelet`]: the kubelet's `PrepareResources` and `FailedPrepareDynamicResources`.
+//! - [`printed`]: what `gpulab schedule` and step 6 print about claims, and what they
+//!   refuse before scheduling (DRA before 1.34; an extended resource DRA backs).
 //!
 //! **API Boundary:** pure functions over k8s-openapi objects; nothing here reads
 //! files.
@@ -33,6 +35,7 @@ pub mod cel;
 pub mod dynamicresources;
 pub mod kubelet;
 pub mod nvidia;
+pub mod printed;
 pub mod validation;
 
 #[cfg(test)]
