@@ -6,7 +6,8 @@
 //! # Layout
 //!
 //! - [`generated`]: the seeded generator of main/drop-in combinations (SplitMix64 from
-//!   [`SEED`]; the same [`GENERATED`] nodes on every version and every run).
+//!   [`SEED`]; the same [`GENERATED`] nodes on every version and every run);
+//!   [`generated_from`] the same generator from any seed (the live tier's long run).
 //! - [`golden_node`]: a golden case's `input/` as a node.
 //! - [`normalise`]: what is not the config's doing taken out of real output (the
 //!   scratch root, logrus timestamps, migration timings, 1.x's map-ordered imports line,
@@ -405,8 +406,14 @@ pub const MODEL_ROOT: &str = "/gpulab-dump-root";
 
 /// The generated nodes, in order: case `generated/<i>` is `generated()[i]`.
 pub fn generated() -> Vec<Node> {
-    let mut rng = Rng(SEED);
-    (0..GENERATED).map(|_| random_node(&mut rng)).collect()
+    generated_from(SEED, GENERATED)
+}
+
+/// `n` nodes from `seed`, in order (the long run's: node `i` of seed `s` is
+/// `generated_from(s, i + 1)[i]`, whatever `n` was).
+pub fn generated_from(seed: u64, n: usize) -> Vec<Node> {
+    let mut rng = Rng(seed);
+    (0..n).map(|_| random_node(&mut rng)).collect()
 }
 
 /// A golden case's `input/` directory as a node (`main.toml` is the main config).
