@@ -404,6 +404,18 @@ fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 /// directory; outputs are compared with the root taken out of every path).
 pub const MODEL_ROOT: &str = "/gpulab-dump-root";
 
+/// `node` under [`MODEL_ROOT`] as the model's files, as the live tier lays it under its
+/// private directory (the working directory is the root too), and the main config.
+pub fn model_files(node: &Node) -> (gpulab_model::containerd::Files, String) {
+    let (laid, main) = under_root(MODEL_ROOT, node);
+    let mut f = gpulab_model::containerd::Files::new();
+    f.cwd = MODEL_ROOT.to_string();
+    for (p, b) in laid {
+        f.insert(&p, b);
+    }
+    (f, main)
+}
+
 /// The generated nodes, in order: case `generated/<i>` is `generated()[i]`.
 pub fn generated() -> Vec<Node> {
     generated_from(SEED, GENERATED)

@@ -322,8 +322,10 @@ fn config_dump_matches_on_fresh_seeds() {
         seed += 1;
     }
     let summary = format!("seeds {first}..{}: {compared} cases on {}, {} differ, {:.0} s", seed.saturating_sub(1), versions.join(", "), failures.len(), started.elapsed().as_secs_f64());
+    let report_path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("live-config-dump-seeds.txt");
+    let _ = std::fs::write(&report_path, format!("{summary}\n\n{}", failures.join("\n")));
     eprintln!("{summary}");
     assert!(compared > 0, "no round ran");
     let shown: String = failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n");
-    assert!(failures.is_empty(), "{summary}\n\n{shown}");
+    assert!(failures.is_empty(), "{summary} (all in {})\n\n{shown}", report_path.display());
 }
