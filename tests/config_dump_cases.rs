@@ -6,7 +6,8 @@
 //! # Layout
 //!
 //! - [`generated`]: the seeded generator of main/drop-in combinations (SplitMix64 from
-//!   [`SEED`]; the same [`GENERATED`] nodes on every version and every run).
+//!   [`SEED`]; the same [`GENERATED`] nodes on every version and every run);
+//!   [`generated_from`] the same generator from any seed (the live tier's long run).
 //! - [`golden_node`]: a golden case's `input/` as a node.
 //! - [`normalise`]: what is not the config's doing taken out of real output (the
 //!   scratch root, logrus timestamps, migration timings, 1.x's map-ordered imports line,
@@ -403,10 +404,28 @@ fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 /// directory; outputs are compared with the root taken out of every path).
 pub const MODEL_ROOT: &str = "/gpulab-dump-root";
 
+/// `node` under [`MODEL_ROOT`] as the model's files, as the live tier lays it under its
+/// private directory (the working directory is the root too), and the main config.
+pub fn model_files(node: &Node) -> (gpulab_model::containerd::Files, String) {
+    let (laid, main) = under_root(MODEL_ROOT, node);
+    let mut f = gpulab_model::containerd::Files::new();
+    f.cwd = MODEL_ROOT.to_string();
+    for (p, b) in laid {
+        f.insert(&p, b);
+    }
+    (f, main)
+}
+
 /// The generated nodes, in order: case `generated/<i>` is `generated()[i]`.
 pub fn generated() -> Vec<Node> {
-    let mut rng = Rng(SEED);
-    (0..GENERATED).map(|_| random_node(&mut rng)).collect()
+    generated_from(SEED, GENERATED)
+}
+
+/// `n` nodes from `seed`, in order (the long run's: node `i` of seed `s` is
+/// `generated_from(s, i + 1)[i]`, whatever `n` was).
+pub fn generated_from(seed: u64, n: usize) -> Vec<Node> {
+    let mut rng = Rng(seed);
+    (0..n).map(|_| random_node(&mut rng)).collect()
 }
 
 /// A golden case's `input/` directory as a node (`main.toml` is the main config).

@@ -16,6 +16,9 @@
 //! `./dev.sh setup` builds (minutes per version, cold). Without any, it fails: a tier
 //! that compared nothing must not pass.
 //!
+//! The same comparison on fresh seeds, as long as one likes, is the ignored
+//! `config_dump_matches_on_fresh_seeds` (each round prints its seed; see its doc).
+//!
 //! `GPULAB_RECORD_DUMPS=1` also writes what each binary printed (normalised) to
 //! `crates/model/tests/config_dump/<version>.txt`, which the model's own test
 //! (`crates/model/tests/containerd_config_dump.rs`) holds it to without the binaries.
@@ -174,6 +177,35 @@ fn run_job(oracle: &oracle::Oracle, model: &Containerd, job: &Job<'_>) -> Done {
     Done { version: job.version, name: job.name.to_string(), diff, unsteady, recorded: cases::normalise(&real, &root, is_1x) }
 }
 
+/// How many cases run at once: `GPULAB_DUMP_JOBS`, else twice the cores.
+fn threads() -> usize {
+    std::env::var("GPULAB_DUMP_JOBS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1)
+}
+
+/// Every case of `cases` on every oracle, `threads` at once; sorted by version, name.
+fn run_all(oracles: &[oracle::Oracle], models: &[Containerd], cases: &[(String, Node)], threads: usize) -> Vec<Done> {
+    let jobs: Vec<Job<'_>> = (0..oracles.len()).flat_map(|v| cases.iter().map(move |(name, node)| Job { version: v, name, node })).collect();
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
+                let d = run_job(&oracles[job.version], &models[job.version], job);
+                done.lock().expect("results").push(d);
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("results");
+    done.sort_by(|a, b| (a.version, &a.name).cmp(&(b.version, &b.name)));
+    done
+}
+
 /// Every golden input and every generated combination on every real binary: the
 /// model's `config dump` equals the binary's (stdout, stderr, exit status).
 #[test]
@@ -188,25 +220,8 @@ fn config_dump_matches_every_real_version() {
     let n_golden = all.iter().filter(|(n, _)| n.starts_with("golden/")).count();
     assert!(n_golden >= 21, "only {n_golden} golden inputs under {}", goldens.display());
     let models: Vec<Containerd> = oracles.iter().map(|o| Containerd::new(o.version.clone())).collect();
-    let jobs: Vec<Job<'_>> = (0..oracles.len()).flat_map(|v| all.iter().map(move |(name, node)| Job { version: v, name, node })).collect();
-    let threads = std::env::var("GPULAB_DUMP_JOBS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
-                let d = run_job(&oracles[job.version], &models[job.version], job);
-                done.lock().expect("results").push(d);
-            });
-        }
-    });
-    let mut done = done.into_inner().expect("results");
-    done.sort_by(|a, b| (a.version, &a.name).cmp(&(b.version, &b.name)));
+    let threads = threads();
+    let done = run_all(&oracles, &models, &all, threads);
     let wall = started.elapsed();
 
     let mut summary = Vec::new();
@@ -267,4 +282,50 @@ fn bad_input_matches_every_real_version() {
     }
     eprintln!("live bad input: {} versions x {} cases in {:.1} s\n{}", oracles.len(), bad.len(), started.elapsed().as_secs_f64(), summary.join("\n"));
     assert!(failures.is_empty(), "{} cases differ:\n{}\n\n{}", failures.len(), summary.join("\n"), failures.join("\n"));
+}
+
+/// The long run of the same differential, on fresh seeds: round `r` generates
+/// `GPULAB_DUMP_NODES` nodes (default 64) from seed `GPULAB_DUMP_SEED + r` (default
+/// seed: the bounded run's plus one) and compares each on every real binary, until
+/// `GPULAB_DUMP_ROUNDS` rounds (default unbounded) or `GPULAB_DUMP_MINUTES` minutes
+/// (default 10) are done. Every round prints its seed; a difference is named by seed
+/// and node (`seed S node I`), and one round replays it:
+/// `GPULAB_DUMP_SEED=S GPULAB_DUMP_ROUNDS=1`. Differences fail the test at the end.
+#[test]
+#[ignore = "the long run: cargo test -p gpulab --features real-containerd-dump --test live_config_dump -- --ignored --nocapture"]
+fn config_dump_matches_on_fresh_seeds() {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let first = env("GPULAB_DUMP_SEED").unwrap_or(cases::SEED + 1);
+    let rounds = env("GPULAB_DUMP_ROUNDS").unwrap_or(u64::MAX);
+    let minutes = env("GPULAB_DUMP_MINUTES").unwrap_or(10);
+    let per_round = usize::try_from(env("GPULAB_DUMP_NODES").unwrap_or(64)).unwrap_or(64);
+    let (oracles, unusable) = oracle::available();
+    assert!(unusable.is_empty(), "real binaries the model cannot take:\n{}", unusable.join("\n"));
+    assert!(!oracles.is_empty(), "no real containerd: `./dev.sh setup` builds them (scripts/oracle-containerd.sh), Debian's package installs 1.6.20");
+    let models: Vec<Containerd> = oracles.iter().map(|o| Containerd::new(o.version.clone())).collect();
+    let versions: Vec<String> = oracles.iter().map(|o| o.version.to_string()).collect();
+    let threads = threads();
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(minutes.saturating_mul(60));
+    eprintln!("fresh seeds from {first}: {per_round} nodes per seed on {} ({threads} at once), {minutes} min at most", versions.join(", "));
+    let (mut compared, mut failures, mut seed) = (0usize, Vec::new(), first);
+    for _ in 0..rounds {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let nodes: Vec<(String, Node)> = cases::generated_from(seed, per_round).into_iter().enumerate().map(|(i, n)| (format!("seed {seed} node {i}"), n)).collect();
+        let done = run_all(&oracles, &models, &nodes, threads);
+        let differ: Vec<&Done> = done.iter().filter(|d| !d.diff.is_empty()).collect();
+        eprintln!("seed {seed}: {} cases, {} differ ({:.0} s in all)", done.len(), differ.len(), started.elapsed().as_secs_f64());
+        compared += done.len();
+        failures.extend(differ.iter().map(|d| d.diff.clone()));
+        seed += 1;
+    }
+    let summary = format!("seeds {first}..{}: {compared} cases on {}, {} differ, {:.0} s", seed.saturating_sub(1), versions.join(", "), failures.len(), started.elapsed().as_secs_f64());
+    let report_path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("live-config-dump-seeds.txt");
+    let _ = std::fs::write(&report_path, format!("{summary}\n\n{}", failures.join("\n")));
+    eprintln!("{summary}");
+    assert!(compared > 0, "no round ran");
+    let shown: String = failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n");
+    assert!(failures.is_empty(), "{summary} (all in {})\n\n{shown}", report_path.display());
 }

@@ -14,19 +14,7 @@ mod cases;
 
 use std::path::Path;
 
-use gpulab_model::containerd::{Containerd, Files, Version};
-
-/// `node` under [`cases::MODEL_ROOT`], as the live tier lays it under its private
-/// directory (the working directory is the root too).
-fn files_of(node: &cases::Node) -> (Files, String) {
-    let (laid, main) = cases::under_root(cases::MODEL_ROOT, node);
-    let mut f = Files::new();
-    f.cwd = cases::MODEL_ROOT.to_string();
-    for (p, b) in laid {
-        f.insert(&p, b);
-    }
-    (f, main)
-}
+use gpulab_model::containerd::{Containerd, Version};
 
 /// One recording: its summary line and each differing case as a unified diff.
 fn check_recording(path: &Path, inputs: &[(String, cases::Node)], goldens: &Path) -> (String, Vec<String>) {
@@ -40,7 +28,7 @@ fn check_recording(path: &Path, inputs: &[(String, cases::Node)], goldens: &Path
     let mut failures = Vec::new();
     for (name, want) in &rec.cases {
         let node = &inputs.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{}: no input for case {name} (goldens at {})", path.display(), goldens.display())).1;
-        let (files, main) = files_of(node);
+        let (files, main) = cases::model_files(node);
         let got = model.load_from(&files, &main);
         let got = cases::Output { stdout: got.dump.stdout, stderr: got.dump.stderr, exit: got.dump.exit };
         let got = cases::normalise(&got, cases::MODEL_ROOT, version.is_1x());

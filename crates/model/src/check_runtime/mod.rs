@@ -308,7 +308,7 @@ pub fn evaluate(inp: &CheckInputs) -> CheckReport {
         }
         Dump::Text(text) if text.trim().is_empty() => f.push(Finding::new(4, Status::Fail, "dump-empty", &[("config", config.clone())])),
         Dump::Text(text) => {
-            let version = toml_runtimes(text, None).version.unwrap_or_default();
+            let version = toml_runtimes::top_version(text).unwrap_or_default();
             let cri_id = match version.as_str() {
                 "1" | "2" => Some(CRI_V1),
                 "3" | "4" | "5" | "6" | "7" | "8" | "9" => Some("io.containerd.cri.v1.runtime"),

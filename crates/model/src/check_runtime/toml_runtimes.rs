@@ -134,6 +134,17 @@ enum Ctx {
 
 /// Reads the CRI runtime tables of `text`; `want` limits them to one plugin id.
 pub fn toml_runtimes(text: &str, want: Option<&str>) -> RuntimeTables {
+    read(text, want, false)
+}
+
+/// The top-level `version` of `text` as [`toml_runtimes`] reads it, reading no
+/// further than the first table header (a dump's version line is its first).
+pub fn top_version(text: &str) -> Option<String> {
+    read(text, None, true).version
+}
+
+/// [`toml_runtimes`]; with `top_only`, stops at the first table header.
+fn read(text: &str, want: Option<&str>, top_only: bool) -> RuntimeTables {
     let mut out = RuntimeTables::default();
     let mut ctx = Ctx::Elsewhere;
     let mut runtime = String::new();
@@ -142,6 +153,9 @@ pub fn toml_runtimes(text: &str, want: Option<&str>) -> RuntimeTables {
         let lead = line.trim_start_matches([' ', '\t']);
         if lead.is_empty() || lead.starts_with('#') {
             continue;
+        }
+        if top_only && lead.starts_with('[') {
+            break;
         }
         if lead.starts_with("[[") {
             ctx = Ctx::Elsewhere;
@@ -231,6 +245,7 @@ mod tests {
             assert_eq!(t.names(), names.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{text}");
             assert_eq!(t.default_runtime_name.clone().unwrap_or_default(), default, "{text}");
             assert_eq!(t.settings_of("runc"), runc.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{text}");
+            assert_eq!(top_version(text), toml_runtimes(text, None).version, "{text}");
         }
     }
 }

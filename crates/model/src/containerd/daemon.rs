@@ -8,6 +8,15 @@
 //! again with the files as they are then; a daemon started by hand stays down.
 //!
 //! Time is a value (seconds) the caller advances; nothing here reads a clock.
+//!
+//! A daemon keeps its version's [`Containerd`] (the defaults parsed at its first load,
+//! or handed in by [`Daemon::with_model`]) and the result of its last start: reading
+//! the files on disk again while they are the files it started with is that result
+//! ([`Daemon::on_disk`], [`Daemon::config_dump`]), since a load is a pure function of
+//! files, version and verdicts.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +87,10 @@ pub struct Daemon {
     /// containerd's verdicts on the files' syntax, for a model without go-toml's
     /// parsers ([`super::syntax`]; the app).
     verdicts: Verdicts,
+    /// The verdicts the last start loaded with.
+    loaded_verdicts: Verdicts,
+    /// The version's loader, made at the first load unless handed in.
+    model: OnceLock<Containerd>,
 }
 
 impl Daemon {
@@ -93,7 +106,18 @@ impl Daemon {
             now: 0,
             events: Vec::new(),
             verdicts: Verdicts::new(),
+            loaded_verdicts: Verdicts::new(),
+            model: OnceLock::new(),
         }
+    }
+
+    /// The daemon, loading with `model` (its defaults already parsed, shared with
+    /// every daemon given a clone of it) when `model` is of the daemon's version.
+    pub fn with_model(self, model: &Containerd) -> Self {
+        if model.version == self.version {
+            let _ = self.model.set(model.clone());
+        }
+        self
     }
 
     /// The daemon, reading its files' syntax with these verdicts ([`super::syntax`]).
@@ -102,8 +126,35 @@ impl Daemon {
         self
     }
 
+    /// The daemon's version's loader (`version` is a public field: a loader of
+    /// another version is not used).
+    fn model(&self) -> Cow<'_, Containerd> {
+        match self.model.get_or_init(|| Containerd::new(self.version.clone())) {
+            m if m.version == self.version => Cow::Borrowed(m),
+            _ => Cow::Owned(Containerd::new(self.version.clone())),
+        }
+    }
+
     fn load(&self) -> LoadResult {
-        Containerd::new(self.version.clone()).load_with(&self.files, &self.verdicts)
+        self.model().load_with(&self.files, &self.verdicts)
+    }
+
+    /// What the last start loaded, when the files on disk, the version and `verdicts`
+    /// are still those it loaded with: loading them again gives the same result.
+    fn loaded_from_disk(&self, verdicts: &Verdicts) -> Option<&LoadResult> {
+        let loaded = self.loaded.as_deref()?;
+        let same = self.loaded_files.as_ref() == Some(&self.files) && loaded.version == self.version && *verdicts == self.loaded_verdicts;
+        same.then_some(loaded)
+    }
+
+    /// [`containerd::load`](super::load) of the files on disk (no syntax verdicts):
+    /// what the next start would load. The last start's result while the files are
+    /// unchanged, else a load with the daemon's loader.
+    pub fn on_disk(&self) -> Cow<'_, LoadResult> {
+        match self.loaded_from_disk(&Verdicts::new()) {
+            Some(loaded) => Cow::Borrowed(loaded),
+            None => Cow::Owned(self.model().load(&self.files)),
+        }
     }
 
     /// The current time (seconds since the scenario began).
@@ -122,6 +173,7 @@ impl Daemon {
         }
         let result = self.load();
         self.loaded_files = Some(self.files.clone());
+        self.loaded_verdicts = self.verdicts.clone();
         match &result.start {
             Start::Serving(cri) => {
                 let status = cri.status().as_str().to_string();
@@ -206,7 +258,10 @@ impl Daemon {
 
     /// `containerd config dump`: reads the files on disk, not the daemon.
     pub fn config_dump(&self) -> CommandOutput {
-        self.load().dump
+        match self.loaded_from_disk(&self.verdicts) {
+            Some(loaded) => loaded.dump.clone(),
+            None => self.load().dump,
+        }
     }
 
     /// The CRI plugins as `ctr plugins ls` shows them (only while running).
@@ -263,6 +318,41 @@ mod tests {
         assert!(d.config_dump().stdout.contains("default_runtime_name = 'nvidia'"));
         d.restart();
         assert_eq!(d.cri().unwrap().status(), &PluginState::Error);
+    }
+
+    /// What the daemon reuses (its loader, its last start's result) gives what a fresh
+    /// load of the files on disk gives: never started, started, files changed after
+    /// the start, the version changed under it, and a loader handed in.
+    #[test]
+    fn reused_loads_equal_fresh_loads() {
+        let v2 = Version::parse("2.0.11").unwrap();
+        let v17 = Version::parse("1.7.34").unwrap();
+        let files = Files::new().with("/etc/containerd/config.toml", MAIN);
+        let never = Daemon::new(v2.clone(), Supervisor::systemd(), files.clone());
+        let started = daemon(Supervisor::systemd());
+        let mut changed = daemon(Supervisor::systemd());
+        changed.write_file("/etc/containerd/conf.d/50-default.toml", BREAK);
+        let mut other_version = daemon(Supervisor::systemd());
+        other_version.version = v17.clone();
+        let mut handed = Daemon::new(v2.clone(), Supervisor::systemd(), files).with_model(&Containerd::new(v2.clone()));
+        handed.start();
+        let foreign = Daemon::new(v2, Supervisor::ByHand, Files::new()).with_model(&Containerd::new(v17));
+        for (name, d, reused) in [
+            ("never started", &never, false),
+            ("started", &started, true),
+            ("files changed", &changed, false),
+            ("version changed", &other_version, false),
+            ("loader handed in", &handed, true),
+            ("loader of another version", &foreign, false),
+        ] {
+            let fresh = crate::containerd::load(&d.files, &d.version);
+            let on_disk = d.on_disk();
+            assert_eq!(matches!(on_disk, Cow::Borrowed(_)), reused, "{name}: reused");
+            assert_eq!(on_disk.dump, fresh.dump, "{name}: on_disk");
+            assert_eq!(on_disk.version, d.version, "{name}: version");
+            assert_eq!(on_disk.diagnostics, fresh.diagnostics, "{name}: diagnostics");
+            assert_eq!(d.config_dump(), fresh.dump, "{name}: config dump");
+        }
     }
 
     /// SIGHUP kills the daemon; systemd brings it back after RestartSec with the new

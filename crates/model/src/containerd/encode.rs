@@ -191,29 +191,37 @@ struct V2 {
 
 /// Writes `t`'s keys and sub-tables; returns whether the last table written (the
 /// deepest, last one) had nothing in it, which v2.4 follows with no blank line.
-fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, style: V2) -> bool {
+/// Keys, headers and strings are written straight into `out` (a dump has hundreds).
+fn v2_table<'t>(out: &mut String, path: &mut Vec<&'t str>, t: &'t Table, style: V2) -> bool {
     let compact = style.compact;
     let depth = path.len();
     let mut has_kv = false;
     for (k, n) in t.entries.iter().filter(|(_, n)| !is_table_like(n)) {
         has_kv = true;
         indent(out, depth);
-        out.push_str(&v2_key(k, style));
+        push_v2_key(out, k, style);
         out.push_str(" = ");
         v2_value(out, n, style);
         out.push('\n');
     }
     let mut first = true;
     let mut prev_empty = false;
+    let mut header = String::new();
     for (k, n) in t.entries.iter().filter(|(_, n)| is_table_like(n)) {
         let items: Vec<&Table> = match &n.value {
             Value::Table(sub) => vec![sub],
             Value::Array(items) => items.iter().filter_map(Node::as_table).collect(),
             _ => Vec::new(),
         };
-        let aot = !n.is_table();
-        path.push(k.clone());
-        let header: Vec<String> = path.iter().map(|p| v2_key(p, style)).collect();
+        let (open, close) = if n.is_table() { ("[", "]\n") } else { ("[[", "]]\n") };
+        path.push(k);
+        header.clear();
+        for (i, p) in path.iter().enumerate() {
+            if i > 0 {
+                header.push('.');
+            }
+            push_v2_key(&mut header, p, style);
+        }
         for sub in items {
             if first {
                 first = false;
@@ -224,11 +232,9 @@ fn v2_table(out: &mut String, path: &mut Vec<String>, t: &Table, style: V2) -> b
                 out.push('\n');
             }
             indent(out, depth);
-            if aot {
-                out.push_str(&format!("[[{}]]\n", header.join(".")));
-            } else {
-                out.push_str(&format!("[{}]\n", header.join(".")));
-            }
+            out.push_str(open);
+            out.push_str(&header);
+            out.push_str(close);
             prev_empty = v2_table(out, path, sub, style);
         }
         path.pop();
@@ -246,13 +252,17 @@ fn v2_needs_quoting(s: &str, style: V2) -> bool {
     s.chars().any(|c| c == '\'' || ((c as u32) < 0x20 && !(c == '\t' && style.tab_in_literal)) || c == '\u{7f}')
 }
 
-fn v2_key(k: &str, style: V2) -> String {
+fn push_v2_key(out: &mut String, k: &str, style: V2) {
     if is_bare(k) {
-        k.to_string()
+        out.push_str(k);
     } else if !v2_needs_quoting(k, style) {
-        format!("'{k}'")
+        out.push('\'');
+        out.push_str(k);
+        out.push('\'');
     } else {
-        format!("\"{}\"", v2_escape(k))
+        out.push('"');
+        push_v2_escaped(out, k);
+        out.push('"');
     }
 }
 
@@ -260,6 +270,12 @@ fn v2_key(k: &str, style: V2) -> String {
 /// a string value, [`super::explain::show`]).
 pub(crate) fn v2_escape(s: &str) -> String {
     let mut b = String::with_capacity(s.len());
+    push_v2_escaped(&mut b, s);
+    b
+}
+
+/// [`v2_escape`] written onto `b`.
+fn push_v2_escaped(b: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '"' => b.push_str("\\\""),
@@ -273,7 +289,6 @@ pub(crate) fn v2_escape(s: &str) -> String {
             c => b.push(c),
         }
     }
-    b
 }
 
 fn v2_value(out: &mut String, n: &Node, style: V2) {
@@ -281,7 +296,7 @@ fn v2_value(out: &mut String, n: &Node, style: V2) {
         Value::String(s) => {
             if v2_needs_quoting(s, style) {
                 out.push('"');
-                out.push_str(&v2_escape(s));
+                push_v2_escaped(out, s);
                 out.push('"');
             } else {
                 out.push('\'');
@@ -307,7 +322,7 @@ fn v2_value(out: &mut String, n: &Node, style: V2) {
             out.push('{');
             for (i, (k, n)) in t.entries.iter().enumerate() {
                 out.push_str(if i > 0 { ", " } else { " " });
-                out.push_str(&v2_key(k, style));
+                push_v2_key(out, k, style);
                 out.push_str(" = ");
                 v2_value(out, n, style);
             }

@@ -242,7 +242,8 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], 
             "imports" | "disabled_plugins" | "required_plugins" => {
                 let ok = matches!(&node.value, Value::Array(a) if a.iter().all(|e| e.as_str().is_some()));
                 if !ok {
-                    return Err(top_error(&node, "[]string", &key));
+                    // go-toml v1 names a slice target with its kind: `[]string(slice)`.
+                    return Err(top_error(&node, "[]string(slice)", &key));
                 }
                 out.insert(key, node);
             }

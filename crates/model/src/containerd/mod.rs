@@ -34,7 +34,8 @@
 //! [`Daemon`]. Everything else is how.
 //!
 //! **Architecture Invariant:** pure. No I/O (files come in as [`Files`]), no clock, no
-//! globals: the embedded defaults are parsed per call.
+//! globals: the embedded defaults are parsed per [`Containerd`] value (shared by its
+//! clones), never cached behind the caller's back.
 
 pub mod cri;
 pub mod daemon;
@@ -62,6 +63,8 @@ pub mod syntax;
 mod syntax_exact;
 pub mod value;
 pub mod version;
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -171,26 +174,27 @@ pub fn load_from(files: &Files, version: &Version, main: &str) -> LoadResult {
 }
 
 /// One containerd version with its built-in defaults parsed once: keep it (e.g. in
-/// the app's state) to re-run [`Containerd::load`] on every keystroke without
-/// re-reading the embedded defaults. A value, not a global.
+/// the app's state, a [`Daemon`], a fuzz target) to re-run [`Containerd::load`] on
+/// every keystroke without re-reading the embedded defaults. A value, not a global;
+/// its clones share the parsed defaults (read-only), so a clone costs a pointer.
 #[derive(Debug, Clone)]
 pub struct Containerd {
     pub version: Version,
-    defaults: schema::Defaults,
+    defaults: Arc<schema::Defaults>,
 }
 
 impl Containerd {
     /// `version` with its embedded defaults ([`schema::embedded`]; a build without
     /// the feature `embedded-defaults` uses [`Containerd::with_defaults`]).
     pub fn new(version: Version) -> Self {
-        let defaults = schema::Defaults::of(&version);
+        let defaults = Arc::new(schema::Defaults::of(&version));
         Containerd { version, defaults }
     }
 
     /// `version` with the defaults read from `text`, its `config dump` of an empty
     /// config (as [`schema::embedded`] holds it).
     pub fn with_defaults(version: Version, text: &str) -> Self {
-        let defaults = schema::Defaults::from_text(&version, text);
+        let defaults = Arc::new(schema::Defaults::from_text(&version, text));
         Containerd { version, defaults }
     }
 

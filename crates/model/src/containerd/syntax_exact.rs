@@ -60,8 +60,9 @@ fn v1_local_date_error(path: &str, text: &[u8], table: &Table) -> Option<LoadErr
     None
 }
 
-/// go-toml v1 names a key defined twice by its whole path: the `[table]` it is in (the
-/// last header above it, as written) and the key.
+/// go-toml v1 names a key defined twice by its whole path: the parts of the `[table]`
+/// it is in (the last header above it), unquoted and joined by dots as go-toml v1
+/// joins its current table's key parts, then the key.
 fn v1_key_path(text: &[u8], line: u32, key: &str) -> String {
     let text = String::from_utf8_lossy(text);
     let header = text
@@ -75,9 +76,36 @@ fn v1_key_path(text: &[u8], line: u32, key: &str) -> String {
         })
         .last();
     match header {
-        Some(h) if !h.is_empty() => format!("{h}.{key}"),
+        Some(h) if !h.is_empty() => format!("{}.{key}", unquoted_key_parts(h).join(".")),
         _ => key.to_string(),
     }
+}
+
+/// The parts of a dotted key as written (`a."b.c".'d'`), each unquoted: `["a", "b.c", "d"]`
+/// (a basic string's `\"` and `\\` unescaped; blanks around the dots dropped).
+fn unquoted_key_parts(key: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut chars = key.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => cur.extend(chars.next()),
+                        q => cur.push(q),
+                    }
+                }
+            }
+            '\'' => cur.extend(chars.by_ref().take_while(|q| *q != '\'')),
+            '.' => parts.push(std::mem::take(&mut cur)),
+            ' ' | '\t' => {}
+            c => cur.push(c),
+        }
+    }
+    parts.push(cur);
+    parts
 }
 
 /// The go-toml v2 parser a 2.x line reads its files with (`None`: 1.x, go-toml v1).
@@ -146,6 +174,12 @@ fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
             return (e.line, to_u32(start) + 1, "parsing error: keys cannot contain new lines".into());
         }
         return (e.line, e.column, "was expecting token =, but got keys cannot contain new lines instead".into());
+    }
+    if message.starts_with("`_` may only go between digits") {
+        // go-toml v1 lexes the number whole, then refuses it at its first character.
+        let upto: Vec<char> = line_text.chars().take(e.column.saturating_sub(1) as usize).collect();
+        let start = upto.iter().rposition(|c| c.is_whitespace() || matches!(c, '=' | '[' | ',' | '{')).map_or(0, |i| i + 1);
+        return (e.line, to_u32(start) + 1, "invalid use of _ in number".into());
     }
     let in_header = line_text.trim_start().starts_with('[');
     let c = char_at(e.column).map_or(String::new(), |c| c.to_string());

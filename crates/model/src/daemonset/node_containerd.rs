@@ -63,7 +63,7 @@ pub fn changed_since_start(daemon: &Daemon) -> Vec<String> {
 /// cluster uses.
 pub fn runtime_findings(daemon: &Daemon, handlers: &[String]) -> Vec<RuntimeFinding> {
     let mut out = Vec::new();
-    let on_disk = containerd::load(&daemon.files, &daemon.version);
+    let on_disk = daemon.on_disk();
     let loaded = daemon.runtime_handlers();
     for h in handlers {
         if loaded.contains(h) {

@@ -86,7 +86,7 @@ impl NodeRuntime {
     pub fn from_daemon(daemon: &crate::containerd::Daemon) -> Self {
         let serving = daemon.is_running().then(|| daemon.loaded()).flatten().filter(|l| l.start.cri_status() == "ok");
         let loaded_handlers = if serving.is_some() { daemon.runtime_handlers() } else { Vec::new() };
-        let on_disk = crate::containerd::load(&daemon.files, &daemon.version);
+        let on_disk = daemon.on_disk();
         let file_handlers = if on_disk.start.cri_status() == "ok" { on_disk.runtime_handlers() } else { Vec::new() };
         NodeRuntime {
             containerd_version: daemon.version.to_string(),

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check_runtime::{self, simulated::NodeCheck};
-use crate::containerd::{self, Daemon};
+use crate::containerd::Daemon;
 use crate::slots::{self, table::Mode, Deployment, GpuModel, MigCatalog, PluginVersion, TableRequest};
 use crate::Diagnostic;
 
@@ -113,7 +113,7 @@ pub struct FixRecord {
 
 /// The step-2 artifact of `daemon`'s files on disk (what the next start would load).
 pub fn merge_artifact(node: &str, daemon: &Daemon) -> MergeArtifact {
-    let result = containerd::load(&daemon.files, &daemon.version);
+    let result = daemon.on_disk();
     let e = &result.explanation;
     let replaced = e
         .replaced

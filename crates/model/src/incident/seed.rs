@@ -14,7 +14,7 @@ use crate::daemonset::manifests::{rollout_from_manifests, Manifests, SEED_EPOCH}
 use crate::daemonset::node_containerd::node_runtime;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::NodeOrder;
-use crate::containerd::{Daemon, Files, Supervisor, Version, MAIN_CONFIG};
+use crate::containerd::{Containerd, Daemon, Files, Supervisor, Version, MAIN_CONFIG};
 
 pub const CLUSTER_YAML: &str = include_str!("seed/cluster.yaml");
 pub const DEVICE_PLUGIN_V1_YAML: &str = include_str!("seed/device-plugin-v1.yaml");
@@ -45,8 +45,13 @@ pub const BROKEN_NODE: &str = "gpu-node-2";
 /// config's CRI plugin table whole — written under the running daemon, which was not
 /// restarted. Its loaded state is the daemon's, read by [`node_runtime`].
 pub fn broken_daemon(version: &Version) -> Daemon {
+    broken_daemon_on(&Containerd::new(version.clone()))
+}
+
+/// [`broken_daemon`] loading with `model` (defaults parsed once for many nodes).
+fn broken_daemon_on(model: &Containerd) -> Daemon {
     let files = Files::new().with(MAIN_CONFIG, MAIN_CONFIG_BROKEN_NODE);
-    let mut daemon = Daemon::new(version.clone(), Supervisor::systemd(), files);
+    let mut daemon = Daemon::new(model.version.clone(), Supervisor::systemd(), files).with_model(model);
     daemon.start();
     daemon.write_file(NVIDIA_DROPIN_PATH, NVIDIA_DROPIN);
     daemon
@@ -54,8 +59,13 @@ pub fn broken_daemon(version: &Version) -> Daemon {
 
 /// A healthy GPU node: a main config with both `runc` and `nvidia`, loaded.
 pub fn healthy_daemon(version: &Version) -> Daemon {
+    healthy_daemon_on(&Containerd::new(version.clone()))
+}
+
+/// [`healthy_daemon`] loading with `model`.
+fn healthy_daemon_on(model: &Containerd) -> Daemon {
     let files = Files::new().with(MAIN_CONFIG, MAIN_CONFIG_WITH_NVIDIA);
-    let mut daemon = Daemon::new(version.clone(), Supervisor::systemd(), files);
+    let mut daemon = Daemon::new(model.version.clone(), Supervisor::systemd(), files).with_model(model);
     daemon.start();
     daemon
 }
@@ -68,9 +78,10 @@ pub fn broken_runtime(containerd_version: &str) -> Result<NodeRuntime, String> {
 
 /// The seed's daemons: [`BROKEN_NODE`] broken, every other node of `nodes` healthy.
 pub fn seed_daemons(nodes: &[String], version: &Version) -> BTreeMap<String, Daemon> {
+    let model = Containerd::new(version.clone());
     nodes
         .iter()
-        .map(|n| (n.clone(), if n == BROKEN_NODE { broken_daemon(version) } else { healthy_daemon(version) }))
+        .map(|n| (n.clone(), if n == BROKEN_NODE { broken_daemon_on(&model) } else { healthy_daemon_on(&model) }))
         .collect()
 }
 

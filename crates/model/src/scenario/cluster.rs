@@ -59,6 +59,16 @@ pub struct Cluster {
     pub dra: DraState,
     /// NVIDIA's DRA driver per node that has it (`dra_driver = true`).
     pub dra_nodes: BTreeMap<String, DraNode>,
+    /// The embedded MIG catalogue, read at its first use and kept for the run.
+    mig_catalog: Option<crate::slots::MigCatalog>,
+}
+
+/// The embedded MIG catalogue, read into `kept` at its first use (a run reads it once).
+fn mig_catalog(kept: &mut Option<crate::slots::MigCatalog>) -> Result<&crate::slots::MigCatalog, String> {
+    if kept.is_none() {
+        *kept = Some(crate::slots::MigCatalog::embedded()?);
+    }
+    kept.as_ref().ok_or_else(|| "the MIG catalogue was not read".to_string())
 }
 
 /// NVIDIA's DRA driver on one node.
@@ -141,6 +151,7 @@ impl Cluster {
             mig: BTreeMap::new(),
             dra,
             dra_nodes: BTreeMap::new(),
+            mig_catalog: None,
         };
         for n in scenario.nodes.iter().filter(|n| n.dra_driver) {
             let model = crate::slots::GpuModel::known(&n.gpu_model)?.ok_or_else(|| format!("{}: unknown GPU model {:?}", n.name, n.gpu_model))?;
@@ -240,8 +251,8 @@ impl Cluster {
     /// `nvidia.com/gpu` count and seat memory follow from the slot model; a config the
     /// plugin refuses leaves the plugin down.
     fn plugin_config(&mut self, source: &str, text: &str, nodes: &[ModelNode]) -> Result<(), String> {
-        use crate::slots::{evaluate, Deployment, GpuModel, MigCatalog, NodeSpec, PluginVersion, Scenario as SlotScenario};
-        let catalog = MigCatalog::embedded()?;
+        use crate::slots::{evaluate, Deployment, GpuModel, NodeSpec, PluginVersion, Scenario as SlotScenario};
+        let catalog = mig_catalog(&mut self.mig_catalog)?;
         self.plugin_config = Some((source.to_string(), text.to_string()));
         let mut specs = Vec::new();
         for n in nodes.iter().filter(|n| n.spec.gpus > 0) {
@@ -249,7 +260,7 @@ impl Cluster {
             let geometry = self.mig.get(&n.spec.name).and_then(|(g, _)| g.clone());
             specs.push(NodeSpec::uniform(n.spec.name.clone(), model, n.spec.gpus, geometry));
         }
-        let eval = evaluate(&SlotScenario { file: source.into(), text: text.into(), version: PluginVersion::REFERENCE, deployment: Deployment::default(), nodes: specs }, &catalog);
+        let eval = evaluate(&SlotScenario { file: source.into(), text: text.into(), version: PluginVersion::REFERENCE, deployment: Deployment::default(), nodes: specs }, catalog);
         for adv in &eval.nodes {
             let gpu = adv.planned.iter().find(|r| r.name == "nvidia.com/gpu");
             if let Some(l) = self.layers.get_mut(&adv.node) {
@@ -299,10 +310,13 @@ impl Cluster {
     /// The slices every running DRA driver publishes now (the API server's slices
     /// are the drivers': a driver that stops has its slices removed).
     fn publish_slices(&mut self) -> Result<(), String> {
-        let catalog = crate::slots::MigCatalog::embedded()?;
         let mut slices = Vec::new();
-        for d in self.dra_nodes.values().filter(|d| d.running) {
-            slices.extend(nvidia::resource_slices(&d.gpus, None, &catalog)?);
+        let mut running = self.dra_nodes.values().filter(|d| d.running).peekable();
+        if running.peek().is_some() {
+            let catalog = mig_catalog(&mut self.mig_catalog)?;
+            for d in running {
+                slices.extend(nvidia::resource_slices(&d.gpus, None, catalog)?);
+            }
         }
         self.dra.slices = slices;
         Ok(())

@@ -77,9 +77,11 @@ pub fn observe_containerd(node: &ModelNode, field: Field) -> Result<Observed, Un
 
 /// `dump_exit`, `dump_default_runtime`, `dump_runtimes` of one `config dump` output.
 pub fn dump_field(dump: &containerd::CommandOutput, field: Field) -> Observed {
+    if field == Field::DumpExit {
+        return Observed::Int(i64::from(dump.exit));
+    }
     let tables = check_runtime::toml_runtimes(&dump.stdout, None);
     match field {
-        Field::DumpExit => Observed::Int(i64::from(dump.exit)),
         Field::DumpDefaultRuntime => Observed::Text(tables.default_runtime_name.unwrap_or_default()),
         _ => {
             let mut r = tables.runtimes;
@@ -105,9 +107,19 @@ impl Backend for ModelBackend {
 
     fn setup(&mut self, scenario: &Scenario) -> Result<(), super::engine::BackendError> {
         self.nodes.clear();
+        // One loader per containerd version, its defaults parsed once for every node.
+        let mut models: Vec<containerd::Containerd> = Vec::new();
         for spec in &scenario.nodes {
             let version = spec.version.clone().or_else(|| containerd::Version::parse(&spec.containerd).ok()).ok_or_else(|| format!("node {}: bad containerd version", spec.name))?;
-            let mut daemon = Daemon::new(version, spec.supervisor, node_files(spec));
+            let model = match models.iter().find(|m| m.version == version) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = containerd::Containerd::new(version.clone());
+                    models.push(m.clone());
+                    m
+                }
+            };
+            let mut daemon = Daemon::new(version, spec.supervisor, node_files(spec)).with_model(&model);
             daemon.start();
             let mut check = NodeCheck::default();
             if let Some(b) = &spec.binaries {
