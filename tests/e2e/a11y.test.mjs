@@ -80,6 +80,9 @@ async function unreachable(page) {
 async function goStep(page, n) {
   await tabTo(page, `[data-step='${n}']`);
   await page.keyboard.press("Enter");
+  // The step changes on the app's next render, not within the key press: wait for it
+  // (the cold run at load 17 read aria-current before that render and saw null).
+  await page.locator(`[data-step='${n}'][aria-current='step']`).waitFor({ timeout: 10000 });
   assert.equal(await page.locator(`[data-step='${n}']`).getAttribute("aria-current"), "step");
 }
 

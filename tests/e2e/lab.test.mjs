@@ -51,6 +51,7 @@ test("index.html: eight steps in Korean, then English; screenshots", async () =>
   // Keyboard: focus step 5 and press Enter.
   await page.locator("[data-step='5']").focus();
   await page.keyboard.press("Enter");
+  await page.locator("[data-step='5'][aria-current='step']").waitFor({ timeout: 10000 });
   assert.equal(await page.locator("[data-step='5']").getAttribute("aria-current"), "step");
   assert.equal(await page.locator(".step-heading").textContent(), (await stepTitles("en"))[4]);
   await page.screenshot({ path: path.join(OUT, "lab-en.png"), fullPage: true });
