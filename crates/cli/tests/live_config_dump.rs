@@ -291,8 +291,10 @@ fn bad_input_matches_every_real_version() {
 /// (default 10) are done. Every round prints its seed; a difference is named by seed
 /// and node (`seed S node I`), and one round replays it:
 /// `GPULAB_DUMP_SEED=S GPULAB_DUMP_ROUNDS=1`. Differences fail the test at the end.
+/// Built only with the feature `config-dump-long-run` (no test is switched off):
+/// `cargo test -p gpulab --features config-dump-long-run --test live_config_dump -- --nocapture config_dump_matches_on_fresh_seeds`.
+#[cfg(feature = "config-dump-long-run")]
 #[test]
-#[ignore = "the long run: cargo test -p gpulab --features real-containerd-dump --test live_config_dump -- --ignored --nocapture"]
 fn config_dump_matches_on_fresh_seeds() {
     let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
     let first = env("GPULAB_DUMP_SEED").unwrap_or(cases::SEED + 1);
