@@ -257,7 +257,7 @@ impl LabReport {
         }
 
         md.push_str(&format!("### {}\n\n", t(l, Label::Steps34CheckRuntime)));
-        let ops = if self.operations.is_empty() { t(l, Label::NoOperations) } else { self.operations.join(" → ") };
+        let ops = if self.operations.is_empty() { t(l, Label::NoneListed) } else { self.operations.join(" → ") };
         md.push_str(&format!(
             "- `--handler {} --keep {}`\n- {}: {}\n- {}: {ops}\n\n",
             self.check_handler,

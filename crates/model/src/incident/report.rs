@@ -464,7 +464,7 @@ fn merge_markdown(md: &mut String, m: &MergeArtifact, l: Lang) {
     if m.replaced.is_empty() {
         md.push_str(&format!("{}\n\n", t(l, Label::NoTableReplacedWhole)));
     }
-    let list = |h: &[String]| if h.is_empty() { "(none)".to_string() } else { h.join(", ") };
+    let list = |h: &[String]| if h.is_empty() { t(l, Label::NoneListed) } else { h.join(", ") };
     let stale = if m.stale { t(l, Label::FilesChangedSinceStart) } else { String::new() };
     md.push_str(&Label::HandlersLoadedAndDefined.fill(l, &[("loaded", &list(&m.loaded_handlers)), ("defined", &list(&m.file_handlers)), ("stale", &stale)]));
     md.push_str(&Label::CriStatusOnStart.fill(l, &[("status", &m.cri_status)]));
