@@ -2,24 +2,27 @@
 //! with no runner fails case by case with "not implemented" (never skipped), a bad
 //! path is bad input, and the summary line counts every case.
 
+mod support;
+
 use std::process::Command;
+
+use support::TempDir;
 
 fn gpulab(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_gpulab")).args(args).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpulab-goldens-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A private directory for one test's goldens, removed when the test ends.
+fn temp_dir(name: &str) -> TempDir {
+    TempDir::new(&format!("goldens-{name}"))
 }
 
 /// An area nobody implements is reported per case as failing, and the run exits 1.
 #[test]
 fn unknown_area_fails_as_not_implemented() {
-    let dir = temp_dir("unknown");
+    let tmp = temp_dir("unknown");
+    let dir = &tmp.0;
     std::fs::write(
         dir.join("future.json"),
         r#"{"area":"no_such_area","cases":[{"name":"first"},{"name":"second"}]}"#,
@@ -36,7 +39,8 @@ fn unknown_area_fails_as_not_implemented() {
 /// `--output json` gives the same counts in a machine-readable object.
 #[test]
 fn json_output_counts() {
-    let dir = temp_dir("json");
+    let tmp = temp_dir("json");
+    let dir = &tmp.0;
     std::fs::write(dir.join("x.json"), r#"{"area":"no_such_area","cases":[{"name":"a"}]}"#).unwrap();
     let (code, out) = gpulab(&["--output", "json", "goldens", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
@@ -51,7 +55,8 @@ fn missing_path_is_bad_input() {
     let (code, out) = gpulab(&["goldens", "/nonexistent/goldens/dir"]);
     assert_eq!(code, 1, "the unreadable path is itself a failed case: {out}");
     assert!(out.contains("No such file"), "{out}");
-    let dir = temp_dir("empty");
+    let tmp = temp_dir("empty");
+    let dir = &tmp.0;
     let (code, _) = gpulab(&["goldens", dir.to_str().unwrap()]);
     assert_eq!(code, 2, "no cases at all is bad input");
 }
@@ -59,7 +64,8 @@ fn missing_path_is_bad_input() {
 /// Malformed golden JSON is reported with file:line:column.
 #[test]
 fn malformed_json_has_a_location() {
-    let dir = temp_dir("bad");
+    let tmp = temp_dir("bad");
+    let dir = &tmp.0;
     std::fs::write(dir.join("bad.json"), "{\n  \"area\": oops\n}").unwrap();
     let (code, out) = gpulab(&["goldens", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
