@@ -118,10 +118,8 @@ pub fn diag_message(lang: Lang, d: &Diagnostic) -> String {
         "containerd-cri-plugin-error" => MessageId::DiagContainerdCriPluginError,
         "containerd-daemon-exits" => MessageId::DiagContainerdDaemonExits,
         _ if d.get("message").is_some() => MessageId::DiagContainerdLoadError,
-        _ => {
-            let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            return args.join(", ");
-        }
+        // No containerd code reaches here without a message id or a `message`.
+        _ => return d.uncatalogued(),
     };
     let args: Vec<(&str, &str)> = d.args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     tf(lang, id, &args)

@@ -27,8 +27,9 @@ pub const RUNTIMECLASS: &str = "runtimeclass.yaml";
 pub const POD: &str = "pod.yaml";
 
 /// The chunk's request for the learner's inputs: steps 5–6's files, and the node as
-/// steps 1–4 left it (its files, and what was done to its containerd in step 4).
-pub fn request(input: &KubeInput, containerd: &ContainerdInput, restart: &RestartInput) -> KubeRequest {
+/// steps 1–4 left it (its files, and what was done to its containerd in step 4), and
+/// the language the chunk words the files' findings in.
+pub fn request(input: &KubeInput, containerd: &ContainerdInput, restart: &RestartInput, lang: Lang) -> KubeRequest {
     KubeRequest {
         version: input.version.clone(),
         cluster: input.cluster.clone(),
@@ -43,6 +44,7 @@ pub fn request(input: &KubeInput, containerd: &ContainerdInput, restart: &Restar
         kubelet_node: input.kubelet_node.clone(),
         node_ops: restart.ops.iter().map(|op| op.name().to_string()).collect(),
         by_hand: restart.supervisor == SupervisorChoice::ByHand,
+        lang: lang.tag().into(),
     }
 }
 
@@ -109,7 +111,7 @@ struct KubeReadyProps {
 fn kube_ready(props: &KubeReadyProps) -> Html {
     let lang = props.lang;
     let module = props.module.clone();
-    let view = use_memo(request(&props.input, &props.containerd, &props.restart), move |req| call(&module, api::KUBE, req, gpulab_view::wire::kube_view));
+    let view = use_memo(request(&props.input, &props.containerd, &props.restart, lang), move |req| call(&module, api::KUBE, req, gpulab_view::wire::kube_view));
     let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
     let view = match view.as_ref() {
         Ok(v) => v,

@@ -33,15 +33,16 @@ pub fn diagnostic_line(d: &Diagnostic) -> String {
     format!("{at}{}", finding_message(d))
 }
 
-/// `error[code]: …` without the place: a YAML syntax error in kubectl's words, a kind
-/// the rollout does not model named with the kinds it does, other findings as
-/// `k=v; …` ([`gpulab_model::kubernetes::yaml::message`]).
+/// `error[code]: …` without the place: a kind the rollout does not model named with
+/// the kinds it does; the Kubernetes model's findings in its catalogue's English
+/// ([`gpulab_model::kubernetes::messages::message`]: a YAML syntax error in kubectl's
+/// words).
 pub fn finding_message(d: &Diagnostic) -> String {
     let message = match (d.code.as_str(), d.get("kind")) {
         ("rollout-kind-unmodelled", Some(kind)) => {
             format!("kind {kind:?} is not part of the rollout model ({})", ROLLOUT_KINDS.join(", "))
         }
-        _ => gpulab_model::kubernetes::yaml::message(d),
+        _ => gpulab_model::kubernetes::messages::message(d, gpulab_model::Lang::En),
     };
     format!("error[{}]: {message}", d.code)
 }

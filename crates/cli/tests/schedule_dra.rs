@@ -95,8 +95,8 @@ fn step_6_paths_per_version() {
         // DRAExtendedResource off (alpha): the scheduler checks node status as on the device plugin's path.
         ("pod.yaml", Some("dra-extended.yaml"), "1.35", 1, no_gpu),
         // On (beta from 1.36, GA in 1.37): not modelled, refused at the DeviceClass.
-        ("pod.yaml", Some("dra-extended.yaml"), "1.36", 2, "dra-extended.yaml:1:1: error[dra-extended-resource-unmodelled]: resource=nvidia.com/gpu; deviceClass=gpu.nvidia.com; version=1.36"),
-        ("pod.yaml", Some("dra-extended.yaml"), "1.37", 2, "version=1.37"),
+        ("pod.yaml", Some("dra-extended.yaml"), "1.36", 2, "dra-extended.yaml:1:1: error[dra-extended-resource-unmodelled]: from Kubernetes 1.36 (here 1.36) DRAExtendedResource is on: the scheduler allocates nvidia.com/gpu through DeviceClass \"gpu.nvidia.com\", a path the model does not follow"),
+        ("pod.yaml", Some("dra-extended.yaml"), "1.37", 2, "(here 1.37)"),
     ];
     for (pod, objects, version, code, want) in cases {
         let mut args = vec!["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", pod, "--k8s-version", version];

@@ -123,6 +123,17 @@ impl Diagnostic {
         format!("{at}{}: {message} [{}]", self.severity.as_str(), self.code)
     }
 
+    /// The words of a finding no catalogue has a sentence for: its code, then the
+    /// upstream `message` it carries, if any — never its arguments as `k=v`. Each
+    /// area's catalogue is tested to word every code the area writes, so this shows
+    /// only for a code from elsewhere (a newer saved file).
+    pub fn uncatalogued(&self) -> String {
+        match self.get("message") {
+            Some(m) => format!("{}: {m}", self.code),
+            None => self.code.clone(),
+        }
+    }
+
     /// [`Diagnostic::line_with`] its own `message` argument (empty when it has none).
     pub fn line(&self) -> String {
         self.line_with(self.get("message").unwrap_or(""))

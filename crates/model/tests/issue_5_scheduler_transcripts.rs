@@ -221,5 +221,6 @@ fn issue_5_describe_pending_gpu_pod_device_plugin_430() {
     }
     let wide = get_pods_wide(std::slice::from_ref(&created.pod), 20);
     let cols: Vec<&str> = wide.lines().nth(1).unwrap().split_whitespace().collect();
-    assert_eq!(cols, ["gpu-pod", "0/1", "Pending", "0", "<unknown>", "<none>", "<none>", "<none>", "<none>"]);
+    // Created at 0, shown at 20: the API server stamped it, so AGE is 20s.
+    assert_eq!(cols, ["gpu-pod", "0/1", "Pending", "0", "20s", "<none>", "<none>", "<none>", "<none>"]);
 }

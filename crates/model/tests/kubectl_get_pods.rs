@@ -14,7 +14,7 @@ mod common;
 use gpulab_model::daemonset::NodeOrder;
 use gpulab_model::incident::seed::{seed_incident_full, BROKEN_NODE};
 use gpulab_model::kubernetes::apply::create_pod;
-use gpulab_model::kubernetes::kubelet::mark_container_creating;
+use gpulab_model::kubernetes::kubelet::{mark_container_creating, mark_running, pod_ip};
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Snapshot};
 use gpulab_model::kubernetes::yaml::load;
 use k8s_openapi::api::core::v1::Pod;
@@ -151,7 +151,7 @@ fn rollout_shapes() -> Vec<(String, Vec<Pod>, i64)> {
 }
 
 /// Steps 5–6's pod as the scheduler leaves it (Pending on a cluster without a free
-/// GPU) and as the kubelet leaves it once bound to a node whose sandbox fails.
+/// GPU) and as the kubelet leaves it once bound to a node whose sandbox fails or starts.
 fn kube_step_shapes() -> Vec<(String, Vec<Pod>, i64)> {
     let node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-node-2\nstatus:\n  capacity: {cpu: '8', memory: 32Gi, pods: '110'}\n  allocatable: {cpu: '8', memory: 32Gi, pods: '110'}\n";
     let gpu_pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: cuda-vectoradd\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: x\n    resources: {limits: {nvidia.com/gpu: 1}}\n";
@@ -161,8 +161,14 @@ fn kube_step_shapes() -> Vec<(String, Vec<Pod>, i64)> {
     let created = create_pod(p.pods[0].object.clone(), &snapshot, &[], &FilterOptions::default(), 0).unwrap();
     let mut bound = created.pod.clone();
     bound.spec.as_mut().unwrap().node_name = Some("gpu-node-2".into());
-    mark_container_creating(&mut bound);
-    vec![("kube step: pending".into(), vec![created.pod], 20), ("kube step: bound, sandbox failing".into(), vec![bound], 1)]
+    let mut started = bound.clone();
+    mark_container_creating(&mut bound, 0);
+    mark_running(&mut started, 0, pod_ip(1));
+    vec![
+        ("kube step: pending".into(), vec![created.pod], 20),
+        ("kube step: bound, sandbox failing".into(), vec![bound], 1),
+        ("kube step: bound, sandbox started".into(), vec![started], 1),
+    ]
 }
 
 /// Every shape through the printer, as one text: `== case ==` and the table.

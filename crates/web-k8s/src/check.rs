@@ -7,7 +7,6 @@
 
 use gpulab_model::check_runtime::simulated::{self, NodeCheck};
 use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verdict_text, CheckReport};
-use gpulab_model::Lang;
 use gpulab_model::containerd::{Daemon, Supervisor, MAIN_CONFIG};
 use gpulab_view::{CheckRequest, CheckRun, CheckView};
 
@@ -21,7 +20,7 @@ pub fn view(req: &CheckRequest) -> Result<CheckView, String> {
     let nc = NodeCheck { handler: req.handler.clone(), keep: req.keep.clone(), ..NodeCheck::default() };
     let evaluate = |d: &Daemon| check_runtime::evaluate(&simulated::inputs(d, &nc));
     let (daemon, runs) = simulated::replay(daemon, DROPIN, &req.containerd.dropin, &ops, evaluate);
-    let lang = if req.lang == "en" { Lang::En } else { Lang::Ko };
+    let lang = crate::slots::model_lang(&req.lang);
     let run = |at: u64, report: &CheckReport| CheckRun {
         at,
         exit_code: report.verdict.exit_code().into(),

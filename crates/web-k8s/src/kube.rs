@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::kubectl::{describe_events, get_nodes, get_pods_wide};
-use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, sandbox_id, LoadedCri};
+use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, mark_running, pod_ip, sandbox_id, LoadedCri};
 use gpulab_model::kubernetes::patch;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{load, Manifests};
 use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::Diagnostic;
+use gpulab_model::{Diagnostic, Lang};
 use gpulab_model::containerd::Daemon;
 use gpulab_view::{DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -66,19 +66,20 @@ pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
             cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
         outcome(req, &nodes, &bound, &pods, &runtime_classes)
     } else {
-        (KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }, None)
+        let lang = crate::slots::model_lang(&req.lang);
+        (KubeOutcome::BadInput { diagnostics: diags.iter().map(|d| diag_line(d, lang)).collect() }, None)
     };
     (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied }, event)
 }
 
-/// A manifest finding as the editor's panel shows it (the model's arguments as text,
-/// as `gpulab schedule` prints them).
-pub fn diag_line(d: &Diagnostic) -> DiagLine {
+/// A manifest finding as the editor's panel shows it, worded in `lang` by the
+/// Kubernetes model's catalogue (as `gpulab schedule` prints it in English).
+pub fn diag_line(d: &Diagnostic, lang: Lang) -> DiagLine {
     DiagLine {
         severity: d.severity,
         location: d.primary.as_ref().map(ToString::to_string),
         line: d.primary.as_ref().map(|s| s.line),
-        message: gpulab_model::kubernetes::yaml::message(d),
+        message: gpulab_model::kubernetes::messages::message(d, lang),
         code: d.code.clone(),
     }
 }
@@ -187,10 +188,15 @@ fn sandbox(
     }
     let name = pod.metadata.name.clone().unwrap_or_default();
     let mut events = if scheduled { vec![created.event.clone()] } else { Vec::new() };
+    // The kubelet writes the pod's status either way (one writer, `kubernetes::kubelet`):
+    // started, it is Running with the lab network's first address; not, ContainerCreating.
     let (handler, started) = match create_pod_sandbox(&pod, rcs, &cri, &sandbox_id(&name, 1)) {
-        Ok(handler) => (handler, true),
+        Ok(handler) => {
+            mark_running(&mut pod, 1, pod_ip(1));
+            (handler, true)
+        }
         Err(e) => {
-            mark_container_creating(&mut pod);
+            mark_container_creating(&mut pod, 1);
             events.push(e.event(1));
             let handler = match &e {
                 gpulab_model::kubernetes::kubelet::SandboxError::NoRuntime { handler, .. } => handler.clone(),
@@ -233,6 +239,7 @@ mod tests {
             },
             node_ops: vec![],
             by_hand: false,
+            lang: "en".into(),
         }
     }
 
@@ -256,6 +263,41 @@ mod tests {
         req.node_ops = vec!["jump".into()];
         let KubeOutcome::Created { sandboxes, .. } = view(&req).outcome else { panic!() };
         assert!(sandboxes.is_empty());
+    }
+
+    /// Issue 18: once the RuntimeClass's sandbox starts on the node step 4 restarted
+    /// on the full-table drop-in, `kubectl get pods` reads as the kubelet left the
+    /// pod — `1/1 Running` with its IP — whether the scheduler bound it (GPU
+    /// advertised) or the lab placed it; never the `Pending` the API server created
+    /// it with. The failing sandbox still reads `0/1 ContainerCreating`. AGE is
+    /// counted from the creation the API server stamped, not `<unknown>`.
+    #[test]
+    fn started_sandbox_reads_running_in_get_pods() {
+        let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../model/src/incident/seed/containerd/99-nvidia-full-table.toml");
+        let mut req = request();
+        req.containerd.dropin = std::fs::read_to_string(seed).unwrap();
+        req.node_ops = vec!["write-dropin".into(), "restart".into(), "wait".into()];
+        let row = |req: &KubeRequest| {
+            let KubeOutcome::Created { sandboxes, .. } = view(req).outcome else { panic!() };
+            let [s] = sandboxes.as_slice() else { panic!("{sandboxes:?}") };
+            let row: Vec<String> = s.get_pods.lines().nth(1).unwrap_or_default().split_whitespace().map(String::from).collect();
+            (s.started, row)
+        };
+        let cases: [(&[NodePatch], &str, bool, [&str; 3]); 3] = [
+            (&[], "full-table", true, ["1/1", "Running", "10.244.0.3"]),
+            (&[NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "1".into() }], "full-table", true, ["1/1", "Running", "10.244.0.3"]),
+            (&[], "incident", false, ["0/1", "ContainerCreating", "<none>"]),
+        ];
+        for (patches, dropin, started, [ready, status, ip]) in cases {
+            req.patches = patches.to_vec();
+            if dropin == "incident" {
+                req.containerd.dropin = request().containerd.dropin;
+            }
+            let (got_started, cols) = row(&req);
+            assert_eq!(got_started, started, "{dropin} {patches:?}");
+            // AGE: created at 0 (the API server stamps it), shown at 1.
+            assert_eq!((cols[1].as_str(), cols[2].as_str(), cols[4].as_str(), cols[5].as_str(), cols[6].as_str()), (ready, status, "1s", ip, "gpu-node-2"), "{dropin} {patches:?}: {cols:?}");
+        }
     }
 
     /// The lab's files leave the GPU pod Pending with the scheduler's FitError; after

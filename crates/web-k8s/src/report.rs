@@ -126,7 +126,7 @@ pub fn ending_parts(ending: &Ending) -> (String, u32, String, Vec<String>) {
 
 /// The report of `work`'s run (the learner's own node, not "break it again").
 pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
-    let (incident, _) = lab::incident(work, Variant::Learner)?;
+    let (incident, _) = lab::incident(work, Variant::Learner).map_err(|e| e.text(lang))?;
     let (name, ending_syncs, stalled_on, stalled_why) = ending_parts(&lab::ending(&incident, lang));
     let stepped = rollout::stepped(incident.rollout.clone(), work.rollout.syncs.min(MAX_SYNCS));
     let mut at_now = incident.clone();
@@ -163,6 +163,7 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
         kubelet_node: work.kube.kubelet_node.clone(),
         node_ops: work.restart.ops.clone(),
         by_hand: work.restart.supervisor == "by-hand",
+        lang: tag(lang),
     };
     let (kube, event) = crate::kube::view_and_event(&kube_req);
     artifacts.scheduler.splice(0..0, step_6_verdicts(&kube_req, event, &work.kube.pod));

@@ -12,7 +12,6 @@ use gpulab_model::daemonset::kubectl::{get_ds_column, table, GET_DS_HEADER};
 use gpulab_model::kubernetes::kubectl::get_pods_wide;
 use gpulab_model::daemonset::rollout::{RoundRecord, Rollout};
 use gpulab_model::incident::text::{evidence_text, link_text};
-use gpulab_model::Lang;
 use gpulab_model::incident::lab::{self, Variant};
 use gpulab_model::incident::work::{read_progress, LabWork};
 use gpulab_view::{Judgement, LinkView, RolloutRequest, RolloutView, TableView};
@@ -57,7 +56,7 @@ pub fn work(req: &RolloutRequest) -> Result<LabWork, String> {
 }
 
 /// Steps the incident on the learner's cluster (`variant`) the syncs of their work.
-pub fn step(work: &LabWork, variant: Variant) -> Result<Stepped, String> {
+pub fn step(work: &LabWork, variant: Variant) -> Result<Stepped, lab::LabError> {
     let (incident, _) = lab::incident(work, variant)?;
     Ok(stepped(incident.rollout, work.rollout.syncs))
 }
@@ -151,20 +150,12 @@ pub fn roots(d: &Diagnosis, node: &str) -> Vec<String> {
     d.stalled_nodes.iter().filter(|n| n.node == node).flat_map(|n| n.root_causes()).map(|l| l.code.clone()).collect()
 }
 
-fn lang(tag: &str) -> Lang {
-    if tag == "en" {
-        Lang::En
-    } else {
-        Lang::Ko
-    }
-}
-
 /// Step 8's view for the request.
 pub fn view(req: &RolloutRequest) -> Result<RolloutView, String> {
     let work = work(req)?;
     let variant = if req.broken { Variant::BrokenAgain } else { Variant::Learner };
-    let lang = lang(&req.lang);
-    let (incident, _) = lab::incident(&work, variant)?;
+    let lang = crate::slots::model_lang(&req.lang);
+    let (incident, _) = lab::incident(&work, variant).map_err(|e| e.text(lang))?;
     let (ending, ending_syncs, stalled_on, stalled_why) = crate::report::ending_parts(&lab::ending(&incident, lang));
     let s = stepped(incident.rollout, work.rollout.syncs);
     let r = &work.rollout;

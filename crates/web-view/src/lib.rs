@@ -117,6 +117,9 @@ pub struct KubeRequest {
     pub node_ops: Vec<String>,
     /// Step 4's supervisor: containerd started by hand rather than by systemd.
     pub by_hand: bool,
+    /// `ko` or `en`: the language of the files' findings (upstream texts inside them
+    /// stay verbatim).
+    pub lang: String,
 }
 
 /// The node's containerd files and version (steps 1–2), for the kubelet's sandbox

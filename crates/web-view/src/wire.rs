@@ -62,6 +62,7 @@ impl ToJson for KubeRequest {
             .str("kubelet_node", &self.kubelet_node)
             .strs("node_ops", self.node_ops.iter().map(String::as_str))
             .bool("by_hand", self.by_hand)
+            .str("lang", &self.lang)
             .end();
         out
     }
@@ -382,6 +383,7 @@ mod tests {
                 kubelet_node: "n".into(),
                 by_hand: !node_ops.is_empty(),
                 node_ops,
+                lang: "ko".into(),
             };
             assert_eq!(kube.to_json(), serde_json::to_string(&kube).unwrap());
         }

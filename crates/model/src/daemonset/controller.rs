@@ -31,10 +31,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::Serialize;
 
 use crate::kubernetes::events::{reason, EventLog, DAEMONSET_CONTROLLER};
+use crate::kubernetes::time;
 use crate::hash::FastMap;
 use super::pod::{
     get_target_node_name, is_pod_available, is_pod_ready, is_pod_terminal, is_pod_updated, pod_by_creation_timestamp_and_phase,
-    pod_label, pod_name, pod_phase, time, CONTROLLER_REVISION_HASH_LABEL, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION,
+    pod_label, pod_name, pod_phase, CONTROLLER_REVISION_HASH_LABEL, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION,
     POD_TEMPLATE_GENERATION_LABEL,
 };
 use super::predicates::{add_or_update_daemon_pod_tolerations, DaemonPodPredicates, NODE_FIELD_SELECTOR_KEY_NODE_NAME};
@@ -610,7 +611,7 @@ impl DaemonSetsController {
             if pod.metadata.deletion_timestamp.is_some() || is_pod_ready(pod) == ready || !filter(pod) {
                 continue;
             }
-            self.pods.update(&name, |pod| super::pod::set_pod_ready(pod, ready, now));
+            self.pods.update(&name, |pod| crate::kubernetes::kubelet::set_pod_ready(pod, ready, now));
             changed += 1;
         }
         changed

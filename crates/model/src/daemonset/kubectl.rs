@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::kubernetes::events::Event;
 use crate::kubernetes::tabwriter::TabWriter;
-use super::pod::{pod_phase, unix};
+use super::pod::pod_phase;
+use crate::kubernetes::unix;
 
 /// Go's `strconv.Quote` / `%q`.
 pub use crate::go::quote as go_quote;

@@ -1,14 +1,15 @@
 //! Pod helpers the controller and the views share, with upstream names:
 //! `podutil.IsPodReady` / `IsPodAvailable`, `util.IsPodUpdated`,
-//! `util.GetTargetNodeName`, `podByCreationTimestampAndPhase`, and the clock type.
+//! `util.GetTargetNodeName`, `podByCreationTimestampAndPhase`. The clock type is the
+//! Kubernetes model's ([`crate::kubernetes::time`]), the Ready condition the kubelet's
+//! ([`crate::kubernetes::kubelet::set_pod_ready`]).
 
 use std::cmp::Ordering;
 
 use k8s_openapi::api::core::v1::{Pod, PodCondition};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use k8s_openapi::jiff::Timestamp;
 
 use super::predicates::NODE_FIELD_SELECTOR_KEY_NODE_NAME;
+use crate::kubernetes::unix;
 
 /// `apps.DefaultDaemonSetUniqueLabelKey` (= `ControllerRevisionHashLabelKey`).
 pub const CONTROLLER_REVISION_HASH_LABEL: &str = "controller-revision-hash";
@@ -16,16 +17,6 @@ pub const CONTROLLER_REVISION_HASH_LABEL: &str = "controller-revision-hash";
 pub const POD_TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
 /// `apps.DeprecatedTemplateGeneration`: the API server keeps the template generation here.
 pub const DEPRECATED_TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
-
-/// Unix seconds → API time.
-pub fn time(unix: i64) -> Time {
-    Time(Timestamp::from_second(unix).unwrap_or(Timestamp::UNIX_EPOCH))
-}
-
-/// API time → unix seconds.
-pub fn unix(t: &Time) -> i64 {
-    t.0.as_second()
-}
 
 pub fn pod_name(pod: &Pod) -> &str {
     pod.metadata.name.as_deref().unwrap_or("")
@@ -118,32 +109,10 @@ pub fn pod_by_creation_timestamp_and_phase(a: &Pod, b: &Pod) -> Ordering {
         .then_with(|| pod_name(a).cmp(pod_name(b)))
 }
 
-/// Sets the pod's Ready condition (and the matching ContainersReady), stamping the
-/// transition time only when the status changes, as the kubelet's status manager does.
-pub fn set_pod_ready(pod: &mut Pod, ready: bool, now: i64) {
-    let status = pod.status.get_or_insert_with(Default::default);
-    let value = if ready { "True" } else { "False" };
-    let conditions = status.conditions.get_or_insert_with(Vec::new);
-    for type_ in ["Ready", "ContainersReady"] {
-        match conditions.iter_mut().find(|c| c.type_ == type_) {
-            Some(c) if c.status == value => {}
-            Some(c) => {
-                c.status = value.to_string();
-                c.last_transition_time = Some(time(now));
-            }
-            None => conditions.push(PodCondition {
-                type_: type_.to_string(),
-                status: value.to_string(),
-                last_transition_time: Some(time(now)),
-                ..PodCondition::default()
-            }),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kubernetes::kubelet::set_pod_ready;
 
     /// minReadySeconds counts from the Ready transition and is strict.
     #[test]

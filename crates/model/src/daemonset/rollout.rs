@@ -22,22 +22,21 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::{
-    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Node, Pod,
-};
+use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use serde::{Deserialize, Serialize};
 
 use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
 use crate::kubernetes::events::{reason, DEFAULT_SCHEDULER, KUBELET};
 use crate::kubernetes::events::scheduling_event;
-use crate::kubernetes::kubelet::{create_pod_sandbox, LoadedCri, SandboxError};
+use crate::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, mark_running, pod_ip, LoadedCri, SandboxError};
 use crate::kubernetes::scheduler::framework::run_filter_plugins;
 use crate::kubernetes::scheduler::node_affinity::{pre_filter, NodeAffinityPreFilter};
 use crate::kubernetes::scheduler::{schedule_one, CycleState, FilterOptions, Outcome, PodInfo};
 use super::bind_index::BindIndex;
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
-use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, set_pod_ready, time, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
+use crate::kubernetes::time;
+use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
 use super::rng::SplitMix64;
 use crate::Span;
 
@@ -398,7 +397,7 @@ impl Rollout {
                 }
                 None => {
                     self.ip_counter += 1;
-                    let ip = format!("10.244.{}.{}", self.ip_counter / 250, self.ip_counter % 250 + 2);
+                    let ip = pod_ip(self.ip_counter);
                     self.controller.pods.update(&name, |pod| mark_running(pod, now, ip));
                     let containers: Vec<String> = self
                         .controller
@@ -432,23 +431,6 @@ impl Rollout {
     }
 }
 
-fn container_statuses(pod: &Pod, state: ContainerState, ready: bool) -> Vec<ContainerStatus> {
-    pod.spec
-        .iter()
-        .flat_map(|s| s.containers.iter())
-        .map(|c| ContainerStatus {
-            name: c.name.clone(),
-            image: c.image.clone().unwrap_or_default(),
-            image_id: String::new(),
-            ready,
-            restart_count: 0,
-            started: Some(ready),
-            state: Some(state.clone()),
-            ..ContainerStatus::default()
-        })
-        .collect()
-}
-
 /// The scheduler's event reason when a pod does not fit.
 pub const FAILED_SCHEDULING: &str = "FailedScheduling";
 
@@ -480,31 +462,3 @@ fn set_pod_scheduled(pod: &mut Pod, unschedulable: Option<String>, now: i64) {
     }
 }
 
-/// Sandbox not created: Pending, every container waiting in `ContainerCreating`.
-fn mark_container_creating(pod: &mut Pod, now: i64) {
-    let waiting = ContainerState { waiting: Some(ContainerStateWaiting { reason: Some("ContainerCreating".into()), message: None }), ..Default::default() };
-    let statuses = container_statuses(pod, waiting, false);
-    let host_ip = None::<String>;
-    let status = pod.status.get_or_insert_with(Default::default);
-    status.phase = Some("Pending".into());
-    status.container_statuses = Some(statuses);
-    status.host_ip = host_ip;
-    if status.start_time.is_none() {
-        status.start_time = Some(time(now));
-    }
-    set_pod_ready(pod, false, now);
-}
-
-/// Sandbox and containers up: Running and Ready.
-fn mark_running(pod: &mut Pod, now: i64, ip: String) {
-    let running = ContainerState { running: Some(ContainerStateRunning { started_at: Some(time(now)) }), ..Default::default() };
-    let statuses = container_statuses(pod, running, true);
-    let status = pod.status.get_or_insert_with(Default::default);
-    status.phase = Some("Running".into());
-    status.container_statuses = Some(statuses);
-    status.pod_ip = Some(ip);
-    if status.start_time.is_none() {
-        status.start_time = Some(time(now));
-    }
-    set_pod_ready(pod, true, now);
-}

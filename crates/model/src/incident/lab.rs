@@ -22,8 +22,8 @@ use crate::incident::seed::{incident_from_manifests, seed_manifests, BROKEN_NODE
 use crate::incident::text::link_text;
 use crate::Lang;
 use crate::daemonset::NodeOrder;
-use crate::kubernetes::{patch, yaml};
-use crate::Severity;
+use crate::kubernetes::{messages, patch, yaml};
+use crate::{Diagnostic, Severity};
 
 use super::node::{self, DROPIN};
 use super::work::LabWork;
@@ -75,13 +75,40 @@ pub fn learner_daemon(work: &LabWork, variant: Variant) -> Result<Daemon, String
     }
 }
 
+/// Why step 8's cluster cannot be set up from the learner's work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabError {
+    /// Their RuntimeClass file (step 5) does not read: its findings, as data.
+    Findings(Vec<Diagnostic>),
+    /// Their node (an unknown containerd version, a file the model refuses) or the
+    /// seed: the containerd model's sentence.
+    Text(String),
+}
+
+impl LabError {
+    /// The error in `lang`, one line per finding as the companion prints them
+    /// (`runtimeclass.yaml:2:3: error: … [k8s-yaml-invalid]`).
+    pub fn text(&self, lang: Lang) -> String {
+        match self {
+            LabError::Findings(ds) => ds.iter().map(|d| d.line_with(&messages::message(d, lang))).collect::<Vec<_>>().join("\n"),
+            LabError::Text(t) => t.clone(),
+        }
+    }
+}
+
+impl From<String> for LabError {
+    fn from(t: String) -> Self {
+        LabError::Text(t)
+    }
+}
+
 /// The incident on the learner's cluster, before the update's first sync.
-pub fn incident(work: &LabWork, variant: Variant) -> Result<(Incident, Taken), String> {
+pub fn incident(work: &LabWork, variant: Variant) -> Result<(Incident, Taken), LabError> {
     let mut manifests = seed_manifests()?;
     let (rcs, diags) = yaml::load(RUNTIMECLASS_FILE, &work.kube.runtimeclass);
-    if let Some(d) = diags.iter().find(|d| matches!(d.severity, Severity::Error | Severity::Fatal)) {
-        let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        return Err(d.line_with(&args.join("; ")));
+    let errors: Vec<Diagnostic> = diags.into_iter().filter(|d| matches!(d.severity, Severity::Error | Severity::Fatal)).collect();
+    if !errors.is_empty() {
+        return Err(LabError::Findings(errors));
     }
     manifests.runtime_classes = rcs.runtime_classes.into_iter().map(|l| l.object).collect();
     let mut taken = Taken {
@@ -221,7 +248,14 @@ mod tests {
         let mut w = LabWork::default();
         w.kube.runtimeclass = "kind: RuntimeClass\n  : [".into();
         let e = incident(&w, Variant::Learner).unwrap_err();
-        assert!(e.starts_with("runtimeclass.yaml:"), "{e}");
+        let LabError::Findings(ds) = &e else { panic!("{e:?}") };
+        assert_eq!(ds.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(), ["k8s-yaml-invalid"]);
+        // Worded in the asker's language by the one catalogue: kubectl's words here.
+        for lang in [Lang::En, Lang::Ko] {
+            let text = e.text(lang);
+            assert!(text.starts_with("runtimeclass.yaml:2:") && text.contains(": error parsing runtimeclass.yaml: error converting YAML to JSON: yaml: line 1: did not find expected key [k8s-yaml-invalid]"), "{text}");
+            assert!(!text.contains("message="), "{text}");
+        }
         let mut w = LabWork::default();
         for (node, q) in [("gpu-node-1", "8"), ("cpu-node-1", "1"), ("gpu-node-3", "abc")] {
             w.kube.patches.push(super::super::work::NodePatchWork { node: node.into(), resource: "nvidia.com/gpu".into(), quantity: q.into() });

@@ -19,12 +19,11 @@ use crate::daemonset::diagnosis::{diagnose, Diagnosis, Verdict};
 use crate::daemonset::kubectl::{table, tabbed, GET_DS_HEADER};
 use crate::kubernetes::kubectl::get_pods_wide;
 use crate::kubernetes::kubectl::events_text;
-use crate::daemonset::pod::time;
+use crate::kubernetes::time;
 use crate::daemonset::rollout::Rollout;
 use super::text::{evidence_text, link_text};
 use super::labels::Label;
 use crate::Lang;
-use crate::Diagnostic;
 
 /// One run of check-runtime.sh (step 3/4) on a node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,9 +64,6 @@ pub struct SlotRow {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Artifacts {
-    /// The containerd merge diagnostics (step 2).
-    #[serde(default)]
-    pub merge_diagnostics: Vec<Diagnostic>,
     /// check-runtime.sh verdicts (steps 3–4).
     #[serde(default)]
     pub check_runtime: Vec<CheckRuntimeRun>,
@@ -364,34 +360,12 @@ impl IncidentReport {
         md.push_str(&format!("## {}\n\n", t(l, Label::ArtifactsFromEarlierSteps)));
         let none = t(l, Label::NotGatheredRun);
         md.push_str(&format!("### {}\n\n", t(l, Label::ContainerdMergeStep2)));
-        if self.artifacts.merge.is_empty() && self.artifacts.merge_diagnostics.is_empty() {
+        if self.artifacts.merge.is_empty() {
             md.push_str(&format!("{none}\n\n"));
         }
         for m in &self.artifacts.merge {
             merge_markdown(&mut md, m, l);
         }
-        if !self.artifacts.merge_diagnostics.is_empty() {
-            md.push_str(&format!("{}\n\n", t(l, Label::DiagnosticsLearnerSFiles)));
-            for d in &self.artifacts.merge_diagnostics {
-                let at = d.primary.as_ref().map(|s| format!(" {} `{s}`", t(l, Label::At))).unwrap_or_default();
-                // The related span's label is a code (`defined-here`): worded here.
-                let label = |code: &str| match code {
-                    "defined-here" => t(l, Label::DefinedHere).to_string(),
-                    other => other.to_string(),
-                };
-                let related: String = d.related.iter().map(|r| format!(", {} `{}`", label(&r.label), r.span)).collect();
-                let args: Vec<String> = d.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                let severity = match d.severity {
-                    crate::Severity::Fatal => t(l, Label::SeverityFatal),
-                    crate::Severity::Error => t(l, Label::SeverityError),
-                    crate::Severity::Warning => t(l, Label::SeverityWarning),
-                    crate::Severity::Info => t(l, Label::SeverityInfo),
-                };
-                md.push_str(&format!("- `{}` ({severity}){at}{related} {}\n", d.code, args.join(", ")));
-            }
-            md.push('\n');
-        }
-
         md.push_str(&format!("### {}\n\n", t(l, Label::CheckRuntimeShVerdictsSteps)));
         if self.artifacts.check_runtime.is_empty() {
             md.push_str(&format!("{none}\n\n"));

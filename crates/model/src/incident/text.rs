@@ -52,14 +52,12 @@ fn fill(template: &str, args: &BTreeMap<String, String>) -> String {
     crate::korean::fill(template, |k| args.get(k).map(String::as_str))
 }
 
-/// The sentence for a link.
+/// The sentence for a link; a code without one (none the model writes: the test
+/// below reads them off its source) is its code alone, never its arguments as `k=v`.
 pub fn link_text(link: &CauseLink, lang: Lang) -> String {
     match template(&link.code, lang) {
         Some(t) => fill(t, &link.args),
-        None => {
-            let args: Vec<String> = link.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{} ({})", link.code, args.join(", "))
-        }
+        None => link.code.clone(),
     }
 }
 
@@ -84,4 +82,44 @@ pub fn evidence_text(evidence: &Evidence, lang: Lang) -> Option<String> {
         Evidence::Config { span } => span.to_string(),
         Evidence::None => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The codes written by `link("…"` (the diagnosis) and `finding("…"` (a node's
+    /// containerd), read off their source.
+    fn written_codes() -> Vec<&'static str> {
+        let sources = [include_str!("../daemonset/diagnosis.rs"), include_str!("../daemonset/node_containerd.rs")];
+        let mut codes: Vec<&str> = sources
+            .iter()
+            .flat_map(|s| s.split("link(").skip(1).chain(s.split("finding(").skip(1)))
+            .filter_map(|rest| rest.trim_start().strip_prefix('"')?.split('"').next())
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        codes
+    }
+
+    /// Every code the model writes has a sentence in both languages, each placeholder
+    /// filled by an argument of that name.
+    #[test]
+    fn every_written_code_has_both_sentences() {
+        let codes = written_codes();
+        assert!(codes.len() >= 16, "{codes:?}");
+        for code in codes {
+            let (Some(en), Some(ko)) = (template(code, Lang::En), template(code, Lang::Ko)) else { panic!("{code}: a language lacks its sentence") };
+            assert_ne!(en, ko, "{code}");
+            for (lang, t) in [(Lang::En, en), (Lang::Ko, ko)] {
+                let args: BTreeMap<String, String> =
+                    t.split('{').skip(1).filter_map(|p| p.split_once('}')).map(|(n, _)| (n.to_string(), "V".to_string())).collect();
+                let link = CauseLink { code: code.into(), args, evidence: Evidence::None };
+                let text = link_text(&link, lang);
+                assert!(!text.contains('{'), "{code}: {text}");
+            }
+        }
+        let unknown = CauseLink { code: "new-code".into(), args: [("k".to_string(), "v".to_string())].into(), evidence: Evidence::None };
+        assert_eq!(link_text(&unknown, Lang::Ko), "new-code");
+    }
 }

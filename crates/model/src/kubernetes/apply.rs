@@ -52,7 +52,10 @@ pub fn create_pod(
     opts: &FilterOptions,
     at: i64,
 ) -> Result<Scheduled, Rejection> {
-    let pod = admit(pod, runtime_classes)?;
+    let mut pod = admit(pod, runtime_classes)?;
+    // The API server stamps what it stores (`FillObjectMetaSystemFields`), so kubectl
+    // prints the pod's AGE from `at`, never `<unknown>`.
+    pod.metadata.creation_timestamp = Some(super::time(at));
     Ok(schedule(pod, snapshot, opts, at))
 }
 

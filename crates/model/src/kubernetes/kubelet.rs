@@ -1,12 +1,17 @@
 //! The kubelet's pod sandbox step: resolve `runtimeClassName` to a handler, ask the
 //! node's containerd (its **loaded** CRI config, as the containerd model reports it)
 //! for that runtime, and on failure record `FailedCreatePodSandBox` with the
-//! containerd-version-specific text, leaving the pod `ContainerCreating` (spec §3.2–3.4).
+//! containerd-version-specific text, leaving the pod `ContainerCreating` (spec §3.2–3.4);
+//! on success the pod `Running`. The status the kubelet writes for each (phase,
+//! container states, Ready, IP) has its one writer here.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{
+    ContainerState, ContainerStateRunning, ContainerStateWaiting, ContainerStatus, Pod, PodCondition, PodStatus,
+};
 use k8s_openapi::api::node::v1::RuntimeClass;
 
 use super::events::Event;
+use super::time;
 
 /// What the kubelet can see of a node's containerd: whether the CRI plugin loaded,
 /// the runtime handlers of the loaded config, and the default runtime name. The
@@ -151,33 +156,84 @@ pub fn node_ready(cri: &LoadedCri) -> bool {
     cri.cri_loaded
 }
 
+/// The lab's pod network: the `n`th pod started (from 1) gets `10.244.<n/250>.<n%250+2>`,
+/// so a cluster's addresses never repeat and never end in `.0` or `.1`.
+pub fn pod_ip(n: u32) -> String {
+    format!("10.244.{}.{}", n / 250, n % 250 + 2)
+}
+
 /// The pod as the kubelet reports it while the sandbox keeps failing: phase
-/// Pending, every container waiting with reason `ContainerCreating`, not ready, so
-/// `kubectl get pods` shows `0/N  ContainerCreating` on a set node (spec §3.4).
-pub fn mark_container_creating(pod: &mut Pod) {
-    use k8s_openapi::api::core::v1::{ContainerState, ContainerStateWaiting, ContainerStatus, PodStatus};
-    let names: Vec<String> = pod.spec.iter().flat_map(|s| s.containers.iter().map(|c| c.name.clone())).collect();
-    let images: Vec<String> =
-        pod.spec.iter().flat_map(|s| s.containers.iter().map(|c| c.image.clone().unwrap_or_default())).collect();
+/// Pending, every container waiting with reason `ContainerCreating`, not ready, no
+/// IP, so `kubectl get pods` shows `0/N  ContainerCreating` on a set node (spec §3.4).
+/// The one writer of that state: the rollout's kubelet and steps 5–6 both call it.
+pub fn mark_container_creating(pod: &mut Pod, now: i64) {
+    let waiting = ContainerState { waiting: Some(ContainerStateWaiting { reason: Some("ContainerCreating".into()), message: None }), ..Default::default() };
+    let statuses = container_statuses(pod, waiting, false);
     let status = pod.status.get_or_insert_with(PodStatus::default);
     status.phase = Some("Pending".into());
-    status.container_statuses = Some(
-        names
-            .into_iter()
-            .zip(images)
-            .map(|(name, image)| ContainerStatus {
-                name,
-                image,
-                ready: false,
-                restart_count: 0,
-                state: Some(ContainerState {
-                    waiting: Some(ContainerStateWaiting { reason: Some("ContainerCreating".into()), message: None }),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            })
-            .collect(),
-    );
+    status.container_statuses = Some(statuses);
+    status.host_ip = None;
+    if status.start_time.is_none() {
+        status.start_time = Some(time(now));
+    }
+    set_pod_ready(pod, false, now);
+}
+
+/// The pod once its sandbox and containers started: phase Running, every container
+/// running and ready, the pod's IP `ip`, Ready — `kubectl get pods` shows `N/N
+/// Running` (the lab's containers have no probes, so started is ready).
+pub fn mark_running(pod: &mut Pod, now: i64, ip: String) {
+    let running = ContainerState { running: Some(ContainerStateRunning { started_at: Some(time(now)) }), ..Default::default() };
+    let statuses = container_statuses(pod, running, true);
+    let status = pod.status.get_or_insert_with(PodStatus::default);
+    status.phase = Some("Running".into());
+    status.container_statuses = Some(statuses);
+    status.pod_ip = Some(ip);
+    if status.start_time.is_none() {
+        status.start_time = Some(time(now));
+    }
+    set_pod_ready(pod, true, now);
+}
+
+/// Sets the pod's Ready condition (and the matching ContainersReady), stamping the
+/// transition time only when the status changes, as the kubelet's status manager does.
+pub fn set_pod_ready(pod: &mut Pod, ready: bool, now: i64) {
+    let status = pod.status.get_or_insert_with(PodStatus::default);
+    let value = if ready { "True" } else { "False" };
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    for type_ in ["Ready", "ContainersReady"] {
+        match conditions.iter_mut().find(|c| c.type_ == type_) {
+            Some(c) if c.status == value => {}
+            Some(c) => {
+                c.status = value.to_string();
+                c.last_transition_time = Some(time(now));
+            }
+            None => conditions.push(PodCondition {
+                type_: type_.to_string(),
+                status: value.to_string(),
+                last_transition_time: Some(time(now)),
+                ..PodCondition::default()
+            }),
+        }
+    }
+}
+
+/// One status per container of the spec, all in `state`.
+fn container_statuses(pod: &Pod, state: ContainerState, ready: bool) -> Vec<ContainerStatus> {
+    pod.spec
+        .iter()
+        .flat_map(|s| s.containers.iter())
+        .map(|c| ContainerStatus {
+            name: c.name.clone(),
+            image: c.image.clone().unwrap_or_default(),
+            image_id: String::new(),
+            ready,
+            restart_count: 0,
+            started: Some(ready),
+            state: Some(state.clone()),
+            ..ContainerStatus::default()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -225,7 +281,7 @@ mod tests {
             s.node_name = Some("xxx".into());
             s.containers.push(serde_json::from_value(serde_json::json!({"name": "ctr"})).unwrap());
         }
-        mark_container_creating(&mut pod);
+        mark_container_creating(&mut pod, 0);
         let text = crate::kubernetes::kubectl::get_pods_wide(&[pod], 0);
         let cols: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
         assert_eq!(cols[1..4], ["0/1", "ContainerCreating", "0"]);

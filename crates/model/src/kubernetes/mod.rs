@@ -19,15 +19,18 @@
 //! - [`events`]: the one event type and its log with the correlator's `(xN over …)`
 //!   aggregation; FailedScheduling / Scheduled events and the PodScheduled condition.
 //! - [`advertisement`]: device plugin → kubelet → node status, layer by layer.
-//! - [`kubelet`]: sandbox creation against the node's loaded containerd config.
+//! - [`kubelet`]: sandbox creation against the node's loaded containerd config, and the
+//!   pod status it writes (`ContainerCreating`, `Running`, Ready).
 //! - [`patch`]: `kubectl patch node --subresource=status` and the API server's refusals.
+//! - [`messages`]: the words of the loader's and DRA's findings, Korean and English.
 //! - [`kubectl`]: `get pods -o wide`, `get nodes`, `describe pod`, `describe node`.
 //! - [`tabwriter`]: Go's tabwriter, which kubectl prints through.
 //! - [`apply`]: creating a pod end to end: defaulting, admission, validation, a cycle.
 //! - [`dra`]: Dynamic Resource Allocation: its objects' validation and CEL device selectors.
 //!
 //! **API Boundary:** functions take k8s-openapi objects (or text) and return values;
-//! nothing here reads files or clocks — ages and times are passed in.
+//! nothing here reads files or clocks — ages and times are passed in ([`time`] and
+//! [`unix`] convert the lab clock's seconds).
 
 pub mod admission;
 pub mod advertisement;
@@ -37,6 +40,7 @@ pub mod dra;
 pub mod events;
 pub mod kubectl;
 pub mod kubelet;
+pub mod messages;
 pub mod patch;
 pub mod quantity;
 pub mod resources;
@@ -50,3 +54,15 @@ pub mod yaml;
 
 pub use quantity::Quantity;
 pub use version::KubeVersion;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+/// Unix seconds → API time (the lab clock is seconds; out of range is the epoch).
+pub fn time(unix: i64) -> Time {
+    Time(k8s_openapi::jiff::Timestamp::from_second(unix).unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH))
+}
+
+/// API time → unix seconds.
+pub fn unix(t: &Time) -> i64 {
+    t.0.as_second()
+}

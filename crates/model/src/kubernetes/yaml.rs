@@ -163,16 +163,6 @@ fn syntax_error(file: &str, doc: &Document, e: &serde_norway::Error) -> Diagnost
         .at(Span::new(file, doc.first_line + go.line.saturating_sub(1), go.column))
 }
 
-/// A manifest finding in words: a syntax error as `kubectl apply -f FILE` prints it
-/// (`error parsing pod.yaml: error converting YAML to JSON: yaml: line 2: …`); other
-/// findings as their arguments.
-pub fn message(d: &Diagnostic) -> String {
-    match (d.code.as_str(), d.get("message"), d.primary.as_ref()) {
-        ("k8s-yaml-invalid", Some(m), Some(at)) => format!("error parsing {}: error converting YAML to JSON: {m}", at.file),
-        _ => d.args.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
-    }
-}
-
 /// The line of the first `key:` at the document's top level, else the first line.
 fn line_of_key(doc: &Document, key: &str) -> u32 {
     let pat = format!("{key}:");
@@ -413,8 +403,8 @@ fn runtime_class_quantities(rc: &RuntimeClass) -> Vec<(String, String, String)> 
 #[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
 fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
     let Some(kind) = value.get("kind").and_then(|k| k.as_str()).map(str::to_string) else {
-        let what = if value.is_object() { "kind-missing" } else { "not-an-object" };
-        diags.push(Diagnostic::new(format!("k8s-{what}"), Severity::Error).at(Span::new(file, doc.first_line, 1)));
+        let code = if value.is_object() { "k8s-kind-missing" } else { "k8s-not-an-object" };
+        diags.push(Diagnostic::new(code, Severity::Error).at(Span::new(file, doc.first_line, 1)));
         return;
     };
     if kind == "List" {
@@ -609,10 +599,12 @@ mod tests {
         let text = "kind: Node\nmetadata:\n  name: a\n---\nkind: Pod\nmetadata:\n  name: p\n labels: x\n";
         let (_, diags) = load("pod.yaml", text);
         let d = diags.first().unwrap();
-        assert_eq!(
-            message(d),
-            "error parsing pod.yaml: error converting YAML to JSON: yaml: line 3: did not find expected key"
-        );
+        for lang in [crate::Lang::En, crate::Lang::Ko] {
+            assert_eq!(
+                crate::kubernetes::messages::message(d, lang),
+                "error parsing pod.yaml: error converting YAML to JSON: yaml: line 3: did not find expected key"
+            );
+        }
         assert_eq!(d.primary.as_ref().map(|s| s.line), Some(8));
     }
 }

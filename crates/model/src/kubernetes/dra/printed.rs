@@ -63,7 +63,6 @@ pub fn extended_resource_unmodelled(classes: &[Located<DeviceClass>], pod: &Pod,
                     .arg("resource", name)
                     .arg("deviceClass", c.object.metadata.name.clone().unwrap_or_default())
                     .arg("version", version.to_string())
-                    .arg("why", "DRAExtendedResource is on from 1.36: the scheduler allocates a device for the resource through DRA, a path the model does not follow")
                     .at(c.span.clone()),
             )
         })
