@@ -11,10 +11,9 @@
 // Needs the native companion: GPULAB=path (default ../../target/debug/gpulab).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage, companion } from "./serve.mjs";
+import { serve, launch, newCheckedPage, companion, tempDir } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -148,6 +147,12 @@ for (const w of walks) {
     await sandbox.locator(".k8s-sandbox-pods").waitFor();
     if (w.fix) assert.doesNotMatch(await sandbox.locator(".k8s-sandbox-events").textContent(), /FailedCreatePodSandBox/);
     else assert.match(await sandbox.locator(".k8s-sandbox-events").textContent(), /FailedCreatePodSandBox .*unknown service runtime\.v1\.RuntimeService/);
+    // `kubectl get pods` as the kubelet left the pod: Running once its sandbox started
+    // (issue 18: it read the API server's Pending), else waiting in ContainerCreating.
+    assert.match(
+      await sandbox.locator(".k8s-sandbox-pods").textContent(),
+      w.fix ? /cuda-vectoradd +1\/1 +Running +0 +1s +10\.244\.0\.3 +gpu-node-2 / : /cuda-vectoradd +0\/1 +ContainerCreating +0 +1s +<none> +gpu-node-2 /,
+    );
 
     // Step 6: advertise one GPU on gpu-node-2 (the node steps 5–6 give the learner's
     // containerd): the scheduler binds the pod there.
@@ -217,7 +222,7 @@ for (const w of walks) {
 
     // The exported progress file, by keyboard; the companion prints the same bytes.
     const [download] = await Promise.all([page.waitForEvent("download"), press(page, ".work-export")]);
-    const dir = mkdtempSync(path.join(tmpdir(), "gpulab-incident-"));
+    const dir = tempDir("gpulab-incident-");
     const file = path.join(dir, "progress.json");
     writeFileSync(file, readFileSync(await download.path()));
     assert.equal(report(file, w.lang), md);
