@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod support;
+
 const RUN_LABEL: &str = "gpulab.dev/run";
 
 #[derive(Default)]
@@ -224,15 +226,16 @@ fn fake_api_binding(seed: &[(&str, Value)], node: Option<&str>) -> (Shared, u16)
     (state, port)
 }
 
-fn kubeconfig(port: u16, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpulab-kube-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("kubeconfig");
+/// A kubeconfig for the fake server in a private directory, removed when the returned
+/// [`support::TempDir`] drops (the test's end).
+fn kubeconfig(port: u16, name: &str) -> (support::TempDir, PathBuf) {
+    let dir = support::TempDir::new(&format!("kube-{name}"));
+    let path = dir.0.join("kubeconfig");
     let text = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:{port}\nusers:\n- name: u\n  user: {{}}\ncontexts:\n- name: kind-fake\n  context: {{cluster: fake, user: u}}\n- name: prod\n  context: {{cluster: fake, user: u}}\ncurrent-context: prod\n"
     );
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 fn scenario() -> PathBuf {
@@ -266,7 +269,7 @@ fn other_node() -> (&'static str, Value) {
 #[test]
 fn non_lab_context_is_refused() {
     let (state, port) = fake_api(&[]);
-    let kc = kubeconfig(port, "refuse");
+    let (_dir, kc) = kubeconfig(port, "refuse");
     for args in [&[][..], &["--context", "prod"][..]] {
         let out = gpulab(&kc, args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -284,7 +287,7 @@ fn non_lab_context_is_refused() {
 #[test]
 fn replay_creates_then_removes_everything() {
     let (state, port) = fake_api_binding(&[other_node()], Some("gpu-node-1"));
-    let kc = kubeconfig(port, "replay");
+    let (_dir, kc) = kubeconfig(port, "replay");
     let out = gpulab(&kc, &["--context", "kind-fake"]).output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(stderr.contains("step 8"), "progress on stderr: {stderr}");
@@ -312,7 +315,7 @@ fn replay_creates_then_removes_everything() {
 fn failure_cleans_up_and_leaves_others_alone() {
     let theirs = json!({"kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"});
     let (state, port) = fake_api(&[("/apis/node.k8s.io/v1/runtimeclasses/nvidia", theirs.clone())]);
-    let kc = kubeconfig(port, "failure");
+    let (_dir, kc) = kubeconfig(port, "failure");
     let out = gpulab(&kc, &["--context", "kind-fake"]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");
@@ -328,7 +331,7 @@ fn failure_cleans_up_and_leaves_others_alone() {
 #[test]
 fn ctrl_c_cleans_up() {
     let (state, port) = fake_api(&[other_node()]);
-    let kc = kubeconfig(port, "ctrlc");
+    let (_dir, kc) = kubeconfig(port, "ctrlc");
     let mut child = gpulab(&kc, &["--context", "kind-fake"]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -366,7 +369,7 @@ fn ctrl_c_cleans_up() {
 fn kind_node_files_written_and_restored() {
     let node = ("/api/v1/nodes/lab-node", json!({"kind": "Node", "metadata": {"name": "lab-node", "labels": {"kubernetes.io/hostname": "lab-node"}}}));
     let (state, port) = fake_api(std::slice::from_ref(&node));
-    let kc = kubeconfig(port, "kind-node");
+    let (_dir, kc) = kubeconfig(port, "kind-node");
     let dir = kc.parent().unwrap().to_path_buf();
     let log = dir.join("docker.log");
     let docker = dir.join("docker");
