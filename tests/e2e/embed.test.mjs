@@ -6,16 +6,15 @@
 // Run: DIST=../../dist node --test embed.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage } from "./serve.mjs";
+import { serve, launch, newCheckedPage, tempDir } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 let server, browser, root;
 
 before(async () => {
-  root = mkdtempSync(path.join(tmpdir(), "gpulab-embed-"));
+  root = tempDir("gpulab-embed-");
   mkdirSync(path.join(root, "course"));
   symlinkSync(DIST, path.join(root, "course", "lab"));
   server = await serve(root);

@@ -7,10 +7,9 @@
 // Run: DIST=../../dist node --test gallery.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage, stepTitles } from "./serve.mjs";
+import { serve, launch, newCheckedPage, stepTitles, tempDir } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -54,7 +53,7 @@ function blocks(file, info) {
 
 before(async () => {
   mkdirSync(OUT, { recursive: true });
-  root = mkdtempSync(path.join(tmpdir(), "gpulab-gallery-"));
+  root = tempDir("gpulab-gallery-");
   mkdirSync(path.join(root, "course"));
   symlinkSync(DIST, path.join(root, "course", "lab"));
   // An author's scenario directory next to the course pages (scenario-src), and a

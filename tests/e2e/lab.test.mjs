@@ -4,10 +4,9 @@
 // Run: DIST=../../dist node --test   (dev.sh test does this after trunk build)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage, stepTitles } from "./serve.mjs";
+import { serve, launch, newCheckedPage, stepTitles, tempDir } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -17,7 +16,7 @@ let server, browser;
 before(async () => {
   mkdirSync(OUT, { recursive: true });
   // Serve dist/ under a sub-path (/course/lab/), as a course site would host it.
-  const root = mkdtempSync(path.join(tmpdir(), "gpulab-e2e-"));
+  const root = tempDir("gpulab-e2e-");
   mkdirSync(path.join(root, "course"));
   symlinkSync(DIST, path.join(root, "course", "lab"));
   // A course page of the same site that embeds the lab by its loader.

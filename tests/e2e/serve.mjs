@@ -2,6 +2,9 @@
 // OS picks) and launch Debian's Chromium with playwright-core (no browser download).
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { chromium } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -37,6 +40,24 @@ export async function serve(dir) {
       }
     },
   };
+}
+
+const tempDirs = [];
+
+/** Removes every directory `tempDir` made (a symlink inside is removed, not followed). */
+export function removeTempDirs() {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A fresh directory `<tmp>/<prefix>XXXXXX` removed when this test file's process ends
+ * (however its tests went): an e2e run leaves nothing in /tmp.
+ */
+export function tempDir(prefix) {
+  if (tempDirs.length === 0) process.once("exit", removeTempDirs);
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 export function launch() {

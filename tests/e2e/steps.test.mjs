@@ -6,10 +6,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage, companion } from "./serve.mjs";
+import { serve, launch, newCheckedPage, companion, tempDir } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -40,7 +39,7 @@ async function open(lang, step) {
 }
 
 test("step 7: the slot table and its export equal `gpulab slots`, in English and Korean", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "gpulab-slots-"));
+  const dir = tempDir("gpulab-slots-");
   for (const lang of ["en", "ko"]) {
     const { page, errors } = await open(lang, 7);
     // Step 7 renders from the on-demand chunk, and the editor takes its text in an
@@ -68,7 +67,7 @@ test("step 7: the slot table and its export equal `gpulab slots`, in English and
 });
 
 test("steps 1-2: `config dump` equals `gpulab containerd dump` for the same files and version", async () => {
-  const root = mkdtempSync(path.join(tmpdir(), "gpulab-node-"));
+  const root = tempDir("gpulab-node-");
   mkdirSync(path.join(root, "etc/containerd/conf.d"), { recursive: true });
   writeFileSync(path.join(root, "etc/containerd/config.toml"), readFileSync(new URL("incident-main.toml", DATA)));
   const { page, errors } = await open("en", 1);
@@ -90,7 +89,7 @@ test("steps 1-2: `config dump` equals `gpulab containerd dump` for the same file
 test("steps 1-2: a syntax error is the lab parser's until the chunk is there, then containerd's own text, as `gpulab containerd dump` prints it", async () => {
   // The app leaves go-toml's parsers out of its first load: the chunk words syntax
   // errors. Hold the chunk so the page shows its stand-in first, then let it through.
-  const root = mkdtempSync(path.join(tmpdir(), "gpulab-syntax-"));
+  const root = tempDir("gpulab-syntax-");
   mkdirSync(path.join(root, "etc/containerd"), { recursive: true });
   const { page, errors } = await newCheckedPage(browser);
   let release;
@@ -132,7 +131,7 @@ test("steps 1-2: a syntax error is the lab parser's until the chunk is there, th
 });
 
 test("step 1 on another version: its defaults come with the chunk; a failed import says so, and the retry brings them", async () => {
-  const root = mkdtempSync(path.join(tmpdir(), "gpulab-defaults-"));
+  const root = tempDir("gpulab-defaults-");
   mkdirSync(path.join(root, "etc/containerd"), { recursive: true });
   writeFileSync(path.join(root, "etc/containerd/config.toml"), readFileSync(new URL("incident-main.toml", DATA)));
   const { page, errors } = await newCheckedPage(browser);
@@ -329,7 +328,7 @@ test("one incident, walked twice (not fixed in Korean, fixed in English): step 8
     assert.match(md, w.lang === "en" ? /`rollout status: [^`]+`: marked — the model rests on it too \(agree\)/ : /`rollout status: [^`]+`: 표시함 — 모델도 이 칸을 근거로 씀 \(일치\)/);
     // The companion prints the same report for the progress file the page exports.
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator(".work-export").click()]);
-    const dir = mkdtempSync(path.join(tmpdir(), "gpulab-walk-"));
+    const dir = tempDir("gpulab-walk-");
     const file = path.join(dir, "progress.json");
     writeFileSync(file, readFileSync(await download.path()));
     assert.equal(gpulab(["report", "--work", file, "--lang", w.lang]), md);
@@ -341,7 +340,7 @@ test("one incident, walked twice (not fixed in Korean, fixed in English): step 8
 
 /** `gpulab schedule` on the lab's manifests (cluster text given), Kubernetes `version`. */
 function schedule(cluster, version = "1.36") {
-  const dir = mkdtempSync(path.join(tmpdir(), "gpulab-k8s-"));
+  const dir = tempDir("gpulab-k8s-");
   for (const f of ["runtimeclass.yaml", "pod.yaml"]) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
   writeFileSync(path.join(dir, "cluster.yaml"), cluster);
   return gpulab(["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", "pod.yaml", "--k8s-version", version], dir);
@@ -393,7 +392,7 @@ test("step 5: admission and the kubelet's sandbox result on a node without the h
   // Without the RuntimeClass, admission refuses the pod: the text `gpulab schedule` prints.
   await page.locator(".k8s-runtimeclass textarea").fill("");
   await page.locator(".k8s-rejected").waitFor();
-  const dir = mkdtempSync(path.join(tmpdir(), "gpulab-k8s-"));
+  const dir = tempDir("gpulab-k8s-");
   for (const f of ["cluster.yaml", "pod.yaml"]) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
   writeFileSync(path.join(dir, "runtimeclass.yaml"), "");
   const cli = gpulab(["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", "pod.yaml", "--k8s-version", "1.36"], dir);
