@@ -600,6 +600,7 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     let shown = |input: &KubeInput| match gpu_node_lab_k8s::kube::view(&request(input, &containerd, &Default::default())).outcome {
         KubeOutcome::Created { verdict, events, nodes, .. } => vec![(".k8s-verdict", verdict), (".k8s-events", events), (".k8s-nodes", nodes)],
         KubeOutcome::Rejected { text } => vec![(".k8s-rejected", text)],
+        KubeOutcome::Waiting { text } => vec![(".k8s-waiting", text)],
         KubeOutcome::BadInput { diagnostics } => panic!("the lab's manifests load: {diagnostics:?}"),
     };
     for (class, text) in shown(&input) {
@@ -621,6 +622,45 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     input.runtimeclass = String::new();
     assert_eq!(shown(&input)[0].0, ".k8s-rejected");
     assert_eq!(texts(&root, ".k8s-rejected"), vec![shown(&input)[0].1.clone()]);
+    handle.destroy();
+    clear_saved_work();
+}
+
+/// Step 6's path switch: each path's verdict, claims and files in the page are the
+/// chunk's view of the request the app builds for that path (the DRA path's pod and
+/// objects the chunk's own files).
+#[wasm_bindgen_test]
+async fn step_6_paths_show_the_chunks_view() {
+    use gpu_node_lab::state::{ContainerdInput, KubeInput};
+    use gpu_node_lab::steps::kubernetes::request;
+    use gpulab_view::KubeOutcome;
+    clear_saved_work();
+    provide_chunk();
+    let root = new_root();
+    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
+    yew::scheduler::flush().await;
+    let containerd = ContainerdInput::default();
+    for id in ["dra", "dra-extended", ""] {
+        set_value(&root, ".k8s-path select", id);
+        yew::scheduler::flush().await;
+        let input = KubeInput { path: id.into(), ..KubeInput::default() };
+        let view = gpu_node_lab_k8s::kube::view(&request(&input, &containerd, &Default::default()));
+        assert_eq!(texts(&root, ".k8s-objects .editor-label"), if id.is_empty() { vec![] } else { vec![format!("{id}.yaml")] }, "{id}");
+        match &view.outcome {
+            KubeOutcome::Created { verdict, claims, .. } => {
+                assert_eq!(texts(&root, ".k8s-verdict"), vec![verdict.clone()], "{id}");
+                assert_eq!(texts(&root, ".k8s-claims"), if claims.is_empty() { vec![] } else { vec![claims.clone()] }, "{id}");
+                assert_eq!(claims.is_empty(), id != "dra", "{id}: {claims}");
+            }
+            // 1.36, the extended resource: the model's refusal at the DeviceClass.
+            KubeOutcome::BadInput { diagnostics } => {
+                assert_eq!(id, "dra-extended");
+                let at: Vec<String> = diagnostics.iter().filter_map(|d| d.location.clone()).collect();
+                assert_eq!(texts(&root, ".k8s-objects .diag-location"), at);
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
     handle.destroy();
     clear_saved_work();
 }

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { serve, launch, newCheckedPage, companion } from "./serve.mjs";
+import { serve, launch, newCheckedPage, companion, choose } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -59,17 +59,6 @@ async function retype(page, selector, text) {
   await page.keyboard.press("Delete");
   if (text) await page.keyboard.insertText(text);
   assert.equal(await page.locator(selector).inputValue(), text, selector);
-}
-
-/** Moves a closed <select> to `value` with the arrow keys, as a keyboard user does. */
-async function choose(page, selector, value) {
-  const select = page.locator(selector);
-  await select.focus();
-  await page.keyboard.press("Home");
-  const options = await select.locator("option").evaluateAll((os) => os.map((o) => o.value));
-  assert.ok(options.includes(value), `${selector} offers ${value}: ${options}`);
-  for (let i = 0; i < options.length && (await select.inputValue()) !== value; i++) await page.keyboard.press("ArrowDown");
-  assert.equal(await select.inputValue(), value, selector);
 }
 
 const text = (page, selector) => page.locator(selector).first().textContent();

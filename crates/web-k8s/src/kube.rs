@@ -1,26 +1,31 @@
 //! Steps 5 and 6 on the model: the learner's cluster, RuntimeClass and pod files
 //! (plus the node status patches they applied) through `kubectl apply` — admission,
 //! then one scheduling cycle — and, once bound, the kubelet's `RunPodSandbox` on a
-//! node running the containerd of steps 1–2, before and after its restart. The
-//! texts are the ones `gpulab schedule --nodes cluster.yaml --runtimeclasses
-//! runtimeclass.yaml --pod pod.yaml --k8s-version V` prints.
+//! node running the containerd of steps 1–2, before and after its restart. Step 6's
+//! other paths to the GPU add their objects file (DRA: DeviceClasses, the driver's
+//! ResourceSlices, claims; [`gpulab_view::PATHS`]) and, on the DRA path, their own
+//! pod; the pod then goes through [`dra::apply::create_pod`]. The texts are the ones
+//! `gpulab schedule --nodes cluster.yaml --runtimeclasses runtimeclass.yaml --pod
+//! POD [--objects OBJECTS] --k8s-version V` prints.
 
 use std::collections::BTreeMap;
 
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
+use gpulab_model::kubernetes::dra::{self, apply::Applied, dynamicresources::State, printed};
 use gpulab_model::kubernetes::kubectl::{describe_events, get_nodes, get_pods_wide};
 use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, sandbox_id, LoadedCri};
 use gpulab_model::kubernetes::patch;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Manifests};
+use gpulab_model::kubernetes::yaml::{load, Located, Manifests};
 use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::Diagnostic;
+use gpulab_model::{Diagnostic, Severity};
 use gpulab_model::containerd::Daemon;
-use gpulab_view::{DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
+use gpulab_view::{kube_path, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::resource::v1::DeviceClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 
 use crate::node;
@@ -52,23 +57,63 @@ pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
         diags.extend(d);
         m
     };
+    let path = kube_path(&req.path);
+    let pod_text = if req.pod.is_empty() && path.id == "dra" { default_text(path.pod) } else { req.pod.clone() };
+    let objects_text = if path.objects.is_empty() || !req.objects.is_empty() { req.objects.clone() } else { default_text(path.objects) };
     let cluster = read(CLUSTER, &req.cluster);
     let rcs = read(RUNTIMECLASS, &req.runtimeclass);
-    let pods = read(POD, &req.pod);
+    let pods = read(path.pod, &pod_text);
+    let objects = if path.objects.is_empty() { Manifests::default() } else { read(path.objects, &objects_text) };
+    // The DRA objects of every file, as `gpulab schedule` reads them.
+    let mut dra = Dra::default();
+    for (file, text, m) in [(CLUSTER, &req.cluster, &cluster), (RUNTIMECLASS, &req.runtimeclass, &rcs), (path.pod, &pod_text, &pods), (path.objects, &objects_text, &objects)] {
+        if !m.deferred.is_empty() {
+            let (o, typed) = dra::read(m);
+            diags.extend(typed);
+            diags.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
+            dra.classes.extend(o.device_classes.iter().cloned());
+            dra.state.extend(o);
+        }
+    }
     let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
     let patch_errors = patch_nodes(&mut nodes, &req.patches);
     let patches_applied = req.patches.len().saturating_sub(patch_errors.len());
     let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
     let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
     let get_nodes = get_nodes(&nodes, 0);
+    if let Ok(version) = req.version.parse() {
+        for pod in &pods.pods {
+            diags.extend(printed::extended_resource_unmodelled(&dra.classes, &pod.object, version));
+        }
+    }
     let (outcome, event) = if diags.is_empty() {
         let runtime_classes: Vec<RuntimeClass> =
-            cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
-        outcome(req, &nodes, &bound, &pods, &runtime_classes)
+            [&cluster, &rcs, &objects].iter().flat_map(|m| m.runtime_classes.iter()).map(|l| l.object.clone()).collect();
+        outcome(req, &nodes, &bound, &pods, &runtime_classes, dra.state, path.pod)
     } else {
         (KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }, None)
     };
-    (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied }, event)
+    let (pod, objects) = if path.id.is_empty() { (String::new(), String::new()) } else { (pod_text, objects_text) };
+    (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied, pod, objects }, event)
+}
+
+/// The DRA objects of the files: the allocator's state, and the DeviceClasses where
+/// they were written.
+#[derive(Default)]
+struct Dra {
+    state: State,
+    classes: Vec<Located<DeviceClass>>,
+}
+
+/// The lab's own file of a step 6 path (`src/steps/data/`).
+fn default_text(file: &str) -> String {
+    match file {
+        "dra.yaml" => include_str!("../../../src/steps/data/dra.yaml"),
+        "dra-pod.yaml" => include_str!("../../../src/steps/data/dra-pod.yaml"),
+        "dra-extended.yaml" => include_str!("../../../src/steps/data/dra-extended.yaml"),
+        _ => "",
+    }
+    .to_string()
 }
 
 /// A manifest finding as the editor's panel shows it (the model's arguments as text,
@@ -104,47 +149,66 @@ fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
     NodeView { name, resources, pods }
 }
 
-fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> (KubeOutcome, Option<Event>) {
+fn outcome(
+    req: &KubeRequest,
+    nodes: &[Node],
+    bound: &[Pod],
+    pods: &Manifests,
+    rcs: &[RuntimeClass],
+    mut dra: State,
+    pod_file: &str,
+) -> (KubeOutcome, Option<Event>) {
     let version: KubeVersion = match req.version.parse() {
         Ok(v) => v,
         Err(e) => return (KubeOutcome::Rejected { text: format!("{e}") }, None),
     };
-    let [pod] = pods.pods.as_slice() else {
-        return (KubeOutcome::Rejected { text: format!("{POD}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
-    };
-    let snapshot = Snapshot::new(nodes.iter().cloned(), bound);
-    let opts = FilterOptions { version, ..Default::default() };
-    match create_pod(pod.object.clone(), &snapshot, rcs, &opts, 0) {
-        Err(rejection) => (KubeOutcome::Rejected { text: rejection.kubectl_text(POD) }, None),
-        Ok(created) => {
-            let verdict = verdict(&created, &snapshot, version);
-            let (node, scheduled) = match &created.result.outcome {
-                Outcome::Scheduled { node, .. } => (Some(node.clone()), true),
-                _ => {
-                    let named = nodes.iter().filter_map(|n| n.metadata.name.clone());
-                    let mut named = named.filter(|n| req.kubelet_node.is_empty() || *n == req.kubelet_node);
-                    (named.next(), false)
-                }
-            };
-            // The node as step 4 left it when the learner did something there; else
-            // the lab's two what-ifs (as loaded before the drop-in, after a restart).
-            let sandboxes = node.map_or_else(Vec::new, |node| {
-                let daemons: Vec<(Daemon, bool, Vec<String>)> = if req.node_ops.is_empty() {
-                    [false, true].iter().filter_map(|r| node::daemon(&req.containerd, *r).ok().map(|d| (d, *r, Vec::new()))).collect()
-                } else {
-                    node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| (d, r, req.node_ops.clone())).into_iter().collect()
-                };
-                daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
-            });
-            let created_view = KubeOutcome::Created {
-                verdict,
-                events: describe_events(std::slice::from_ref(&created.event), 0),
-                nodes: table(&created.explanation),
-                sandboxes,
-            };
-            (created_view, Some(created.event))
-        }
+    let has_dra = !(dra.classes.is_empty() && dra.claims.is_empty() && dra.templates.is_empty() && dra.slices.is_empty());
+    if let Some(text) = printed::not_served(version).filter(|_| has_dra) {
+        return (KubeOutcome::Rejected { text }, None);
     }
+    let [pod] = pods.pods.as_slice() else {
+        return (KubeOutcome::Rejected { text: format!("{pod_file}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
+    };
+    let mut snapshot = Snapshot::new(nodes.iter().cloned(), bound);
+    let opts = FilterOptions { version, ..Default::default() };
+    let uses_claims = pod.object.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty());
+    let created = if has_dra || uses_claims {
+        dra::apply::create_pod(&mut dra, &mut snapshot, pod.object.clone(), rcs, &opts, 0)
+    } else {
+        create_pod(pod.object.clone(), &snapshot, rcs, &opts, 0).map(|s| Applied::Cycle { scheduled: Box::new(s), allocations: Vec::new(), deallocated: None })
+    };
+    let (created, claims) = match created {
+        Err(rejection) => return (KubeOutcome::Rejected { text: rejection.kubectl_text(pod_file) }, None),
+        Ok(Applied::Cycle { scheduled, allocations, deallocated }) => (*scheduled, printed::claims(&allocations, deallocated.as_ref())),
+        Ok(waiting) => return (KubeOutcome::Waiting { text: printed::waiting(&waiting, version) }, None),
+    };
+    let verdict = verdict(&created, &snapshot, version);
+    let (node, scheduled) = match &created.result.outcome {
+        Outcome::Scheduled { node, .. } => (Some(node.clone()), true),
+        _ => {
+            let named = nodes.iter().filter_map(|n| n.metadata.name.clone());
+            let mut named = named.filter(|n| req.kubelet_node.is_empty() || *n == req.kubelet_node);
+            (named.next(), false)
+        }
+    };
+    // The node as step 4 left it when the learner did something there; else
+    // the lab's two what-ifs (as loaded before the drop-in, after a restart).
+    let sandboxes = node.map_or_else(Vec::new, |node| {
+        let daemons: Vec<(Daemon, bool, Vec<String>)> = if req.node_ops.is_empty() {
+            [false, true].iter().filter_map(|r| node::daemon(&req.containerd, *r).ok().map(|d| (d, *r, Vec::new()))).collect()
+        } else {
+            node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| (d, r, req.node_ops.clone())).into_iter().collect()
+        };
+        daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
+    });
+    let created_view = KubeOutcome::Created {
+        verdict,
+        events: describe_events(std::slice::from_ref(&created.event), 0),
+        nodes: table(&created.explanation),
+        claims,
+        sandboxes,
+    };
+    (created_view, Some(created.event))
 }
 
 /// The first lines `gpulab schedule` prints: where the pod went (and the nominated
@@ -233,6 +297,8 @@ mod tests {
             },
             node_ops: vec![],
             by_hand: false,
+            path: String::new(),
+            objects: String::new(),
         }
     }
 
@@ -306,6 +372,44 @@ mod tests {
         assert!(v.patch_errors[1].starts_with("The request is invalid: patch: Invalid value: "), "{}", v.patch_errors[1]);
         req.patches.push(NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "2".into() });
         assert_eq!(view(&req).patches_applied, 1);
+    }
+
+    /// Step 6's paths for the same pod: the DRA path allocates a GPU of gpu-node-2's
+    /// slice without any node status patch and shows the lab's own files while the
+    /// request leaves them empty (the learner's edits when not); the extended resource
+    /// is the device plugin's verdict while DRAExtendedResource is off (1.35) and the
+    /// model's refusal at the DeviceClass from 1.36; the device plugin's path shows no
+    /// files of its own.
+    #[test]
+    fn paths_to_the_gpu() {
+        let mut req = request();
+        req.path = "dra".into();
+        req.pod = String::new();
+        let v = view(&req);
+        let KubeOutcome::Created { verdict, claims, sandboxes, .. } = &v.outcome else { panic!("{:?}", v.outcome) };
+        assert_eq!(verdict, "default/cuda-vectoradd: Scheduled to gpu-node-2");
+        assert!(claims.contains("  gpu: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
+        assert!(sandboxes.iter().all(|s| s.scheduled && s.node == "gpu-node-2"), "{sandboxes:?}");
+        assert_eq!((v.pod.as_str(), v.objects.as_str()), (default_text("dra-pod.yaml").as_str(), default_text("dra.yaml").as_str()));
+        // The learner's objects without the pod's template: the claim controller's event.
+        req.objects = default_text("dra.yaml").replace("name: one-gpu", "name: two-gpus");
+        let v = view(&req);
+        let KubeOutcome::Waiting { text } = &v.outcome else { panic!("{:?}", v.outcome) };
+        assert!(text.contains("FailedResourceClaimCreation") && text.contains("\"one-gpu\" not found"), "{text}");
+        assert_eq!(v.objects, req.objects);
+        req.path = "dra-extended".into();
+        req.pod = request().pod;
+        req.objects = String::new();
+        req.version = "1.35".into();
+        let KubeOutcome::Created { verdict, claims, .. } = view(&req).outcome else { panic!() };
+        assert!(verdict.contains("Pending (Kubernetes 1.35)") && claims.is_empty(), "{verdict}");
+        req.version = "1.36".into();
+        let KubeOutcome::BadInput { diagnostics } = view(&req).outcome else { panic!() };
+        let [d] = diagnostics.as_slice() else { panic!("{diagnostics:?}") };
+        assert_eq!((d.code.as_str(), d.location.as_deref()), ("dra-extended-resource-unmodelled", Some("dra-extended.yaml:1:1")));
+        req.path = String::new();
+        let v = view(&req);
+        assert!(v.pod.is_empty() && v.objects.is_empty());
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.

@@ -163,6 +163,9 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
         kubelet_node: work.kube.kubelet_node.clone(),
         node_ops: work.restart.ops.clone(),
         by_hand: work.restart.supervisor == "by-hand",
+        // The report is the device plugin's path, the one steps 5–8 share.
+        path: String::new(),
+        objects: String::new(),
     };
     let (kube, event) = crate::kube::view_and_event(&kube_req);
     artifacts.scheduler.splice(0..0, step_6_verdicts(&kube_req, event, &work.kube.pod));
@@ -286,6 +289,7 @@ impl LabReport {
                 md.push_str(&format!("{}:\n\n", t(l, Label::KubectlApplyRefusedPod)));
                 fenced(&mut md, "text", text);
             }
+            KubeOutcome::Waiting { text } => fenced(&mut md, "text", text),
             KubeOutcome::Created { verdict, events, sandboxes, .. } => {
                 fenced(&mut md, "text", verdict);
                 fenced(&mut md, "text", events);
