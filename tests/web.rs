@@ -582,22 +582,32 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     clear_saved_work();
 }
 
+/// A lab in English on step 6 with the chunk there and no saved work.
+async fn step_6_on_the_chunk() -> (web_sys::Element, gpu_node_lab::LabHandle) {
+    clear_saved_work();
+    provide_chunk();
+    let root = new_root();
+    let handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
+    yew::scheduler::flush().await;
+    (root, handle)
+}
+
+/// The chunk's view of the request the app builds for `input` (steps 1–4 as the lab starts).
+fn chunk_kube_view(input: &gpu_node_lab::state::KubeInput) -> gpulab_view::KubeView {
+    let containerd = gpu_node_lab::state::ContainerdInput::default();
+    gpu_node_lab_k8s::kube::view(&gpu_node_lab::steps::kubernetes::request(input, &containerd, &Default::default()))
+}
+
 /// Steps 5–6 on the chunk: the outcome of creating the pod is the chunk's text, it
 /// follows the RuntimeClass edit (removed → admission refuses), and patching the GPU
 /// node's status to advertise nvidia.com/gpu changes the scheduler's verdict.
 #[wasm_bindgen_test]
 async fn steps_5_6_show_the_kubernetes_models_outcome() {
-    use gpu_node_lab::state::{ContainerdInput, KubeInput};
-    use gpu_node_lab::steps::kubernetes::request;
+    use gpu_node_lab::state::KubeInput;
     use gpulab_view::KubeOutcome;
-    clear_saved_work();
-    provide_chunk();
-    let root = new_root();
-    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
-    yew::scheduler::flush().await;
-    let containerd = ContainerdInput::default();
+    let (root, mut handle) = step_6_on_the_chunk().await;
     let mut input = KubeInput::default();
-    let shown = |input: &KubeInput| match gpu_node_lab_k8s::kube::view(&request(input, &containerd, &Default::default())).outcome {
+    let shown = |input: &KubeInput| match chunk_kube_view(input).outcome {
         KubeOutcome::Created { verdict, events, nodes, .. } => vec![(".k8s-verdict", verdict), (".k8s-events", events), (".k8s-nodes", nodes)],
         KubeOutcome::Rejected { text } => vec![(".k8s-rejected", text)],
         KubeOutcome::Waiting { text } => vec![(".k8s-waiting", text)],
@@ -631,20 +641,13 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
 /// objects the chunk's own files).
 #[wasm_bindgen_test]
 async fn step_6_paths_show_the_chunks_view() {
-    use gpu_node_lab::state::{ContainerdInput, KubeInput};
-    use gpu_node_lab::steps::kubernetes::request;
+    use gpu_node_lab::state::KubeInput;
     use gpulab_view::KubeOutcome;
-    clear_saved_work();
-    provide_chunk();
-    let root = new_root();
-    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
-    yew::scheduler::flush().await;
-    let containerd = ContainerdInput::default();
+    let (root, mut handle) = step_6_on_the_chunk().await;
     for id in ["dra", "dra-extended", ""] {
         set_value(&root, ".k8s-path select", id);
         yew::scheduler::flush().await;
-        let input = KubeInput { path: id.into(), ..KubeInput::default() };
-        let view = gpu_node_lab_k8s::kube::view(&request(&input, &containerd, &Default::default()));
+        let view = chunk_kube_view(&KubeInput { path: id.into(), ..KubeInput::default() });
         assert_eq!(texts(&root, ".k8s-objects .editor-label"), if id.is_empty() { vec![] } else { vec![format!("{id}.yaml")] }, "{id}");
         match &view.outcome {
             KubeOutcome::Created { verdict, claims, .. } => {
