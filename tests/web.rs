@@ -147,6 +147,15 @@ fn provide_chunk() {
     gpu_node_lab::steps::chunk::provide(Some(module.into()));
 }
 
+/// Hands the app the DRA module's one function (`crates/web-dra`'s `kube`).
+fn provide_dra() {
+    let module = js_sys::Object::new();
+    let kube = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::kube_dra(&r));
+    js_sys::Reflect::set(&module, &"kube".into(), kube.as_ref()).unwrap();
+    kube.forget();
+    gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, Some(module.into()));
+}
+
 /// An author scenario is read by the chunk: without it `mount` and
 /// `scenarioReferences` say to load it first; with it the lab starts from the
 /// scenario's node (its drop-in in step 2's editor), and a bad scenario shows its
@@ -636,18 +645,32 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     clear_saved_work();
 }
 
-/// Step 6's path switch: each path's verdict, claims and files in the page are the
-/// chunk's view of the request the app builds for that path (the DRA path's pod and
-/// objects the chunk's own files).
+/// Step 6's path switch: the chunk does not judge DRA — it answers the DRA paths
+/// `NeedsDra`, and until the DRA module is there the outcome says it is loading it (or
+/// could not) while the switch and the files stay; with the module, each path's
+/// verdict, claims and files in the page are the DRA module's view of the request the
+/// app builds for that path (the DRA path's pod and objects the module's own files),
+/// and the device plugin's path is the chunk's.
 #[wasm_bindgen_test]
 async fn step_6_paths_show_the_chunks_view() {
     use gpu_node_lab::state::KubeInput;
     use gpulab_view::KubeOutcome;
     let (root, mut handle) = step_6_on_the_chunk().await;
+    gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, None);
+    set_value(&root, ".k8s-path select", "dra");
+    yew::scheduler::flush().await;
+    assert_eq!(chunk_kube_view(&KubeInput { path: "dra".into(), ..KubeInput::default() }).outcome, KubeOutcome::NeedsDra {});
+    assert_eq!(root.query_selector_all(".k8s-outcome .chunk-loading, .k8s-outcome .chunk-failed").unwrap().length(), 1);
+    assert_eq!(texts(&root, ".k8s-objects .editor-label"), vec!["dra.yaml".to_string()]);
+    set_value(&root, ".k8s-path select", "");
+    yew::scheduler::flush().await;
+    provide_dra();
     for id in ["dra", "dra-extended", ""] {
         set_value(&root, ".k8s-path select", id);
         yew::scheduler::flush().await;
-        let view = chunk_kube_view(&KubeInput { path: id.into(), ..KubeInput::default() });
+        let containerd = gpu_node_lab::state::ContainerdInput::default();
+        let req = gpu_node_lab::steps::kubernetes::request(&KubeInput { path: id.into(), ..KubeInput::default() }, &containerd, &Default::default());
+        let view = if id.is_empty() { gpu_node_lab_k8s::kube::view(&req) } else { gpu_node_lab_k8s::kube::view_dra(&req) };
         assert_eq!(texts(&root, ".k8s-objects .editor-label"), if id.is_empty() { vec![] } else { vec![format!("{id}.yaml")] }, "{id}");
         match &view.outcome {
             KubeOutcome::Created { verdict, claims, .. } => {
@@ -665,6 +688,7 @@ async fn step_6_paths_show_the_chunks_view() {
         }
     }
     handle.destroy();
+    gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, None);
     clear_saved_work();
 }
 

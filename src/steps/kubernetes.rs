@@ -9,7 +9,9 @@
 //! (DRA), or `nvidia.com/gpu` backed by a DeviceClass; the DRA paths add their objects
 //! file, whose text (and the DRA pod's) is the chunk's until the learner edits it.
 //! Every text is the model's (`gpulab schedule` prints the same); this module only
-//! lays them out.
+//! lays them out. The chunk does not judge DRA: a request it answers with
+//! [`KubeOutcome::NeedsDra`] goes to the DRA module, imported then (the outcome shows
+//! its loading state, or its failure with a retry, while the rest of the step stays).
 
 use gpulab_view::{api, kube_path, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, Sandbox, PATHS};
 use wasm_bindgen::JsCast;
@@ -20,7 +22,7 @@ use crate::components::editor::{unique_id, Editor};
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{ContainerdInput, LabAction, RestartInput, SupervisorChoice};
-use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
+use crate::steps::chunk::{call, model_error, placeholder, placeholder_with, use_chunk, use_module, Chunk, DRA};
 use crate::steps::Step;
 use crate::json::{Object, Value};
 use crate::work_json::Reader;
@@ -111,46 +113,40 @@ pub struct KubeStepProps {
     pub dispatch: Callback<LabAction>,
 }
 
+/// The chunk's (or the DRA module's) view of `req`, once the module is there.
+fn ask((req, module): &(KubeRequest, Chunk)) -> Option<Result<KubeView, String>> {
+    match module {
+        Chunk::Ready(m) => Some(call(m, api::KUBE, req, gpulab_view::wire::kube_view)),
+        _ => None,
+    }
+}
+
 /// Steps 5 and 6: the chunk's loading state, its error with a retry, or the step.
+/// (One component: the view waits for the chunk, then — for a request it answers
+/// `NeedsDra` — for the DRA module, in the outcome only.)
 #[component(KubeStep)]
 pub fn kube_step(props: &KubeStepProps) -> Html {
-    let (chunk, retry) = use_chunk();
-    if let Some(html) = placeholder(props.lang, &chunk, &retry) {
-        return html! { <div class="step-kube">{ html }</div> };
-    }
-    let Chunk::Ready(module) = chunk else { return html! {} };
-    html! {
-        <KubeReady lang={props.lang} step={props.step} input={props.input.clone()}
-            containerd={props.containerd.clone()} restart={props.restart.clone()} dispatch={props.dispatch.clone()} {module} />
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct KubeReadyProps {
-    lang: Lang,
-    step: Step,
-    input: KubeInput,
-    containerd: ContainerdInput,
-    restart: RestartInput,
-    dispatch: Callback<LabAction>,
-    module: Module,
-}
-
-#[component(KubeReady)]
-fn kube_ready(props: &KubeReadyProps) -> Html {
     let lang = props.lang;
-    let module = props.module.clone();
+    let (chunk, retry) = use_chunk();
     // Step 5 is the device plugin's path; step 6 the learner's.
     let mut req = request(&props.input, &props.containerd, &props.restart);
     if props.step == Step::RuntimeClass {
         req = request(&KubeInput { path: String::new(), ..props.input.clone() }, &props.containerd, &props.restart);
     }
-    let view = use_memo(req, move |req| call(&module, api::KUBE, req, gpulab_view::wire::kube_view));
+    let view = use_memo((req.clone(), chunk.clone()), ask);
+    let needs_dra = matches!(*view, Some(Ok(KubeView { outcome: KubeOutcome::NeedsDra {}, .. })));
+    let (dra, dra_retry) = use_module(DRA, needs_dra);
+    let dra_view = use_memo((req, if needs_dra { dra.clone() } else { Chunk::Loading }), ask);
     let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
-    let view = match view.as_ref() {
-        Ok(v) => v,
-        Err(e) => return model_error(lang, e),
+    if let Some(html) = placeholder(lang, &chunk, &retry) {
+        return html! { <div class="step-kube">{ html }</div> };
+    }
+    let view = match dra_view.as_ref().as_ref().or(view.as_ref().as_ref()) {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return model_error(lang, e),
+        None => return html! {},
     };
+    let dra_pending = placeholder_with(lang, &dra, &dra_retry, [MessageId::K8sDraLoading, MessageId::K8sDraFailed]);
     let input = &props.input;
     let d = props.dispatch.clone();
     let kube = move |a: KubeAction| d.emit(LabAction::Kube(a));
@@ -163,7 +159,7 @@ fn kube_ready(props: &KubeReadyProps) -> Html {
         let step = props.step;
         Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
     };
-    let outcome = outcome_html(lang, props.step, view, input, &kube);
+    let outcome = outcome_html(lang, props.step, view, input, &kube, dra_pending);
     // One Editor in the code for the step's files (each html! of a component is code).
     let editor = |class: &'static str, file: &'static str, text: String, make: fn(String) -> KubeAction| {
         html! { <Editor {lang} {class} label={file.to_string()} {text} on_input={edit(make)} diagnostics={diag_items(view, file)} /> }
@@ -210,8 +206,9 @@ fn kube_ready(props: &KubeReadyProps) -> Html {
     }
 }
 
-fn outcome_html(lang: Lang, step: Step, view: &KubeView, input: &KubeInput, kube: &(impl Fn(KubeAction) + Clone + 'static)) -> Html {
+fn outcome_html(lang: Lang, step: Step, view: &KubeView, input: &KubeInput, kube: &(impl Fn(KubeAction) + Clone + 'static), dra_pending: Option<Html>) -> Html {
     let inner = match &view.outcome {
+        KubeOutcome::NeedsDra {} => dra_pending.unwrap_or_default(),
         KubeOutcome::BadInput { .. } => html! { <p>{ t(lang, MessageId::K8sBadInput) }</p> },
         KubeOutcome::Rejected { text } => html! { <Upstream {lang} class="k8s-rejected" text={text.clone()} /> },
         KubeOutcome::Waiting { text } => html! { <Upstream {lang} class="k8s-waiting" text={text.clone()} /> },

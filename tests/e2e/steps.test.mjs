@@ -444,6 +444,33 @@ for (const lang of ["en", "ko"]) {
   });
 }
 
+test("step 6: the DRA module is fetched only for a DRA path; a failed import says so in the outcome while the switch and the files stay, and the retry brings the verdict", async () => {
+  const { page, errors } = await newCheckedPage(browser);
+  let fail = true;
+  const asked = [];
+  await page.route("**/gpu-node-lab-dra-*", async (route) => {
+    asked.push(route.request().url());
+    if (fail && route.request().url().includes("_bg.wasm")) await route.abort(); else await route.continue();
+  });
+  await page.goto(`${server.url}embed.html?lang=en&step=6`);
+  await page.locator(".k8s-verdict").waitFor({ timeout: 20000 });
+  assert.deepEqual(asked, [], "the device plugin's path does not fetch the DRA module");
+  await choose(page, ".k8s-path select", "dra");
+  const failed = page.locator(".k8s-outcome .chunk-failed");
+  await failed.waitFor({ timeout: 20000 });
+  assert.match(await failed.textContent(), /^The DRA model could not be loaded: /);
+  assert.equal(await page.locator(".k8s-path select").inputValue(), "dra");
+  assert.equal(await page.locator(".k8s-objects textarea").inputValue(), readFileSync(new URL("dra.yaml", DATA), "utf8"));
+  assert.equal(await page.locator(".k8s-pod textarea").inputValue(), readFileSync(new URL("dra-pod.yaml", DATA), "utf8"));
+  fail = false;
+  await failed.locator("button.chunk-retry").click();
+  await page.locator(".k8s-claims").filter({ hasText: /gpu: gpu\.nvidia\.com gpu-node-2 gpu-0/ }).waitFor({ timeout: 20000 });
+  assert.equal(await page.locator(".k8s-outcome .chunk-failed").count(), 0);
+  // Only the import we refused may have failed.
+  assert.deepEqual(errors.filter((e) => !/gpu-node-lab-dra-|Failed to load resource|ERR_FAILED/.test(e)), []);
+  await page.close();
+});
+
 test("step 5: admission and the kubelet's sandbox result on a node without the handler (Korean UI, English upstream text)", async () => {
   const { page, errors } = await openChunkStep("ko", 5, ".k8s-outcome");
   await page.locator(".k8s-sandbox.before-restart").waitFor();

@@ -7,6 +7,11 @@
 //! pod; the pod then goes through [`dra::apply::create_pod`]. The texts are the ones
 //! `gpulab schedule --nodes cluster.yaml --runtimeclasses runtimeclass.yaml --pod
 //! POD [--objects OBJECTS] --k8s-version V` prints.
+//!
+//! One body, two builds ([`view`] and [`view_dra`]): the Kubernetes chunk exports the
+//! first, which links none of the model's DRA code and answers a request that needs
+//! it with [`KubeOutcome::NeedsDra`]; the DRA module (`crates/web-dra`, loaded when a
+//! learner picks a DRA path) exports the second.
 
 use std::collections::BTreeMap;
 
@@ -42,14 +47,26 @@ pub fn patch_nodes(nodes: &mut [Node], patches: &[NodePatch]) -> Vec<String> {
     patches.iter().filter_map(|p| patch::apply(nodes, &p.node, &p.resource, &p.quantity).err()).map(|e| e.to_string()).collect()
 }
 
-/// Runs the model on the learner's files.
+/// Runs the model on the learner's files, without DRA: a request that needs it is
+/// [`KubeOutcome::NeedsDra`] (the chunk's `kube`).
 pub fn view(req: &KubeRequest) -> KubeView {
-    view_and_event(req).0
+    view_with::<false>(req).0
+}
+
+/// Runs the model on the learner's files, DRA included (the DRA module's `kube`).
+pub fn view_dra(req: &KubeRequest) -> KubeView {
+    view_with::<true>(req).0
 }
 
 /// [`view`], and the scheduler's event for the pod when it was created (the incident
-/// report's scheduler verdict of step 6).
+/// report's scheduler verdict of step 6, which is the device plugin's path).
 pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
+    view_with::<false>(req)
+}
+
+/// The view, with the model's DRA code (`DRA`) or without it: `false` never calls
+/// into `dra`, so the chunk's wasm carries none of it.
+fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let versions = KubeVersion::ALL.iter().map(ToString::to_string).collect();
     let mut diags = Vec::new();
     let mut read = |file: &str, text: &str| -> Manifests {
@@ -64,45 +81,62 @@ pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let rcs = read(RUNTIMECLASS, &req.runtimeclass);
     let pods = read(path.pod, &pod_text);
     let objects = if path.objects.is_empty() { Manifests::default() } else { read(path.objects, &objects_text) };
-    // The DRA objects of every file, as `gpulab schedule` reads them.
-    let mut dra = Dra::default();
-    for (file, text, m) in [(CLUSTER, &req.cluster, &cluster), (RUNTIMECLASS, &req.runtimeclass, &rcs), (path.pod, &pod_text, &pods), (path.objects, &objects_text, &objects)] {
-        if !m.deferred.is_empty() {
-            let (o, typed) = dra::read(m);
-            diags.extend(typed);
-            diags.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
-            dra.classes.extend(o.device_classes.iter().cloned());
-            dra.state.extend(o);
-        }
-    }
     let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
     let patch_errors = patch_nodes(&mut nodes, &req.patches);
     let patches_applied = req.patches.len().saturating_sub(patch_errors.len());
     let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
     let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
     let get_nodes = get_nodes(&nodes, 0);
-    if let Ok(version) = req.version.parse() {
-        for pod in &pods.pods {
-            diags.extend(printed::extended_resource_unmodelled(&dra.classes, &pod.object, version));
+    let files = [(CLUSTER, &req.cluster, &cluster), (RUNTIMECLASS, &req.runtimeclass, &rcs), (path.pod, &pod_text, &pods), (path.objects, &objects_text, &objects)];
+    let runtime_classes = || -> Vec<RuntimeClass> {
+        [&cluster, &rcs, &objects].iter().flat_map(|m| m.runtime_classes.iter()).map(|l| l.object.clone()).collect()
+    };
+    let bad = |diags: &[Diagnostic]| (KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }, None);
+    let (outcome, event) = if DRA {
+        // The DRA objects of every file, as `gpulab schedule` reads them.
+        let mut state = State::default();
+        let mut classes: Vec<Located<DeviceClass>> = Vec::new();
+        for (file, text, m) in files {
+            if !m.deferred.is_empty() {
+                let (o, typed) = dra::read(m);
+                diags.extend(typed);
+                diags.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
+                classes.extend(o.device_classes.iter().cloned());
+                state.extend(o);
+            }
         }
-    }
-    let (outcome, event) = if diags.is_empty() {
-        let runtime_classes: Vec<RuntimeClass> =
-            [&cluster, &rcs, &objects].iter().flat_map(|m| m.runtime_classes.iter()).map(|l| l.object.clone()).collect();
-        outcome(req, &nodes, &bound, &pods, &runtime_classes, dra.state, path.pod)
+        let version = req.version.parse().ok();
+        for pod in pods.pods.iter().filter(|_| version.is_some()) {
+            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &pod.object, v)).unwrap_or_default());
+        }
+        let has_dra = !(state.classes.is_empty() && state.claims.is_empty() && state.templates.is_empty() && state.slices.is_empty());
+        match version.and_then(printed::not_served).filter(|_| has_dra) {
+            _ if !diags.is_empty() => bad(&diags),
+            Some(text) => (KubeOutcome::Rejected { text }, None),
+            None => {
+                let rcs = runtime_classes();
+                outcome(req, &nodes, &bound, &pods, path.pod, &rcs, |snapshot, pod, opts| {
+                    if !(has_dra || uses_claims(pod)) {
+                        return plain_cycle(snapshot, pod, &rcs, opts, path.pod);
+                    }
+                    match dra::apply::create_pod(&mut state, snapshot, pod.clone(), &rcs, opts, 0) {
+                        Err(rejection) => Err(KubeOutcome::Rejected { text: rejection.kubectl_text(path.pod) }),
+                        Ok(Applied::Cycle { scheduled, allocations, deallocated }) => Ok((*scheduled, printed::claims(&allocations, deallocated.as_ref()))),
+                        Ok(waiting) => Err(KubeOutcome::Waiting { text: printed::waiting(&waiting, opts.version) }),
+                    }
+                })
+            }
+        }
+    } else if !path.id.is_empty() || pods.pods.iter().any(|p| uses_claims(&p.object)) || files.iter().any(|(_, _, m)| !m.deferred.is_empty()) {
+        (KubeOutcome::NeedsDra {}, None)
+    } else if diags.is_empty() {
+        let rcs = runtime_classes();
+        outcome(req, &nodes, &bound, &pods, path.pod, &rcs, |snapshot, pod, opts| plain_cycle(snapshot, pod, &rcs, opts, path.pod))
     } else {
-        (KubeOutcome::BadInput { diagnostics: diags.iter().map(diag_line).collect() }, None)
+        bad(&diags)
     };
     let (pod, objects) = if path.id.is_empty() { (String::new(), String::new()) } else { (pod_text, objects_text) };
     (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied, pod, objects }, event)
-}
-
-/// The DRA objects of the files: the allocator's state, and the DeviceClasses where
-/// they were written.
-#[derive(Default)]
-struct Dra {
-    state: State,
-    classes: Vec<Located<DeviceClass>>,
 }
 
 /// The lab's own file of a step 6 path (`src/steps/data/`).
@@ -149,38 +183,43 @@ fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
     NodeView { name, resources, pods }
 }
 
+/// Whether the pod asks for ResourceClaims (only the DRA module schedules it).
+fn uses_claims(pod: &Pod) -> bool {
+    pod.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty())
+}
+
+/// One scheduling cycle without DRA: the pod, and no claims to print.
+fn plain_cycle(snapshot: &mut Snapshot, pod: &Pod, rcs: &[RuntimeClass], opts: &FilterOptions, pod_file: &str) -> Result<(Scheduled, String), KubeOutcome> {
+    match create_pod(pod.clone(), snapshot, rcs, opts, 0) {
+        Ok(created) => Ok((created, String::new())),
+        Err(rejection) => Err(KubeOutcome::Rejected { text: rejection.kubectl_text(pod_file) }),
+    }
+}
+
+/// The pod created on the cluster: `schedule` runs the cycle (with DRA or without)
+/// and returns the created pod and its claims' devices, or the outcome that ends it
+/// there (admission's refusal, DRA's wait); then the kubelet's sandbox.
 fn outcome(
     req: &KubeRequest,
     nodes: &[Node],
     bound: &[Pod],
     pods: &Manifests,
-    rcs: &[RuntimeClass],
-    mut dra: State,
     pod_file: &str,
+    rcs: &[RuntimeClass],
+    schedule: impl FnOnce(&mut Snapshot, &Pod, &FilterOptions) -> Result<(Scheduled, String), KubeOutcome>,
 ) -> (KubeOutcome, Option<Event>) {
     let version: KubeVersion = match req.version.parse() {
         Ok(v) => v,
         Err(e) => return (KubeOutcome::Rejected { text: format!("{e}") }, None),
     };
-    let has_dra = !(dra.classes.is_empty() && dra.claims.is_empty() && dra.templates.is_empty() && dra.slices.is_empty());
-    if let Some(text) = printed::not_served(version).filter(|_| has_dra) {
-        return (KubeOutcome::Rejected { text }, None);
-    }
     let [pod] = pods.pods.as_slice() else {
         return (KubeOutcome::Rejected { text: format!("{pod_file}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
     };
     let mut snapshot = Snapshot::new(nodes.iter().cloned(), bound);
     let opts = FilterOptions { version, ..Default::default() };
-    let uses_claims = pod.object.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty());
-    let created = if has_dra || uses_claims {
-        dra::apply::create_pod(&mut dra, &mut snapshot, pod.object.clone(), rcs, &opts, 0)
-    } else {
-        create_pod(pod.object.clone(), &snapshot, rcs, &opts, 0).map(|s| Applied::Cycle { scheduled: Box::new(s), allocations: Vec::new(), deallocated: None })
-    };
-    let (created, claims) = match created {
-        Err(rejection) => return (KubeOutcome::Rejected { text: rejection.kubectl_text(pod_file) }, None),
-        Ok(Applied::Cycle { scheduled, allocations, deallocated }) => (*scheduled, printed::claims(&allocations, deallocated.as_ref())),
-        Ok(waiting) => return (KubeOutcome::Waiting { text: printed::waiting(&waiting, version) }, None),
+    let (created, claims) = match schedule(&mut snapshot, &pod.object, &opts) {
+        Ok(c) => c,
+        Err(ended) => return (ended, None),
     };
     let verdict = verdict(&created, &snapshot, version);
     let (node, scheduled) = match &created.result.outcome {
@@ -385,7 +424,7 @@ mod tests {
         let mut req = request();
         req.path = "dra".into();
         req.pod = String::new();
-        let v = view(&req);
+        let v = view_dra(&req);
         let KubeOutcome::Created { verdict, claims, sandboxes, .. } = &v.outcome else { panic!("{:?}", v.outcome) };
         assert_eq!(verdict, "default/cuda-vectoradd: Scheduled to gpu-node-2");
         assert!(claims.contains("  gpu: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
@@ -393,7 +432,7 @@ mod tests {
         assert_eq!((v.pod.as_str(), v.objects.as_str()), (default_text("dra-pod.yaml").as_str(), default_text("dra.yaml").as_str()));
         // The learner's objects without the pod's template: the claim controller's event.
         req.objects = default_text("dra.yaml").replace("name: one-gpu", "name: two-gpus");
-        let v = view(&req);
+        let v = view_dra(&req);
         let KubeOutcome::Waiting { text } = &v.outcome else { panic!("{:?}", v.outcome) };
         assert!(text.contains("FailedResourceClaimCreation") && text.contains("\"one-gpu\" not found"), "{text}");
         assert_eq!(v.objects, req.objects);
@@ -401,15 +440,52 @@ mod tests {
         req.pod = request().pod;
         req.objects = String::new();
         req.version = "1.35".into();
-        let KubeOutcome::Created { verdict, claims, .. } = view(&req).outcome else { panic!() };
+        let KubeOutcome::Created { verdict, claims, .. } = view_dra(&req).outcome else { panic!() };
         assert!(verdict.contains("Pending (Kubernetes 1.35)") && claims.is_empty(), "{verdict}");
         req.version = "1.36".into();
-        let KubeOutcome::BadInput { diagnostics } = view(&req).outcome else { panic!() };
+        let KubeOutcome::BadInput { diagnostics } = view_dra(&req).outcome else { panic!() };
         let [d] = diagnostics.as_slice() else { panic!("{diagnostics:?}") };
         assert_eq!((d.code.as_str(), d.location.as_deref()), ("dra-extended-resource-unmodelled", Some("dra-extended.yaml:1:1")));
         req.path = String::new();
-        let v = view(&req);
+        let v = view_dra(&req);
         assert!(v.pod.is_empty() && v.objects.is_empty());
+    }
+
+    /// The chunk's `kube` links no DRA: what needs it — a DRA path, a DRA object in any
+    /// file, a pod with claims — is `NeedsDra`, with the same cluster view and the
+    /// path's files as the DRA module's; what does not is the DRA module's view too.
+    #[test]
+    fn the_chunk_hands_dra_to_the_dra_module() {
+        let dra_files = || {
+            let mut req = request();
+            req.path = "dra".into();
+            req.pod = String::new();
+            req
+        };
+        let in_cluster = || {
+            let mut req = request();
+            req.cluster = format!("{}\n---\n{}", req.cluster, default_text("dra.yaml"));
+            req
+        };
+        let claims_pod = || {
+            let mut req = request();
+            req.pod = default_text("dra-pod.yaml");
+            req
+        };
+        let extended = || {
+            let mut req = request();
+            req.path = "dra-extended".into();
+            req
+        };
+        for (case, req) in [("dra path", dra_files()), ("objects in cluster.yaml", in_cluster()), ("pod with claims", claims_pod()), ("extended", extended())] {
+            let (chunk, dra) = (view(&req), view_dra(&req));
+            assert_eq!(chunk.outcome, KubeOutcome::NeedsDra {}, "{case}");
+            assert_ne!(dra.outcome, KubeOutcome::NeedsDra {}, "{case}");
+            assert_eq!((chunk.get_nodes, chunk.cluster, chunk.pod, chunk.objects), (dra.get_nodes, dra.cluster, dra.pod, dra.objects), "{case}");
+        }
+        let plain = request();
+        assert_eq!(view(&plain), view_dra(&plain));
+        assert!(matches!(view(&plain).outcome, KubeOutcome::Created { .. }));
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.

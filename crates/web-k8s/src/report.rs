@@ -290,6 +290,7 @@ impl LabReport {
                 fenced(&mut md, "text", text);
             }
             KubeOutcome::Waiting { text } => fenced(&mut md, "text", text),
+            KubeOutcome::NeedsDra {} => md.push_str(&format!("{}.\n\n", t(l, Label::DraNotInReport))),
             KubeOutcome::Created { verdict, events, sandboxes, .. } => {
                 fenced(&mut md, "text", verdict);
                 fenced(&mut md, "text", events);

@@ -184,6 +184,10 @@ pub enum KubeOutcome {
     /// The pod was created and the scheduler left it waiting in its queue (DRA:
     /// a claim missing or not made from its template) — `gpulab schedule`'s text.
     Waiting { text: String },
+    /// The Kubernetes chunk does not judge DRA (a DRA path, a file holding DRA objects,
+    /// a pod with claims): the app asks the DRA module (`crates/web-dra`), loaded on
+    /// demand, for this request. The view's other fields are the chunk's.
+    NeedsDra {},
     /// The pod was created: the verdict line, the Events table, the per-node table.
     Created {
         verdict: String,

@@ -210,6 +210,8 @@ pub fn kube_view(v: &Value) -> KubeView {
         KubeOutcome::Rejected { text: text(r, "text") }
     } else if let Some(w) = o.get("Waiting") {
         KubeOutcome::Waiting { text: text(w, "text") }
+    } else if o.get("NeedsDra").is_some() {
+        KubeOutcome::NeedsDra {}
     } else {
         let c = get(o, "Created");
         KubeOutcome::Created {
@@ -439,6 +441,7 @@ mod tests {
             KubeOutcome::BadInput { diagnostics: vec![diag.clone()] },
             KubeOutcome::Rejected { text: TRICKY.into() },
             KubeOutcome::Waiting { text: TRICKY.into() },
+            KubeOutcome::NeedsDra {},
             KubeOutcome::Created { verdict: "v".into(), events: "e".into(), nodes: "n".into(), claims: TRICKY.into(), sandboxes: vec![sandbox] },
         ] {
             let cluster = vec![NodeView { name: "gpu-node-1".into(), resources: vec![("cpu".into(), "4".into(), "4".into())], pods: vec!["p".into()] }];

@@ -1,7 +1,7 @@
 // Step 6's DRA path at scale: the lab's pod with its claim on a cluster of 125 GPU
 // nodes × 8 H100s — 1,000 devices in 125 ResourceSlices, each slice as NVIDIA's DRA
-// driver publishes it (`gpulab dra slices`) — re-scheduled by the release chunk in
-// headless Chromium, as every edit of step 6 does: the chunk's `kube` call, JSON in
+// driver publishes it (`gpulab dra slices`) — re-scheduled by the release DRA module
+// in headless Chromium, as every edit of step 6's DRA path does: the module's `kube` call, JSON in
 // and out (reading the cluster, the slices and the pod, validating the DRA objects,
 // the claim from its template, one scheduling cycle with DynamicResources on every
 // node, the views). Prints the median and p95 per call against a frame (16 ms); like
@@ -12,7 +12,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { servedLab, newCheckedPage, companion } from "../serve.mjs";
+import { servedLab, newCheckedPage, companion, choose } from "../serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const GPULAB = path.resolve(process.env.GPULAB ?? "../../target/debug/gpulab");
@@ -45,13 +45,16 @@ function bigObjects() {
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-test(`step 6, DRA path: ${NODES * GPUS} devices on ${NODES} nodes re-scheduled by the chunk within a frame`, async () => {
+test(`step 6, DRA path: ${NODES * GPUS} devices on ${NODES} nodes re-scheduled by the DRA module within a frame`, async () => {
   const { page, errors } = await newCheckedPage(lab.browser);
   await page.goto(`${lab.server.url}embed.html?lang=en&step=6`);
   await page.locator(".k8s-verdict").waitFor({ timeout: 30000 });
-  const chunkJs = (await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name)))
-    .find((n) => /gpu-node-lab-k8s-[^/]*\.js(\?|$)/.test(n));
-  assert.ok(chunkJs, "the step loaded the chunk");
+  // The DRA path, picked as a learner does: the app loads the DRA module.
+  await choose(page, ".k8s-path select", "dra");
+  await page.locator(".k8s-claims").waitFor({ timeout: 30000 });
+  const draJs = (await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name)))
+    .find((n) => /gpu-node-lab-dra-[^/]*\.js(\?|$)/.test(n));
+  assert.ok(draJs, "the DRA path loaded the DRA module");
   const request = (cluster, objects) => JSON.stringify({
     version: "1.36", cluster, runtimeclass: read("runtimeclass.yaml"), pod: "", patches: [],
     containerd: { version: "1.7.34", main: read("incident-main.toml"), dropin: read("incident-99-nvidia.toml") },
@@ -72,7 +75,7 @@ test(`step 6, DRA path: ${NODES * GPUS} devices on ${NODES} nodes re-scheduled b
       return { out, reply };
     };
     return { small: time(small), big: time(big) };
-  }, { url: chunkJs, small, big, runs: RUNS });
+  }, { url: draJs, small, big, runs: RUNS });
   for (const [name, { out, reply }] of Object.entries(timings)) {
     const view = JSON.parse(reply).Ok;
     assert.ok(view, reply.slice(0, 500));
