@@ -13,7 +13,9 @@
 //! it with [`KubeOutcome::NeedsDra`]; the DRA module (`crates/web-dra`, loaded when a
 //! learner picks a DRA path) exports the second.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::dra::{self, apply::Applied, dynamicresources::State, printed};
@@ -69,10 +71,10 @@ pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
 fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let versions = KubeVersion::ALL.iter().map(ToString::to_string).collect();
     let mut diags = Vec::new();
-    let mut read = |file: &str, text: &str| -> Manifests {
-        let (m, d) = load(file, text);
-        diags.extend(d);
-        m
+    let mut read = |file: &str, text: &str| -> Rc<Read> {
+        let r = read_file(file, text);
+        diags.extend(r.diags.iter().cloned());
+        r
     };
     let path = kube_path(&req.path);
     let pod_text = if req.pod.is_empty() && path.id == "dra" { default_text(path.pod) } else { req.pod.clone() };
@@ -80,7 +82,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let cluster = read(CLUSTER, &req.cluster);
     let rcs = read(RUNTIMECLASS, &req.runtimeclass);
     let pods = read(path.pod, &pod_text);
-    let objects = if path.objects.is_empty() { Manifests::default() } else { read(path.objects, &objects_text) };
+    let objects = if path.objects.is_empty() { Rc::default() } else { read(path.objects, &objects_text) };
     let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
     let patch_errors = patch_nodes(&mut nodes, &req.patches);
     let patches_applied = req.patches.len().saturating_sub(patch_errors.len());
@@ -98,11 +100,10 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
         let mut classes: Vec<Located<DeviceClass>> = Vec::new();
         for (file, text, m) in files {
             if !m.deferred.is_empty() {
-                let (o, typed) = dra::read(m);
-                diags.extend(typed);
-                diags.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
-                classes.extend(o.device_classes.iter().cloned());
-                state.extend(o);
+                let o = read_dra(file, text, m);
+                diags.extend(o.1.iter().cloned());
+                classes.extend(o.0.device_classes.iter().cloned());
+                state.extend(o.0.clone());
             }
         }
         let version = req.version.parse().ok();
@@ -137,6 +138,71 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     };
     let (pod, objects) = if path.id.is_empty() { (String::new(), String::new()) } else { (pod_text, objects_text) };
     (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied, pod, objects }, event)
+}
+
+/// One file as `kubectl apply` reads it: its manifests and the reader's findings.
+#[derive(Default)]
+struct Read {
+    manifests: Manifests,
+    diags: Vec<Diagnostic>,
+}
+
+impl std::ops::Deref for Read {
+    type Target = Manifests;
+    fn deref(&self) -> &Manifests {
+        &self.manifests
+    }
+}
+
+/// How many files each cache below keeps (step 5–6's four files, and the previous
+/// text of one being edited).
+const KEPT: usize = 6;
+
+/// A cache of what was made from files: (name, text, what was made), newest first.
+type Cache<T> = RefCell<Vec<(String, String, Rc<T>)>>;
+/// A file's DRA objects, typed and validated, and their findings.
+type DraRead = (dra::Objects, Vec<Diagnostic>);
+
+thread_local! {
+    /// The files read last (name, text), newest first: an edit reads again only the file
+    /// it changed. With 1,000 devices, reading the ResourceSlices, typing and validating
+    /// them was about 70 % of a call (ARCHITECTURE.md, "Size").
+    static READ: Cache<Read> = const { RefCell::new(Vec::new()) };
+    /// The DRA objects of the files read last (name, text), typed and validated (the
+    /// API server's errors), newest first; only the DRA module's build uses it.
+    static READ_DRA: Cache<DraRead> = const { RefCell::new(Vec::new()) };
+}
+
+/// `cache`'s entry for (`file`, `text`), or `make`'s, kept as the newest.
+fn cached<T>(cache: &'static std::thread::LocalKey<Cache<T>>, file: &str, text: &str, make: impl FnOnce() -> T) -> Rc<T> {
+    let hit = cache.with(|c| c.borrow().iter().find(|(f, t, _)| f == file && t == text).map(|(_, _, v)| v.clone()));
+    hit.unwrap_or_else(|| {
+        let made = Rc::new(make());
+        cache.with(|c| {
+            let mut c = c.borrow_mut();
+            c.insert(0, (file.to_string(), text.to_string(), made.clone()));
+            c.truncate(KEPT);
+        });
+        made
+    })
+}
+
+/// `file` read (or the same text's earlier reading).
+fn read_file(file: &str, text: &str) -> Rc<Read> {
+    cached(&READ, file, text, || {
+        let (manifests, diags) = load(file, text);
+        Read { manifests, diags }
+    })
+}
+
+/// The DRA objects of `file` (read as `m`), typed and validated, with the findings
+/// `gpulab schedule` stops at (or the same text's earlier reading).
+fn read_dra(file: &str, text: &str, m: &Manifests) -> Rc<DraRead> {
+    cached(&READ_DRA, file, text, || {
+        let (o, mut found) = dra::read(m);
+        found.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
+        (o, found)
+    })
 }
 
 /// The lab's own file of a step 6 path (`src/steps/data/`).
