@@ -621,6 +621,7 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
         KubeOutcome::Rejected { text } => vec![(".k8s-rejected", text)],
         KubeOutcome::Waiting { text } => vec![(".k8s-waiting", text)],
         KubeOutcome::BadInput { diagnostics } => panic!("the lab's manifests load: {diagnostics:?}"),
+        KubeOutcome::NeedsDra {} => panic!("the device plugin's path is the chunk's"),
     };
     for (class, text) in shown(&input) {
         assert_eq!(texts(&root, class), vec![text]);

@@ -164,18 +164,28 @@ type Cache<T> = RefCell<Vec<(String, String, Rc<T>)>>;
 type DraRead = (dra::Objects, Vec<Diagnostic>);
 
 thread_local! {
-    /// The files read last (name, text), newest first: an edit reads again only the file
+    /// The files read last (name, text), most recently used first: an edit reads again only the file
     /// it changed. With 1,000 devices, reading the ResourceSlices, typing and validating
     /// them was about 70 % of a call (ARCHITECTURE.md, "Size").
     static READ: Cache<Read> = const { RefCell::new(Vec::new()) };
     /// The DRA objects of the files read last (name, text), typed and validated (the
-    /// API server's errors), newest first; only the DRA module's build uses it.
+    /// API server's errors), most recently used first; only the DRA module's build uses it.
     static READ_DRA: Cache<DraRead> = const { RefCell::new(Vec::new()) };
 }
 
-/// `cache`'s entry for (`file`, `text`), or `make`'s, kept as the newest.
+/// `cache`'s entry for (`file`, `text`), or `make`'s; either is then the most recently
+/// used, and the least recently used beyond [`KEPT`] is dropped.
 fn cached<T>(cache: &'static std::thread::LocalKey<Cache<T>>, file: &str, text: &str, make: impl FnOnce() -> T) -> Rc<T> {
-    let hit = cache.with(|c| c.borrow().iter().find(|(f, t, _)| f == file && t == text).map(|(_, _, v)| v.clone()));
+    // A hit moves to the front: the files the edit did not change stay kept however
+    // many texts of the edited one come and go.
+    let hit = cache.with(|c| {
+        let mut c = c.borrow_mut();
+        let at = c.iter().position(|(f, t, _)| f == file && t == text)?;
+        let entry = c.remove(at);
+        let made = entry.2.clone();
+        c.insert(0, entry);
+        Some(made)
+    });
     hit.unwrap_or_else(|| {
         let made = Rc::new(make());
         cache.with(|c| {
@@ -552,6 +562,24 @@ mod tests {
         let plain = request();
         assert_eq!(view(&plain), view_dra(&plain));
         assert!(matches!(view(&plain).outcome, KubeOutcome::Created { .. }));
+    }
+
+    /// An edit reads again only the file it changed: however many texts of the pod
+    /// come and go, the cluster and the DRA objects read before stay the same reading
+    /// (one `Rc`), and a changed text is read anew.
+    #[test]
+    fn edits_read_only_the_changed_file() {
+        let (cluster_text, objects_text) = (request().cluster, default_text("dra.yaml"));
+        let cluster = read_file(CLUSTER, &cluster_text);
+        let objects = read_file("dra.yaml", &objects_text);
+        let dra = read_dra("dra.yaml", &objects_text, &objects);
+        assert!(!dra.0.resource_slices.is_empty() && dra.1.is_empty());
+        for i in 0..3 * KEPT {
+            read_file(POD, &format!("{}# edit {i}\n", request().pod));
+            assert!(Rc::ptr_eq(&cluster, &read_file(CLUSTER, &cluster_text)), "{i}");
+            assert!(Rc::ptr_eq(&dra, &read_dra("dra.yaml", &objects_text, &objects)), "{i}");
+        }
+        assert!(!Rc::ptr_eq(&cluster, &read_file(CLUSTER, &format!("{cluster_text}\n"))));
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.
