@@ -197,6 +197,15 @@ k8s-patch-quantity = Quantity
 k8s-patch-apply = Apply the patch
 k8s-patch-clear = Undo all patches
 k8s-patches = Patches applied: { $n }
+k8s-path = Path to the GPU
+k8s-path-device-plugin = Device plugin (nvidia.com/gpu in node status)
+k8s-path-device-plugin-note = The device plugin registers nvidia.com/gpu with the kubelet, which writes it into the node's status; the scheduler's NodeResourcesFit compares the pod's limit with each node's allocatable. The pod stops where no node's status advertises the resource.
+k8s-path-dra = DRA (a ResourceClaim, resource.k8s.io/v1)
+k8s-path-dra-note = NVIDIA's DRA driver publishes the node's GPUs as ResourceSlices. The pod asks for one GPU through a ResourceClaim made from its template; the scheduler's DynamicResources plugin allocates a device of the DeviceClass, and the node's status needs no nvidia.com/gpu. Served from Kubernetes 1.34; the pod stops where no device matches or a claim is missing.
+k8s-path-dra-extended = Extended resource backed by DRA (extendedResourceName)
+k8s-path-dra-extended-note = The same pod's nvidia.com/gpu, named by a DeviceClass's extendedResourceName. The DRAExtendedResource feature gate is alpha and off in 1.34 and 1.35, so the scheduler checks the resource against node status as on the device plugin's path; it is beta and on from 1.36, where the scheduler allocates a device through DRA — a path the lab's model does not follow yet, and says so at the DeviceClass.
+k8s-dra-loading = Loading the DRA model (ResourceClaims, DeviceClasses, ResourceSlices)…
+k8s-dra-failed = The DRA model could not be loaded: { $details }
 
 
 # ---- author scenarios (authors)

@@ -196,6 +196,15 @@ k8s-patch-quantity = 수량
 k8s-patch-apply = 패치 적용
 k8s-patch-clear = 모든 패치 되돌리기
 k8s-patches = 적용한 패치: { $n }개
+k8s-path = GPU에 이르는 경로
+k8s-path-device-plugin = 디바이스 플러그인 (노드 상태의 nvidia.com/gpu)
+k8s-path-device-plugin-note = 디바이스 플러그인이 kubelet에 nvidia.com/gpu를 등록하고, kubelet이 그것을 노드 상태에 씁니다. 스케줄러의 NodeResourcesFit은 파드의 limit을 각 노드의 allocatable과 비교합니다. 어느 노드의 상태에도 리소스가 없으면 파드는 거기서 멈춥니다.
+k8s-path-dra = DRA (ResourceClaim, resource.k8s.io/v1)
+k8s-path-dra-note = NVIDIA의 DRA 드라이버가 노드의 GPU를 ResourceSlice로 게시합니다. 파드는 템플릿으로 만든 ResourceClaim으로 GPU 하나를 요청하고, 스케줄러의 DynamicResources 플러그인이 DeviceClass의 디바이스를 할당합니다. 노드 상태에는 nvidia.com/gpu가 필요 없습니다. 쿠버네티스 1.34부터 제공되며, 맞는 디바이스가 없거나 클레임이 없으면 파드는 거기서 멈춥니다.
+k8s-path-dra-extended = DRA가 뒷받침하는 확장 리소스 (extendedResourceName)
+k8s-path-dra-extended-note = 같은 파드의 nvidia.com/gpu를 DeviceClass의 extendedResourceName이 가리킵니다. DRAExtendedResource 기능 게이트는 1.34와 1.35에서 알파이며 꺼져 있어, 스케줄러는 디바이스 플러그인 경로처럼 노드 상태로 리소스를 확인합니다. 1.36부터는 베타이며 켜져 있어 스케줄러가 DRA로 디바이스를 할당합니다. 랩의 모델은 이 경로를 아직 따르지 않으며, DeviceClass 위치에서 그렇다고 알립니다.
+k8s-dra-loading = DRA 모델(ResourceClaim, DeviceClass, ResourceSlice)을 불러오는 중…
+k8s-dra-failed = DRA 모델을 불러오지 못했습니다: { $details }
 
 
 # ---- author scenarios (authors)

@@ -65,8 +65,8 @@ fi
 tier "native: the app's pure parts (reducer, i18n, options)"
 cargo test --locked -p gpu-node-lab --lib
 
-tier "lint: clippy denies unwrap/expect/panic/indexing in the model and the app's Kubernetes chunk"
-cargo clippy --locked -p gpulab-model -p gpu-node-lab-k8s --lib -- -D warnings
+tier "lint: clippy denies unwrap/expect/panic/indexing in the model, the app's Kubernetes chunk and its DRA module"
+cargo clippy --locked -p gpulab-model -p gpu-node-lab-k8s -p gpu-node-lab-dra --lib -- -D warnings
 
 tier "the model as the app links it (without go-toml-syntax: syntax errors from the chunk's verdicts; without embedded-defaults: one version's defaults, the others from the chunk): clippy, unit tests"
 cargo clippy --locked -p gpulab-model --lib -- -D warnings
@@ -74,7 +74,7 @@ cargo clippy --locked -p gpulab-model --lib --no-default-features -- -D warnings
 cargo test --locked -p gpulab-model --lib
 
 tier "lint: no native-only dependency reaches the wasm build"
-leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s --target wasm32-unknown-unknown -e normal --prefix none \
+leaks=$(cargo tree --locked -p gpu-node-lab -p gpu-node-lab-k8s -p gpu-node-lab-dra --target wasm32-unknown-unknown -e normal --prefix none \
   | grep -E '^(tokio|mio|clap|kube|kube-client|hyper) ' | sort -u || true)
 [ -z "$leaks" ] || { echo "native-only crates in the wasm graph: $leaks" >&2; exit 1; }
 
@@ -90,7 +90,7 @@ tail -n 1 target/goldens.txt
 tier "wasm: browser tests in headless Chromium (wasm-bindgen-test)"
 cargo test --locked -p gpu-node-lab --target wasm32-unknown-unknown
 
-tier "release build: trunk build --release (the app + the on-demand Kubernetes chunk; wasm-opt from npm binaryen, its outputs kept by content in target/wasm-opt-kept: scripts/cached/wasm-opt; versioned names)"
+tier "release build: trunk build --release (the app, the on-demand Kubernetes chunk and DRA module; wasm-opt from npm binaryen, its outputs kept by content in target/wasm-opt-kept: scripts/cached/wasm-opt; versioned names)"
 PATH="$PWD/scripts/cached:$PATH" GPULAB_WASM_OPT_CACHE="${CARGO_TARGET_DIR:-$PWD/target}/wasm-opt-kept" trunk build --release --locked
 
 tier "end to end + size budget: node --test (playwright-core, Debian chromium)"

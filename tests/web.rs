@@ -147,6 +147,15 @@ fn provide_chunk() {
     gpu_node_lab::steps::chunk::provide(Some(module.into()));
 }
 
+/// Hands the app the DRA module's one function (`crates/web-dra`'s `kube`).
+fn provide_dra() {
+    let module = js_sys::Object::new();
+    let kube = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::kube_dra(&r));
+    js_sys::Reflect::set(&module, &"kube".into(), kube.as_ref()).unwrap();
+    kube.forget();
+    gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, Some(module.into()));
+}
+
 /// An author scenario is read by the chunk: without it `mount` and
 /// `scenarioReferences` say to load it first; with it the lab starts from the
 /// scenario's node (its drop-in in step 2's editor), and a bad scenario shows its
@@ -582,25 +591,37 @@ async fn step8_syncs_by_click_and_judges_the_answer() {
     clear_saved_work();
 }
 
+/// A lab in English on step 6 with the chunk there and no saved work.
+async fn step_6_on_the_chunk() -> (web_sys::Element, gpu_node_lab::LabHandle) {
+    clear_saved_work();
+    provide_chunk();
+    let root = new_root();
+    let handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
+    yew::scheduler::flush().await;
+    (root, handle)
+}
+
+/// The chunk's view of the request the app builds for `input` (steps 1–4 as the lab starts).
+fn chunk_kube_view(input: &gpu_node_lab::state::KubeInput) -> gpulab_view::KubeView {
+    let containerd = gpu_node_lab::state::ContainerdInput::default();
+    gpu_node_lab_k8s::kube::view(&gpu_node_lab::steps::kubernetes::request(input, &containerd, &Default::default(), gpu_node_lab::i18n::Lang::En))
+}
+
 /// Steps 5–6 on the chunk: the outcome of creating the pod is the chunk's text, it
 /// follows the RuntimeClass edit (removed → admission refuses), and patching the GPU
 /// node's status to advertise nvidia.com/gpu changes the scheduler's verdict.
 #[wasm_bindgen_test]
 async fn steps_5_6_show_the_kubernetes_models_outcome() {
-    use gpu_node_lab::state::{ContainerdInput, KubeInput};
-    use gpu_node_lab::steps::kubernetes::request;
+    use gpu_node_lab::state::KubeInput;
     use gpulab_view::KubeOutcome;
-    clear_saved_work();
-    provide_chunk();
-    let root = new_root();
-    let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 6.into())])).unwrap();
-    yew::scheduler::flush().await;
-    let containerd = ContainerdInput::default();
+    let (root, mut handle) = step_6_on_the_chunk().await;
     let mut input = KubeInput::default();
-    let shown = |input: &KubeInput| match gpu_node_lab_k8s::kube::view(&request(input, &containerd, &Default::default())).outcome {
+    let shown = |input: &KubeInput| match chunk_kube_view(input).outcome {
         KubeOutcome::Created { verdict, events, nodes, .. } => vec![(".k8s-verdict", verdict), (".k8s-events", events), (".k8s-nodes", nodes)],
         KubeOutcome::Rejected { text } => vec![(".k8s-rejected", text)],
+        KubeOutcome::Waiting { text } => vec![(".k8s-waiting", text)],
         KubeOutcome::BadInput { diagnostics } => panic!("the lab's manifests load: {diagnostics:?}"),
+        KubeOutcome::NeedsDra {} => panic!("the device plugin's path is the chunk's"),
     };
     for (class, text) in shown(&input) {
         assert_eq!(texts(&root, class), vec![text]);
@@ -625,6 +646,53 @@ async fn steps_5_6_show_the_kubernetes_models_outcome() {
     clear_saved_work();
 }
 
+/// Step 6's path switch: the chunk does not judge DRA — it answers the DRA paths
+/// `NeedsDra`, and until the DRA module is there the outcome says it is loading it (or
+/// could not) while the switch and the files stay; with the module, each path's
+/// verdict, claims and files in the page are the DRA module's view of the request the
+/// app builds for that path (the DRA path's pod and objects the module's own files),
+/// and the device plugin's path is the chunk's.
+#[wasm_bindgen_test]
+async fn step_6_paths_show_the_chunks_view() {
+    use gpu_node_lab::state::KubeInput;
+    use gpulab_view::KubeOutcome;
+    let (root, mut handle) = step_6_on_the_chunk().await;
+    gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, None);
+    set_value(&root, ".k8s-path select", "dra");
+    yew::scheduler::flush().await;
+    assert_eq!(chunk_kube_view(&KubeInput { path: "dra".into(), ..KubeInput::default() }).outcome, KubeOutcome::NeedsDra {});
+    assert_eq!(root.query_selector_all(".k8s-outcome .chunk-loading, .k8s-outcome .chunk-failed").unwrap().length(), 1);
+    assert_eq!(texts(&root, ".k8s-objects .editor-label"), vec!["dra.yaml".to_string()]);
+    set_value(&root, ".k8s-path select", "");
+    yew::scheduler::flush().await;
+    provide_dra();
+    for id in ["dra", "dra-extended", ""] {
+        set_value(&root, ".k8s-path select", id);
+        yew::scheduler::flush().await;
+        let containerd = gpu_node_lab::state::ContainerdInput::default();
+        let req = gpu_node_lab::steps::kubernetes::request(&KubeInput { path: id.into(), ..KubeInput::default() }, &containerd, &Default::default(), gpu_node_lab::i18n::Lang::En);
+        let view = if id.is_empty() { gpu_node_lab_k8s::kube::view(&req) } else { gpu_node_lab_k8s::kube::view_dra(&req) };
+        assert_eq!(texts(&root, ".k8s-objects .editor-label"), if id.is_empty() { vec![] } else { vec![format!("{id}.yaml")] }, "{id}");
+        match &view.outcome {
+            KubeOutcome::Created { verdict, claims, .. } => {
+                assert_eq!(texts(&root, ".k8s-verdict"), vec![verdict.clone()], "{id}");
+                assert_eq!(texts(&root, ".k8s-claims"), if claims.is_empty() { vec![] } else { vec![claims.clone()] }, "{id}");
+                assert_eq!(claims.is_empty(), id != "dra", "{id}: {claims}");
+            }
+            // 1.36, the extended resource: the model's refusal at the DeviceClass.
+            KubeOutcome::BadInput { diagnostics } => {
+                assert_eq!(id, "dra-extended");
+                let at: Vec<String> = diagnostics.iter().filter_map(|d| d.location.clone()).collect();
+                assert_eq!(texts(&root, ".k8s-objects .diag-location"), at);
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    handle.destroy();
+    gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, None);
+    clear_saved_work();
+}
+
 /// The app reads the chunk's replies with the protocol's own reader
 /// (`gpulab_view::wire`, over the app's one JSON parser): for the lab's own inputs — and for a bad patch, broken YAML and an answered rollout — what
 /// it reads equals the typed view serde reads from the same JSON.
@@ -642,7 +710,7 @@ fn view_readers_agree_with_serde() {
             _ => {}
         }
         let restart = gpu_node_lab::state::RestartInput { ops: vec![gpu_node_lab::state::DaemonOp::WriteDropin, gpu_node_lab::state::DaemonOp::Restart], ..Default::default() };
-        let req = serde_json::to_string(&gpu_node_lab::steps::kubernetes::request(&kube, &containerd, &restart)).unwrap();
+        let req = serde_json::to_string(&gpu_node_lab::steps::kubernetes::request(&kube, &containerd, &restart, gpu_node_lab::i18n::Lang::En)).unwrap();
         replies.push(gpu_node_lab_k8s::kube(&req));
     }
     for json in &replies {

@@ -118,6 +118,9 @@ pub fn check(w: &Work) -> Result<(), ImportError> {
         ("work.kube.cluster", &w.kube.cluster),
         ("work.kube.runtimeclass", &w.kube.runtimeclass),
         ("work.kube.pod", &w.kube.pod),
+        ("work.kube.dra_pod", &w.kube.dra_pod),
+        ("work.kube.dra_objects", &w.kube.dra_objects),
+        ("work.kube.ext_objects", &w.kube.ext_objects),
         ("work.rollout.words", &w.rollout.words),
     ];
     if let Some((path, t)) = texts.iter().find(|(_, t)| t.len() > MAX_TEXT) {

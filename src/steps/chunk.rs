@@ -5,7 +5,10 @@
 //! once the lab is idle), so the first load carries none of it. Its files sit next to this module's (`gpu-node-lab-k8s-<version>.js` /
 //! `_bg.wasm`), found from the snippet's own URL, so `dist/` works from any sub-path.
 //! Steps render what it returns ([`gpulab_view`]): a loading state while it comes,
-//! and a clear error with a retry button if it does not.
+//! and a clear error with a retry button if it does not. The DRA module
+//! (`crates/web-dra`, `gpu-node-lab-dra-<version>`) is loaded the same way, but only
+//! when the chunk answers step 5–6's request with `KubeOutcome::NeedsDra`
+//! ([`use_module`] with [`DRA`]).
 
 use std::cell::{Cell, RefCell};
 
@@ -18,6 +21,14 @@ use crate::i18n::{t, tf, Lang, MessageId};
 /// The chunk's JS glue and wasm, versioned like the app's (`Cargo.toml` version).
 pub const JS: &str = concat!("gpu-node-lab-k8s-", env!("CARGO_PKG_VERSION"), ".js");
 pub const WASM: &str = concat!("gpu-node-lab-k8s-", env!("CARGO_PKG_VERSION"), "_bg.wasm");
+/// The DRA module's, beside them.
+pub const DRA_JS: &str = concat!("gpu-node-lab-dra-", env!("CARGO_PKG_VERSION"), ".js");
+pub const DRA_WASM: &str = concat!("gpu-node-lab-dra-", env!("CARGO_PKG_VERSION"), "_bg.wasm");
+
+/// The on-demand modules, by index: the Kubernetes chunk and the DRA module.
+pub const K8S: usize = 0;
+pub const DRA: usize = 1;
+const FILES: [[&str; 2]; 2] = [[JS, WASM], [DRA_JS, DRA_WASM]];
 
 // wasm-bindgen puts this snippet at `snippets/<crate>-<hash>/inline0.js`, two levels
 // under the app's files; the chunk's files sit beside the app's.
@@ -52,12 +63,13 @@ pub fn asset_url(name: &str) -> String {
 }
 
 thread_local! {
-    /// The import in flight or done (one per page, shared by every mounted lab).
-    static LOADING: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
+    /// Per module ([`K8S`], [`DRA`]): the import in flight or done (one per page,
+    /// shared by every mounted lab).
+    static LOADING: RefCell<[Option<js_sys::Promise>; 2]> = const { RefCell::new([None, None]) };
     /// The loaded module, once there.
-    static MODULE: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+    static MODULE: RefCell<[Option<JsValue>; 2]> = const { RefCell::new([None, None]) };
     /// Failed attempts so far (a retry asks for a fresh URL).
-    static ATTEMPT: Cell<u32> = const { Cell::new(0) };
+    static ATTEMPT: [Cell<u32>; 2] = const { [Cell::new(0), Cell::new(0)] };
     static PREFETCH: Cell<bool> = const { Cell::new(false) };
     /// Views waiting for the chunk without asking for it ([`use_chunk_arrival`]).
     static WAITERS: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
@@ -76,13 +88,13 @@ pub fn failed() -> bool {
 /// again when it arrives.
 pub fn retry() {
     FAILED.set(false);
-    let p = load();
+    let p = load(K8S);
     wasm_bindgen_futures::spawn_local(async move {
         match wasm_bindgen_futures::JsFuture::from(p).await {
             Ok(m) => arrived(m),
             Err(_) => {
                 FAILED.set(true);
-                forget_failure();
+                forget_failure(K8S);
             }
         }
     });
@@ -95,19 +107,19 @@ fn arrived(m: JsValue) {
     // view that waited for the chunk arrives here). A chunk of another build is refused;
     // those views then read English, if loaded.
     if !crate::i18n::korean_ready() {
-        if let Ok(text) = call_text(&Module(m.clone()), "messages_ko", "") {
+        if let Ok(text) = call_text(&Module(m.clone(), K8S), "messages_ko", "") {
             crate::i18n::provide_korean(text);
         }
     }
-    MODULE.with(|s| *s.borrow_mut() = Some(m));
+    MODULE.with(|s| s.borrow_mut()[K8S] = Some(m));
     for waiter in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
         waiter();
     }
 }
 
-/// The loaded chunk (its ES module namespace).
+/// A loaded module (its ES module namespace) and which one it is.
 #[derive(Clone, PartialEq)]
-pub struct Module(JsValue);
+pub struct Module(JsValue, usize);
 
 /// Where the chunk is.
 #[derive(Clone, PartialEq)]
@@ -125,8 +137,9 @@ fn describe(e: &JsValue) -> String {
         .unwrap_or_else(|| "(no description)".to_string())
 }
 
-fn load() -> js_sys::Promise {
-    LOADING.with(|l| l.borrow_mut().get_or_insert_with(|| import_chunk(JS, WASM, ATTEMPT.get())).clone())
+fn load(which: usize) -> js_sys::Promise {
+    let [js, wasm] = FILES[which];
+    LOADING.with(|l| l.borrow_mut()[which].get_or_insert_with(|| import_chunk(js, wasm, ATTEMPT.with(|a| a[which].get()))).clone())
 }
 
 /// Starts loading the chunk in the background once the page is idle (low priority;
@@ -136,12 +149,12 @@ pub fn prefetch_when_idle() {
         return;
     }
     let closure: Closure<dyn FnMut()> = Closure::once(|| {
-        let p = load();
+        let p = load(K8S);
         wasm_bindgen_futures::spawn_local(async move {
             match wasm_bindgen_futures::JsFuture::from(p).await {
                 Ok(m) => arrived(m),
                 // Not shown: the step that needs it loads it again and says so.
-                Err(_) => forget_failure(),
+                Err(_) => forget_failure(K8S),
             }
         });
     });
@@ -153,40 +166,61 @@ pub fn prefetch_when_idle() {
 /// the same functions), or forgets the one it has (`None`): for a host page that
 /// bundles the chunk itself, and for the browser tests.
 pub fn provide(module: Option<JsValue>) {
-    LOADING.with(|l| *l.borrow_mut() = None);
     // What another module answered does not hold for this one.
     crate::steps::syntax::forget();
+    provide_module(K8S, module);
+}
+
+/// [`provide`] for any of the modules ([`K8S`], [`DRA`]).
+pub fn provide_module(which: usize, module: Option<JsValue>) {
+    LOADING.with(|l| l.borrow_mut()[which] = None);
     match module {
-        Some(m) => arrived(m),
-        None => MODULE.with(|m| *m.borrow_mut() = None),
+        Some(m) if which == K8S => arrived(m),
+        m => MODULE.with(|s| s.borrow_mut()[which] = m),
     }
 }
 
-fn forget_failure() {
-    LOADING.with(|l| *l.borrow_mut() = None);
-    ATTEMPT.set(ATTEMPT.get() + 1);
+fn forget_failure(which: usize) {
+    LOADING.with(|l| l.borrow_mut()[which] = None);
+    ATTEMPT.with(|a| a[which].set(a[which].get() + 1));
 }
 
 /// The chunk for a step view: loading, ready, or failed, and a retry callback.
 #[hook]
 pub fn use_chunk() -> (Chunk, Callback<MouseEvent>) {
-    let state = use_state(|| MODULE.with(|m| m.borrow().clone()).map_or(Chunk::Loading, |m| Chunk::Ready(Module(m))));
+    use_module(K8S, true)
+}
+
+/// Module `which` for a view, imported once `wanted`: loading, ready, or failed, and
+/// a retry callback.
+#[hook]
+pub fn use_module(which: usize, wanted: bool) -> (Chunk, Callback<MouseEvent>) {
+    let loaded = move || MODULE.with(|m| m.borrow()[which].clone()).map(|m| Module(m, which));
+    let state = use_state(|| loaded().map_or(Chunk::Loading, Chunk::Ready));
     let attempt = use_state(|| 0u32);
     {
         let state = state.clone();
-        use_effect_with(*attempt, move |_| {
-            if !matches!(*state, Chunk::Ready(_)) {
+        use_effect_with((*attempt, wanted), move |_| {
+            if let (Some(m), false) = (loaded(), matches!(*state, Chunk::Ready(_))) {
+                // Provided, or loaded by another view, since this one first rendered.
+                state.set(Chunk::Ready(m));
+            } else if wanted && !matches!(*state, Chunk::Ready(_)) {
                 state.set(Chunk::Loading);
-                let p = load();
+                let p = load(which);
                 wasm_bindgen_futures::spawn_local(async move {
                     match wasm_bindgen_futures::JsFuture::from(p).await {
                         Ok(m) => {
-                            arrived(m.clone());
-                            state.set(Chunk::Ready(Module(m)));
+                            if which == K8S {
+                                arrived(m.clone());
+                            } else {
+                                MODULE.with(|s| s.borrow_mut()[which] = Some(m.clone()));
+                            }
+                            state.set(Chunk::Ready(Module(m, which)));
                         }
                         Err(e) => {
-                            forget_failure();
-                            state.set(Chunk::Failed(describe(&e)));
+                            forget_failure(which);
+                            // Unless the module was provided meanwhile.
+                            state.set(loaded().map_or_else(|| Chunk::Failed(describe(&e)), Chunk::Ready));
                         }
                     }
                 });
@@ -215,7 +249,7 @@ pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
         if ready().is_some() {
             again();
         } else if now {
-            let p = load();
+            let p = load(K8S);
             wasm_bindgen_futures::spawn_local(async move {
                 match wasm_bindgen_futures::JsFuture::from(p).await {
                     Ok(m) => {
@@ -224,7 +258,7 @@ pub fn use_chunk_arrival(ready_at_render: bool, now: bool, wait: bool) {
                     }
                     Err(_) => {
                         FAILED.set(true);
-                        forget_failure();
+                        forget_failure(K8S);
                         WAITERS.with(|w| w.borrow_mut().push(Box::new(move || waiter.set(*waiter + 1))));
                         again();
                     }
@@ -252,8 +286,8 @@ pub fn call_text(m: &Module, func: &str, arg: &str) -> Result<String, String> {
         // so this module lives on and the step shows it. The chunk's instance is
         // unusable afterwards: the next step that needs it loads a fresh one.
         if e.is_instance_of::<js_sys::WebAssembly::RuntimeError>() {
-            forget_failure();
-            MODULE.with(|m| *m.borrow_mut() = None);
+            forget_failure(m.1);
+            MODULE.with(|s| s.borrow_mut()[m.1] = None);
         }
         describe(&e)
     })?;
@@ -262,7 +296,7 @@ pub fn call_text(m: &Module, func: &str, arg: &str) -> Result<String, String> {
 
 /// The chunk, if it is loaded already.
 pub fn ready() -> Option<Module> {
-    MODULE.with(|m| m.borrow().clone()).map(Module)
+    MODULE.with(|m| m.borrow()[K8S].clone()).map(|m| Module(m, K8S))
 }
 
 /// Loads the chunk (once per page) and resolves to its module namespace.
@@ -270,7 +304,7 @@ pub fn load_now() -> js_sys::Promise {
     if let Some(m) = ready() {
         return js_sys::Promise::resolve(&m.0);
     }
-    let p = load();
+    let p = load(K8S);
     wasm_bindgen_futures::future_to_promise(async move {
         match wasm_bindgen_futures::JsFuture::from(p).await {
             Ok(m) => {
@@ -278,7 +312,7 @@ pub fn load_now() -> js_sys::Promise {
                 Ok(m)
             }
             Err(e) => {
-                forget_failure();
+                forget_failure(K8S);
                 Err(e)
             }
         }
@@ -287,14 +321,19 @@ pub fn load_now() -> js_sys::Promise {
 
 /// What a step shows while the chunk is not ready (`None` once it is).
 pub fn placeholder(lang: Lang, chunk: &Chunk, retry: &Callback<MouseEvent>) -> Option<Html> {
+    placeholder_with(lang, chunk, retry, [MessageId::ChunkLoading, MessageId::ChunkFailed])
+}
+
+/// [`placeholder`] in the words `texts` (loading, failed with `$details`) of a module.
+pub fn placeholder_with(lang: Lang, chunk: &Chunk, retry: &Callback<MouseEvent>, [loading, failed]: [MessageId; 2]) -> Option<Html> {
     match chunk {
         Chunk::Ready(_) => None,
         Chunk::Loading => Some(html! {
-            <p class="chunk-loading" role="status" aria-busy="true">{ t(lang, MessageId::ChunkLoading) }</p>
+            <p class="chunk-loading" role="status" aria-busy="true">{ t(lang, loading) }</p>
         }),
         Chunk::Failed(e) => Some(html! {
             <div class="chunk-failed" role="alert">
-                <p>{ tf(lang, MessageId::ChunkFailed, &[("details", e.as_str())]) }</p>
+                <p>{ tf(lang, failed, &[("details", e.as_str())]) }</p>
                 <p><button type="button" class="chunk-retry" onclick={retry.clone()}>{ t(lang, MessageId::ChunkRetry) }</button></p>
             </div>
         }),
@@ -318,6 +357,7 @@ mod tests {
         let v = env!("CARGO_PKG_VERSION");
         assert_eq!(JS, format!("gpu-node-lab-k8s-{v}.js"));
         assert_eq!(WASM, format!("gpu-node-lab-k8s-{v}_bg.wasm"));
+        assert_eq!(FILES[DRA], [format!("gpu-node-lab-dra-{v}.js"), format!("gpu-node-lab-dra-{v}_bg.wasm")]);
         let loader = include_str!("../../www/gpu-lab.js");
         assert!(loader.contains(&format!("const WASM_JS = \"gpu-node-lab-{v}.js\";")), "www/gpu-lab.js imports gpu-node-lab-{v}.js");
         assert!(loader.contains(&format!("const WASM_BG = \"gpu-node-lab-{v}_bg.wasm\";")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
@@ -325,8 +365,9 @@ mod tests {
         let index = include_str!("../../index.html");
         assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" data-wasm-opt-params="--converge --low-memory-unused" />"#));
         assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
+        assert!(index.contains(r#"href="crates/web-dra/Cargo.toml" data-type="worker""#));
         let hook = include_str!("../../scripts/version-bundle.sh");
-        assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s; do"));
+        assert!(hook.contains("for name in gpu-node-lab gpu-node-lab-k8s gpu-node-lab-dra; do"));
         assert_eq!(crate::i18n::EN_FILE, format!("gpu-node-lab-{v}-en.ftl"));
         assert!(hook.contains(r#"mv "$dir/en.ftl" "$dir/gpu-node-lab-$version-en.ftl""#));
         assert!(index.contains(r#"<link data-trunk rel="copy-file" href="i18n/en.ftl" />"#));

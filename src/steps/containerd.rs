@@ -312,7 +312,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
 /// it from a Go map, so the real order changes from run to run; the model prints it
 /// sorted, and the step says so under the dump.
 fn several_imports(dump: &str) -> bool {
-    dump.lines().any(|l| l.starts_with("imports = [") && l.contains(", "))
+    dump.lines().any(|l| l.starts_with("imports = [") && gpulab_model::korean::find(l, ", ").is_some())
 }
 
 /// The load result as a prop, compared by identity: a new result is a new load.

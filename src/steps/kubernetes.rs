@@ -4,10 +4,16 @@
 //! and sees what creating the pod does — admission's refusal as `kubectl apply`
 //! prints it, the scheduler's verdict with the Events of `kubectl describe pod` and
 //! the per-node, per-plugin table, and the kubelet's sandbox result on the node of
-//! steps 1–2. Every text is the model's (`gpulab schedule` prints the same); this
-//! module only lays them out.
+//! steps 1–2. Step 6 takes the same pod to the GPU by one of three paths
+//! ([`gpulab_view::PATHS`]): the device plugin's `nvidia.com/gpu`, a ResourceClaim
+//! (DRA), or `nvidia.com/gpu` backed by a DeviceClass; the DRA paths add their objects
+//! file, whose text (and the DRA pod's) is the chunk's until the learner edits it.
+//! Every text is the model's (`gpulab schedule` prints the same); this module only
+//! lays them out. The chunk does not judge DRA: a request it answers with
+//! [`KubeOutcome::NeedsDra`] goes to the DRA module, imported then (the outcome shows
+//! its loading state, or its failure with a retry, while the rest of the step stays).
 
-use gpulab_view::{api, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, Sandbox};
+use gpulab_view::{api, kube_path, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, Sandbox, PATHS};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -16,7 +22,7 @@ use crate::components::editor::{unique_id, Editor};
 use crate::components::upstream::Upstream;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{ContainerdInput, LabAction, RestartInput, SupervisorChoice};
-use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
+use crate::steps::chunk::{call, model_error, placeholder, placeholder_with, use_chunk, use_module, Chunk, DRA};
 use crate::steps::Step;
 use crate::json::{Object, Value};
 use crate::work_json::Reader;
@@ -26,6 +32,13 @@ pub const CLUSTER: &str = "cluster.yaml";
 pub const RUNTIMECLASS: &str = "runtimeclass.yaml";
 pub const POD: &str = "pod.yaml";
 
+/// Each of [`PATHS`]'s name in the switch and the note on where it stops.
+const PATH_TEXTS: [[MessageId; 2]; 3] = [
+    [MessageId::K8sPathDevicePlugin, MessageId::K8sPathDevicePluginNote],
+    [MessageId::K8sPathDra, MessageId::K8sPathDraNote],
+    [MessageId::K8sPathDraExtended, MessageId::K8sPathDraExtendedNote],
+];
+
 /// The chunk's request for the learner's inputs: steps 5–6's files, and the node as
 /// steps 1–4 left it (its files, and what was done to its containerd in step 4), and
 /// the language the chunk words the files' findings in.
@@ -34,7 +47,7 @@ pub fn request(input: &KubeInput, containerd: &ContainerdInput, restart: &Restar
         version: input.version.clone(),
         cluster: input.cluster.clone(),
         runtimeclass: input.runtimeclass.clone(),
-        pod: input.pod.clone(),
+        pod: if input.path == "dra" { input.dra_pod.clone() } else { input.pod.clone() },
         patches: input.patches.clone(),
         containerd: ContainerdFiles {
             version: containerd.version.clone(),
@@ -45,6 +58,12 @@ pub fn request(input: &KubeInput, containerd: &ContainerdInput, restart: &Restar
         node_ops: restart.ops.iter().map(|op| op.name().to_string()).collect(),
         by_hand: restart.supervisor == SupervisorChoice::ByHand,
         lang: lang.tag().into(),
+        path: input.path.clone(),
+        objects: match input.path.as_str() {
+            "dra" => input.dra_objects.clone(),
+            "dra-extended" => input.ext_objects.clone(),
+            _ => String::new(),
+        },
     }
 }
 
@@ -62,6 +81,20 @@ fn diag_items(view: &KubeView, file: &str) -> Vec<DiagItem> {
             code: d.code.clone(),
         })
         .collect()
+}
+
+/// A labelled `<select>` (a version, a path, a node): `options` as (value, text,
+/// selected); `english` when the option texts are upstream names.
+fn select_html(lang: Lang, label: MessageId, class: &'static str, english: bool, options: Vec<(String, String, bool)>, onchange: Callback<Event>) -> Html {
+    let id = unique_id(class);
+    html! {
+        <div class={classes!("field", class)}>
+            <label for={id.clone()}>{ t(lang, label) }</label>
+            <select {id} lang={english.then_some("en")} {onchange}>
+                { for options.into_iter().map(|(value, text, selected)| html! { <option {value} {selected}>{ text }</option> }) }
+            </select>
+        </div>
+    }
 }
 
 fn on_select(f: impl Fn(String) + 'static) -> Callback<Event> {
@@ -82,41 +115,40 @@ pub struct KubeStepProps {
     pub dispatch: Callback<LabAction>,
 }
 
+/// The chunk's (or the DRA module's) view of `req`, once the module is there.
+fn ask((req, module): &(KubeRequest, Chunk)) -> Option<Result<KubeView, String>> {
+    match module {
+        Chunk::Ready(m) => Some(call(m, api::KUBE, req, gpulab_view::wire::kube_view)),
+        _ => None,
+    }
+}
+
 /// Steps 5 and 6: the chunk's loading state, its error with a retry, or the step.
+/// (One component: the view waits for the chunk, then — for a request it answers
+/// `NeedsDra` — for the DRA module, in the outcome only.)
 #[component(KubeStep)]
 pub fn kube_step(props: &KubeStepProps) -> Html {
+    let lang = props.lang;
     let (chunk, retry) = use_chunk();
-    if let Some(html) = placeholder(props.lang, &chunk, &retry) {
+    // Step 5 is the device plugin's path; step 6 the learner's.
+    let mut req = request(&props.input, &props.containerd, &props.restart, lang);
+    if props.step == Step::RuntimeClass {
+        req = request(&KubeInput { path: String::new(), ..props.input.clone() }, &props.containerd, &props.restart, lang);
+    }
+    let view = use_memo((req.clone(), chunk.clone()), ask);
+    let needs_dra = matches!(*view, Some(Ok(KubeView { outcome: KubeOutcome::NeedsDra {}, .. })));
+    let (dra, dra_retry) = use_module(DRA, needs_dra);
+    let dra_view = use_memo((req, if needs_dra { dra.clone() } else { Chunk::Loading }), ask);
+    let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
+    if let Some(html) = placeholder(lang, &chunk, &retry) {
         return html! { <div class="step-kube">{ html }</div> };
     }
-    let Chunk::Ready(module) = chunk else { return html! {} };
-    html! {
-        <KubeReady lang={props.lang} step={props.step} input={props.input.clone()}
-            containerd={props.containerd.clone()} restart={props.restart.clone()} dispatch={props.dispatch.clone()} {module} />
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct KubeReadyProps {
-    lang: Lang,
-    step: Step,
-    input: KubeInput,
-    containerd: ContainerdInput,
-    restart: RestartInput,
-    dispatch: Callback<LabAction>,
-    module: Module,
-}
-
-#[component(KubeReady)]
-fn kube_ready(props: &KubeReadyProps) -> Html {
-    let lang = props.lang;
-    let module = props.module.clone();
-    let view = use_memo(request(&props.input, &props.containerd, &props.restart, lang), move |req| call(&module, api::KUBE, req, gpulab_view::wire::kube_view));
-    let patch_form = use_state(|| NodePatch { node: String::new(), resource: "nvidia.com/gpu".into(), quantity: "1".into() });
-    let view = match view.as_ref() {
-        Ok(v) => v,
-        Err(e) => return model_error(lang, e),
+    let view = match dra_view.as_ref().as_ref().or(view.as_ref().as_ref()) {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return model_error(lang, e),
+        None => return html! {},
     };
+    let dra_pending = placeholder_with(lang, &dra, &dra_retry, [MessageId::K8sDraLoading, MessageId::K8sDraFailed]);
     let input = &props.input;
     let d = props.dispatch.clone();
     let kube = move |a: KubeAction| d.emit(LabAction::Kube(a));
@@ -129,41 +161,40 @@ fn kube_ready(props: &KubeReadyProps) -> Html {
         let step = props.step;
         Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
     };
-    let outcome = outcome_html(lang, props.step, view, input, &kube);
-    let rc_editor = html! {
-        <Editor {lang} class="k8s-runtimeclass" label={RUNTIMECLASS.to_string()} text={input.runtimeclass.clone()}
-            on_input={edit(KubeAction::RuntimeClass)} diagnostics={diag_items(view, RUNTIMECLASS)} />
+    let outcome = outcome_html(lang, props.step, view, input, &kube, dra_pending);
+    // One Editor in the code for the step's files (each html! of a component is code).
+    let editor = |class: &'static str, file: &'static str, text: String, make: fn(String) -> KubeAction| {
+        html! { <Editor {lang} {class} label={file.to_string()} {text} on_input={edit(make)} diagnostics={diag_items(view, file)} /> }
     };
-    let pod_editor = html! {
-        <Editor {lang} class="k8s-pod" label={POD.to_string()} text={input.pod.clone()}
-            on_input={edit(KubeAction::Pod)} diagnostics={diag_items(view, POD)} />
-    };
-    let cluster_editor = html! {
-        <Editor {lang} class="k8s-cluster" label={CLUSTER.to_string()} text={input.cluster.clone()}
-            on_input={edit(KubeAction::Cluster)} diagnostics={diag_items(view, CLUSTER)} />
+    let rc_editor = editor("k8s-runtimeclass", RUNTIMECLASS, input.runtimeclass.clone(), KubeAction::RuntimeClass);
+    let path = kube_path(if props.step == Step::RuntimeClass { "" } else { &input.path });
+    let pod_editor = if path.id == "dra" {
+        editor("k8s-pod", path.pod, view.pod.clone(), KubeAction::DraPod)
+    } else {
+        editor("k8s-pod", path.pod, input.pod.clone(), KubeAction::Pod)
     };
     let body = if props.step == Step::RuntimeClass {
         html! { <>{ rc_editor }{ pod_editor }{ outcome }</> }
     } else {
-        let version_id = unique_id("k8s-version");
-        let on_version = on_select({
+        let on = |make: fn(String) -> KubeAction| {
             let kube = kube.clone();
-            move |v| kube(KubeAction::Version(v))
-        });
+            on_select(move |v| kube(make(v)))
+        };
+        let versions = view.versions.iter().map(|v| (v.clone(), v.clone(), *v == input.version)).collect();
+        let paths = PATHS.iter().zip(PATH_TEXTS).map(|(p, [l, _])| (p.id.to_string(), t(lang, l).to_string(), *p == path)).collect();
+        let note = PATHS.iter().zip(PATH_TEXTS).find(|(p, _)| **p == path).map_or(MessageId::K8sPathDevicePluginNote, |(_, [_, n])| n);
         html! {
             <>
-                <div class="field k8s-version">
-                    <label for={version_id.clone()}>{ t(lang, MessageId::K8sVersion) }</label>
-                    <select id={version_id} lang="en" onchange={on_version}>
-                        { for view.versions.iter().map(|v| html! {
-                            <option value={v.clone()} selected={*v == input.version}>{ v.clone() }</option>
-                        }) }
-                    </select>
-                </div>
+                { select_html(lang, MessageId::K8sVersion, "k8s-version", true, versions, on(KubeAction::Version)) }
+                { select_html(lang, MessageId::K8sPath, "k8s-path", false, paths, on(KubeAction::Path)) }
+                <p class="k8s-path-note">{ t(lang, note) }</p>
                 { cluster_view(lang, view) }
                 { patch_html(lang, view, &patch_form, &kube) }
                 { outcome }
-                { cluster_editor }
+                if !path.objects.is_empty() {
+                    { editor("k8s-objects", path.objects, view.objects.clone(), KubeAction::Objects) }
+                }
+                { editor("k8s-cluster", CLUSTER, input.cluster.clone(), KubeAction::Cluster) }
                 { pod_editor }
                 { rc_editor }
             </>
@@ -177,11 +208,13 @@ fn kube_ready(props: &KubeReadyProps) -> Html {
     }
 }
 
-fn outcome_html(lang: Lang, step: Step, view: &KubeView, input: &KubeInput, kube: &(impl Fn(KubeAction) + Clone + 'static)) -> Html {
+fn outcome_html(lang: Lang, step: Step, view: &KubeView, input: &KubeInput, kube: &(impl Fn(KubeAction) + Clone + 'static), dra_pending: Option<Html>) -> Html {
     let inner = match &view.outcome {
+        KubeOutcome::NeedsDra {} => dra_pending.unwrap_or_default(),
         KubeOutcome::BadInput { .. } => html! { <p>{ t(lang, MessageId::K8sBadInput) }</p> },
         KubeOutcome::Rejected { text } => html! { <Upstream {lang} class="k8s-rejected" text={text.clone()} /> },
-        KubeOutcome::Created { verdict, events, nodes, sandboxes } => {
+        KubeOutcome::Waiting { text } => html! { <Upstream {lang} class="k8s-waiting" text={text.clone()} /> },
+        KubeOutcome::Created { verdict, events, nodes, claims, sandboxes } => {
             let scheduling = html! {
                 <>
                     <Upstream {lang} class="k8s-verdict" text={verdict.clone()} />
@@ -189,6 +222,9 @@ fn outcome_html(lang: Lang, step: Step, view: &KubeView, input: &KubeInput, kube
                     <Upstream {lang} class="k8s-events" text={events.clone()} />
                     <h4>{ t(lang, MessageId::K8sNodes) }</h4>
                     <Upstream {lang} class="k8s-nodes" text={nodes.clone()} />
+                    if !claims.is_empty() {
+                        <Upstream {lang} class="k8s-claims" text={claims.clone()} />
+                    }
                 </>
             };
             let kubelet = kubelet_html(lang, view, sandboxes, input, kube);
@@ -212,19 +248,10 @@ fn kubelet_html(lang: Lang, view: &KubeView, sandboxes: &[Sandbox], input: &Kube
     let placement = if first.scheduled {
         html! { <p class="k8s-kubelet-scheduled">{ tf(lang, MessageId::K8sKubeletScheduled, &[("node", first.node.as_str())]) }</p> }
     } else {
-        let id = unique_id("k8s-kubelet-node");
         let kube = kube.clone();
         let onchange = on_select(move |v| kube(KubeAction::KubeletNode(v)));
-        html! {
-            <div class="field k8s-kubelet-node">
-                <label for={id.clone()}>{ t(lang, MessageId::K8sKubeletNode) }</label>
-                <select {id} lang="en" {onchange}>
-                    { for view.cluster.iter().map(|n| html! {
-                        <option value={n.name.clone()} selected={n.name == first.node || n.name == input.kubelet_node}>{ n.name.clone() }</option>
-                    }) }
-                </select>
-            </div>
-        }
+        let nodes = view.cluster.iter().map(|n| (n.name.clone(), n.name.clone(), n.name == first.node || n.name == input.kubelet_node)).collect();
+        select_html(lang, MessageId::K8sKubeletNode, "k8s-kubelet-node", true, nodes, onchange)
     };
     html! {
         <section class="k8s-kubelet">
@@ -312,7 +339,6 @@ fn patch_html(
             </div>
         }
     };
-    let node_id = unique_id("k8s-patch-node");
     let on_node = on_select({
         let form = form.clone();
         move |v| form.set(NodePatch { node: v, ..(*form).clone() })
@@ -326,19 +352,13 @@ fn patch_html(
         let kube = kube.clone();
         Callback::from(move |_| kube(KubeAction::ClearPatches))
     };
+    let nodes = view.cluster.iter().map(|c| (c.name.clone(), c.name.clone(), c.name == node)).collect();
     // What the API server accepted, not what was sent (a refused patch changes nothing).
     let n = view.patches_applied.to_string();
     html! {
         <fieldset class="k8s-patch">
             <legend>{ t(lang, MessageId::K8sPatch) }</legend>
-            <div class="field k8s-patch-node">
-                <label for={node_id.clone()}>{ t(lang, MessageId::K8sPatchNode) }</label>
-                <select id={node_id} lang="en" onchange={on_node}>
-                    { for view.cluster.iter().map(|c| html! {
-                        <option value={c.name.clone()} selected={c.name == node}>{ c.name.clone() }</option>
-                    }) }
-                </select>
-            </div>
+            { select_html(lang, MessageId::K8sPatchNode, "k8s-patch-node", true, nodes, on_node) }
             { text_field(MessageId::K8sPatchResource, "k8s-patch-resource", form.resource.clone(), |p, v| p.resource = v) }
             { text_field(MessageId::K8sPatchQuantity, "k8s-patch-quantity", form.quantity.clone(), |p, v| p.quantity = v) }
             <p>
@@ -371,6 +391,13 @@ pub struct KubeInput {
     pub patches: Vec<gpulab_view::NodePatch>,
     /// Step 5: the node the kubelet result is shown for while the pod is Pending.
     pub kubelet_node: String,
+    /// Step 6's path to the GPU (an id of [`PATHS`]; empty: the device plugin's).
+    pub path: String,
+    /// The DRA path's pod and objects, and the extended-resource path's objects, as
+    /// the learner edited them; empty: the path's own (the chunk holds them).
+    pub dra_pod: String,
+    pub dra_objects: String,
+    pub ext_objects: String,
 }
 
 impl Default for KubeInput {
@@ -382,6 +409,10 @@ impl Default for KubeInput {
             pod: include_str!("data/pod.yaml").into(),
             patches: Vec::new(),
             kubelet_node: String::new(),
+            path: String::new(),
+            dra_pod: String::new(),
+            dra_objects: String::new(),
+            ext_objects: String::new(),
         }
     }
 }
@@ -397,6 +428,12 @@ pub enum KubeAction {
     Patch(gpulab_view::NodePatch),
     ClearPatches,
     KubeletNode(String),
+    /// Step 6's path (an id of [`PATHS`]).
+    Path(String),
+    /// The DRA path's pod.
+    DraPod(String),
+    /// The current path's objects file.
+    Objects(String),
 }
 
 impl KubeInput {
@@ -410,6 +447,10 @@ impl KubeInput {
             KubeAction::Patch(p) => self.patches.push(p),
             KubeAction::ClearPatches => self.patches.clear(),
             KubeAction::KubeletNode(n) => self.kubelet_node = n,
+            KubeAction::Path(p) => self.path = p,
+            KubeAction::DraPod(t) => self.dra_pod = t,
+            KubeAction::Objects(t) if self.path == "dra" => self.dra_objects = t,
+            KubeAction::Objects(t) => self.ext_objects = t,
         }
     }
 }
@@ -426,7 +467,11 @@ pub(crate) fn read(rd: &mut Reader, v: &Value, path: &str) -> KubeInput {
             "pod" => rd.string(v, &at, &mut k.pod),
             "patches" => k.patches = rd.list(v, &at, |me, item, at| Some(read_patch(me, item, at))),
             "kubelet_node" => rd.string(v, &at, &mut k.kubelet_node),
-            _ => rd.unknown(path, key, &["version", "cluster", "runtimeclass", "pod", "patches", "kubelet_node"]),
+            "path" => rd.string(v, &at, &mut k.path),
+            "dra_pod" => rd.string(v, &at, &mut k.dra_pod),
+            "dra_objects" => rd.string(v, &at, &mut k.dra_objects),
+            "ext_objects" => rd.string(v, &at, &mut k.ext_objects),
+            _ => rd.unknown(path, key, &["version", "cluster", "runtimeclass", "pod", "patches", "kubelet_node", "path", "dra_pod", "dra_objects", "ext_objects"]),
         }
     }
     k
@@ -455,5 +500,9 @@ pub(crate) fn write(out: &mut String, k: &KubeInput) {
         .str("pod", &k.pod)
         .with("patches", |out| crate::json::array(out, &k.patches, gpulab_view::wire::write_patch))
         .str("kubelet_node", &k.kubelet_node)
+        .str("path", &k.path)
+        .str("dra_pod", &k.dra_pod)
+        .str("dra_objects", &k.dra_objects)
+        .str("ext_objects", &k.ext_objects)
         .end();
 }

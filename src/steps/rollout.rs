@@ -14,7 +14,7 @@ use crate::components::editor::unique_id;
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::share::envelope;
 use crate::state::{LabAction, Work};
-use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
+use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::steps::Step;
 use crate::json::{Object, Value};
 use crate::state::SYNCS;
@@ -142,44 +142,30 @@ fn select(lang: Lang, label: MessageId, class: &'static str, current: &str, opti
     }
 }
 
-/// Step 8: the chunk's loading state, its error with a retry, or the step.
+/// Step 8: the chunk's loading state, its error with a retry, or the step (one
+/// component: its hooks run before the chunk is there, the view once it is).
 #[component(RolloutStep)]
 pub fn rollout_step(props: &RolloutStepProps) -> Html {
-    let (chunk, retry) = use_chunk();
-    if let Some(html) = placeholder(props.lang, &chunk, &retry) {
-        return html! { <div class="step-rollout">{ html }</div> };
-    }
-    let Chunk::Ready(module) = chunk else { return html! {} };
-    html! {
-        <RolloutReady lang={props.lang} work={props.work.clone()} dispatch={props.dispatch.clone()} {module} />
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct RolloutReadyProps {
-    lang: Lang,
-    work: Work,
-    dispatch: Callback<LabAction>,
-    module: Module,
-}
-
-#[component(RolloutReady)]
-fn rollout_ready(props: &RolloutReadyProps) -> Html {
     let lang = props.lang;
-    let module = props.module.clone();
+    let (chunk, retry) = use_chunk();
     // "Break it again": the same cluster with the seed's broken drop-in on the
     // learner's node (not saved: a look at the stall, not the learner's work).
     let broken = use_state(|| false);
-    let view = use_memo(request(&props.work, lang, *broken), move |req| {
-        req.as_ref().map_err(Clone::clone).and_then(|req| call(&module, api::ROLLOUT, req, gpulab_view::wire::rollout_view))
+    let view = use_memo((chunk.clone(), request(&props.work, lang, *broken)), |(chunk, req)| match chunk {
+        Chunk::Ready(module) => Some(req.as_ref().map_err(Clone::clone).and_then(|req| call(module, api::ROLLOUT, req, gpulab_view::wire::rollout_view))),
+        _ => None,
     });
+    if let Some(html) = placeholder(lang, &chunk, &retry) {
+        return html! { <div class="step-rollout">{ html }</div> };
+    }
     let on_break = {
         let broken = broken.clone();
         Callback::from(move |_| broken.set(!*broken))
     };
     let v = match view.as_ref() {
-        Ok(v) => v,
-        Err(e) => return model_error(lang, e),
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return model_error(lang, e),
+        None => return html! {},
     };
     let act = |a: RolloutAction| {
         let d = props.dispatch.clone();

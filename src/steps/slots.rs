@@ -17,7 +17,7 @@ use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{Bound, LabAction};
-use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk, Module};
+use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
 use crate::json::{Object, Value};
 use crate::state::{GPUS_PER_NODE, NODES, REPLICAS};
 use crate::work_json::Reader;
@@ -127,37 +127,27 @@ fn count_field(lang: Lang, i: usize, value: u32, rejected: &Rejected, shown: &Us
     }
 }
 
-/// Step 7: the chunk's loading state, its error with a retry, or the calculator.
+/// Step 7: the chunk's loading state, its error with a retry, or the calculator (one
+/// component: its hooks run before the chunk is there, the view once it is).
 #[component(SlotsStep)]
 pub fn slots_step(props: &SlotsStepProps) -> Html {
-    let (chunk, retry) = use_chunk();
-    if let Some(html) = placeholder(props.lang, &chunk, &retry) {
-        return html! { <div class="step-slots">{ html }</div> };
-    }
-    let Chunk::Ready(module) = chunk else { return html! {} };
-    html! { <SlotsReady lang={props.lang} input={props.input.clone()} dispatch={props.dispatch.clone()} {module} /> }
-}
-
-#[derive(Properties, PartialEq)]
-struct SlotsReadyProps {
-    lang: Lang,
-    input: SlotsInput,
-    dispatch: Callback<LabAction>,
-    module: Module,
-}
-
-#[component(SlotsReady)]
-fn slots_ready(props: &SlotsReadyProps) -> Html {
     let lang = props.lang;
     let input = props.input.clone();
-    let module = props.module.clone();
-    let view = use_memo(request(&input, lang), move |req| call(&module, api::SLOTS, req, gpulab_view::wire::slots_view));
+    let (chunk, retry) = use_chunk();
+    let view = use_memo((chunk.clone(), request(&input, lang)), |(chunk, req)| match chunk {
+        Chunk::Ready(module) => Some(call(module, api::SLOTS, req, gpulab_view::wire::slots_view)),
+        _ => None,
+    });
     let select_id = use_state(|| unique_id("slots-gpu-model"));
     let rejected = use_mut_ref(<[Option<String>; 3]>::default);
     let shown = use_state(|| 0u32);
+    if let Some(html) = placeholder(lang, &chunk, &retry) {
+        return html! { <div class="step-slots">{ html }</div> };
+    }
     let table = match view.as_ref() {
-        Ok(v) => v,
-        Err(e) => return model_error(lang, e),
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return model_error(lang, e),
+        None => return html! {},
     };
 
     let on_model = {

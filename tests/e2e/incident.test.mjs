@@ -13,7 +13,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage, companion, tempDir } from "./serve.mjs";
+import { serve, launch, newCheckedPage, companion, tempDir, choose } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -58,17 +58,6 @@ async function retype(page, selector, text) {
   await page.keyboard.press("Delete");
   if (text) await page.keyboard.insertText(text);
   assert.equal(await page.locator(selector).inputValue(), text, selector);
-}
-
-/** Moves a closed <select> to `value` with the arrow keys, as a keyboard user does. */
-async function choose(page, selector, value) {
-  const select = page.locator(selector);
-  await select.focus();
-  await page.keyboard.press("Home");
-  const options = await select.locator("option").evaluateAll((os) => os.map((o) => o.value));
-  assert.ok(options.includes(value), `${selector} offers ${value}: ${options}`);
-  for (let i = 0; i < options.length && (await select.inputValue()) !== value; i++) await page.keyboard.press("ArrowDown");
-  assert.equal(await select.inputValue(), value, selector);
 }
 
 const text = (page, selector) => page.locator(selector).first().textContent();

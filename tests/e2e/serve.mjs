@@ -5,6 +5,8 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { before, after } from "node:test";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -123,4 +125,30 @@ export function companion(bin, args, cwd) {
     if (typeof e.stdout === "string" && e.status === 1) return e.stdout;
     throw e;
   }
+}
+
+/** Serves `dir` and launches Chromium for the calling test file (its `before` and
+ * `after` hooks); returns an object whose `server` and `browser` are set once they run. */
+export function servedLab(dir) {
+  const lab = {};
+  before(async () => {
+    lab.server = await serve(dir);
+    lab.browser = await launch();
+  });
+  after(async () => {
+    await lab.browser?.close();
+    await lab.server?.stop();
+  });
+  return lab;
+}
+
+/** Moves a closed <select> to `value` with the arrow keys, as a keyboard user does. */
+export async function choose(page, selector, value) {
+  const select = page.locator(selector);
+  await select.focus();
+  await page.keyboard.press("Home");
+  const options = await select.locator("option").evaluateAll((os) => os.map((o) => o.value));
+  assert.ok(options.includes(value), `${selector} offers ${value}: ${options}`);
+  for (let i = 0; i < options.length && (await select.inputValue()) !== value; i++) await page.keyboard.press("ArrowDown");
+  assert.equal(await select.inputValue(), value, selector);
 }

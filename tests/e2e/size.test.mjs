@@ -8,6 +8,11 @@
 //   parser, and the learner's report, which reads their whole work and runs every
 //   step's view on it), fetched when the learner opens one of those steps (or once
 //   the lab is idle), has its own budget: 780 KB (the report took it from 749 to 778 KB).
+// - the DRA module (gpu-node-lab-dra-<version>*, step 6's DRA paths: the model's DRA
+//   code with the Kubernetes view it feeds — k8s-openapi's resource.k8s.io types,
+//   validation, the CEL subset, the allocator, the DynamicResources plugin), fetched
+//   only when a learner picks a DRA path (or writes DRA objects into steps 5–6's
+//   files): its own budget, DRA_BUDGET.
 // - the English messages (gpu-node-lab-<version>-en.ftl): Korean, the default, is
 //   in the wasm; a lab shown in English fetches English before it mounts. Printed,
 //   with what a page in English loads before step 1.
@@ -22,6 +27,7 @@ const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const KB = 1024;
 const FIRST_LOAD_BUDGET = 300 * KB;
 const CHUNK_BUDGET = 780 * KB;
+const DRA_BUDGET = 660 * KB;
 
 /** `[workspace.package] version` of the root Cargo.toml. */
 function crateVersion() {
@@ -53,19 +59,23 @@ function measure(files) {
 
 const kb = (n) => `${(n / KB).toFixed(1)} KB`;
 
-test("first load within its 300 KB gzip budget; the on-demand chunk within its own; versioned names", () => {
+test("first load within its 300 KB gzip budget; the on-demand chunk and the DRA module within their own; versioned names", () => {
   const version = crateVersion();
   const app = `gpu-node-lab-${version}`;
   const chunk = `gpu-node-lab-k8s-${version}`;
+  const dra = `gpu-node-lab-dra-${version}`;
   const html = readFileSync(path.join(DIST, "index.html"), "utf8");
   assert.ok(html.includes(`./${app}.js`) && html.includes(`./${app}_bg.wasm`), `index.html loads ${app}.js and ${app}_bg.wasm`);
   assert.ok(!html.includes(chunk), "index.html does not load the Kubernetes chunk");
+  assert.ok(!html.includes(dra), "index.html does not load the DRA module");
   assert.match(readFileSync(path.join(DIST, "gpu-lab.js"), "utf8"), new RegExp(`const WASM_JS = "${app}\\.js";`), "gpu-lab.js imports the versioned app");
 
   const assets = walk(DIST).filter((f) => /\.(wasm|js|css)$/.test(f)).sort();
   const chunkFiles = assets.filter((f) => f.startsWith(chunk));
-  const firstLoad = assets.filter((f) => !f.startsWith(chunk));
+  const draFiles = assets.filter((f) => f.startsWith(dra));
+  const firstLoad = assets.filter((f) => !f.startsWith(chunk) && !f.startsWith(dra));
   assert.deepEqual(chunkFiles, [`${chunk}.js`, `${chunk}_bg.wasm`]);
+  assert.deepEqual(draFiles, [`${dra}.js`, `${dra}_bg.wasm`]);
   for (const f of firstLoad) {
     assert.ok(f.startsWith(`${app}.js`) || f.startsWith(`${app}_bg.wasm`) || f.startsWith("snippets/") ||
       f === "gpu-lab.js" || /^style(-[0-9a-f]+)?\.css$/.test(f), `unexpected asset ${f}: first load or chunk?`);
@@ -76,6 +86,9 @@ test("first load within its 300 KB gzip budget; the on-demand chunk within its o
   console.log("size: on-demand chunk (steps 3 to 8, author scenarios)");
   const k8s = measure(chunkFiles);
   console.log(`size: chunk total ${k8s} B gzip (${kb(k8s)}; budget ${kb(CHUNK_BUDGET)})`);
+  console.log("size: DRA module (step 6's DRA paths)");
+  const draTotal = measure(draFiles);
+  console.log(`size: DRA module total ${draTotal} B gzip (${kb(draTotal)}; budget ${kb(DRA_BUDGET)})`);
   // English is not in the wasm: a lab shown in English fetches it before mounting.
   const english = `${app}-en.ftl`;
   assert.ok(walk(DIST).includes(english), `dist/ has the English messages ${english}`);
@@ -85,4 +98,5 @@ test("first load within its 300 KB gzip budget; the on-demand chunk within its o
   console.log(`size: a page in English loads ${first + en} B gzip before step 1 (first load + English messages)`);
   assert.ok(first <= FIRST_LOAD_BUDGET, `first load is ${first} B gzip, over the ${FIRST_LOAD_BUDGET} B budget`);
   assert.ok(k8s <= CHUNK_BUDGET, `the chunk is ${k8s} B gzip, over its ${CHUNK_BUDGET} B budget`);
+  assert.ok(draTotal <= DRA_BUDGET, `the DRA module is ${draTotal} B gzip, over its ${DRA_BUDGET} B budget`);
 });

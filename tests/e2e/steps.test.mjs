@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve, launch, newCheckedPage, companion, tempDir } from "./serve.mjs";
+import { serve, launch, newCheckedPage, companion, tempDir, choose } from "./serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const OUT = path.resolve(process.env.E2E_OUT ?? "../../target/e2e");
@@ -379,6 +379,94 @@ test("step 6: the verdict equals `gpulab schedule`; patching node status and the
   await page.locator(".k8s-patch-clear").click();
   await page.locator(".k8s-verdict").filter({ hasText: "Pending" }).waitFor();
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Step 6's three paths to the GPU for the same pod on the same cluster: the files
+// each path sends (`gpulab schedule`'s arguments beside the cluster and the
+// RuntimeClass), and what the page then shows. The extended resource at 1.36 is the
+// model's refusal at the DeviceClass (DRAExtendedResource on; not modelled), at
+// 1.35 the scheduler's verdict with the gate off.
+const PATHS = [
+  { id: "", pod: "pod.yaml", objects: null, version: "1.36", shown: ".k8s-events", has: /Insufficient nvidia\.com\/gpu/ },
+  { id: "dra", pod: "dra-pod.yaml", objects: "dra.yaml", version: "1.36", shown: ".k8s-claims", has: /gpu: gpu\.nvidia\.com gpu-node-2 gpu-0/ },
+  { id: "dra-extended", pod: "pod.yaml", objects: "dra-extended.yaml", version: "1.35", shown: ".k8s-verdict", has: /Pending \(Kubernetes 1\.35\)/ },
+  { id: "dra-extended", pod: "pod.yaml", objects: "dra-extended.yaml", version: "1.36", shown: ".k8s-outcome", has: null },
+];
+
+/** `gpulab schedule` on the lab's files of one path (stdout, or stderr when it refuses). */
+function schedulePath(p) {
+  const dir = mkdtempSync(path.join(tmpdir(), "gpulab-path-"));
+  const files = ["cluster.yaml", "runtimeclass.yaml", p.pod, ...(p.objects ? [p.objects] : [])];
+  for (const f of files) writeFileSync(path.join(dir, f), readFileSync(new URL(f, DATA)));
+  const args = ["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", p.pod, "--k8s-version", p.version];
+  if (p.objects) args.push("--objects", p.objects);
+  const run = spawnSync(GPULAB, args, { cwd: dir, encoding: "utf8" });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+for (const lang of ["en", "ko"]) {
+  test(`step 6 (${lang}): the same pod on the three paths, chosen by keyboard; each path's text equals \`gpulab schedule\` on its files`, async () => {
+    const { page, errors } = await openChunkStep(lang, 6, ".k8s-verdict");
+    for (const p of PATHS) {
+      await choose(page, ".k8s-version select", p.version);
+      await choose(page, ".k8s-path select", p.id);
+      const cli = schedulePath(p);
+      if (p.has === null) {
+        // Refused before scheduling: the finding at the DeviceClass, file:line, as the CLI prints it.
+        assert.equal(cli.status, 2, cli.stderr);
+        const finding = page.locator(".k8s-objects li[data-code='dra-extended-resource-unmodelled']");
+        await finding.waitFor();
+        const line = cli.stderr.split("\n").find((l) => l.includes("error[dra-extended-resource-unmodelled]: "));
+        const [where, message] = line.split(": error[dra-extended-resource-unmodelled]: ");
+        assert.equal(await finding.locator(".diag-location").textContent(), where);
+        assert.equal(await finding.locator(".diag-message").textContent(), message);
+        continue;
+      }
+      await page.locator(p.shown).filter({ hasText: p.has }).waitFor();
+      const shown = [await scheduleShown(page)];
+      if (await page.locator(".k8s-claims").count()) shown.push(await page.locator(".k8s-claims").textContent());
+      assert.equal(shown.join(""), cli.stdout, `${p.id || "device plugin"} ${p.version}`);
+      // The editors hold the files the CLI was given.
+      assert.equal(await page.locator(".k8s-pod textarea").inputValue(), readFileSync(new URL(p.pod, DATA), "utf8"));
+      if (p.objects) assert.equal(await page.locator(".k8s-objects textarea").inputValue(), readFileSync(new URL(p.objects, DATA), "utf8"));
+      else assert.equal(await page.locator(".k8s-objects").count(), 0);
+      assert.ok((await page.locator(".k8s-path-note").textContent()).length > 0);
+    }
+    await page.screenshot({ path: path.join(OUT, `step6-paths-${lang}.png`), fullPage: true });
+    // The path is the learner's work: it survives a reload.
+    await page.reload();
+    await page.locator(".k8s-path select").waitFor({ timeout: 20000 });
+    assert.equal(await page.locator(".k8s-path select").inputValue(), "dra-extended");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test("step 6: the DRA module is fetched only for a DRA path; a failed import says so in the outcome while the switch and the files stay, and the retry brings the verdict", async () => {
+  const { page, errors } = await newCheckedPage(browser);
+  let fail = true;
+  const asked = [];
+  await page.route("**/gpu-node-lab-dra-*", async (route) => {
+    asked.push(route.request().url());
+    if (fail && route.request().url().includes("_bg.wasm")) await route.abort(); else await route.continue();
+  });
+  await page.goto(`${server.url}embed.html?lang=en&step=6`);
+  await page.locator(".k8s-verdict").waitFor({ timeout: 20000 });
+  assert.deepEqual(asked, [], "the device plugin's path does not fetch the DRA module");
+  await choose(page, ".k8s-path select", "dra");
+  const failed = page.locator(".k8s-outcome .chunk-failed");
+  await failed.waitFor({ timeout: 20000 });
+  assert.match(await failed.textContent(), /^The DRA model could not be loaded: /);
+  assert.equal(await page.locator(".k8s-path select").inputValue(), "dra");
+  assert.equal(await page.locator(".k8s-objects textarea").inputValue(), readFileSync(new URL("dra.yaml", DATA), "utf8"));
+  assert.equal(await page.locator(".k8s-pod textarea").inputValue(), readFileSync(new URL("dra-pod.yaml", DATA), "utf8"));
+  fail = false;
+  await failed.locator("button.chunk-retry").click();
+  await page.locator(".k8s-claims").filter({ hasText: /gpu: gpu\.nvidia\.com gpu-node-2 gpu-0/ }).waitFor({ timeout: 20000 });
+  assert.equal(await page.locator(".k8s-outcome .chunk-failed").count(), 0);
+  // Only the import we refused may have failed.
+  assert.deepEqual(errors.filter((e) => !/gpu-node-lab-dra-|Failed to load resource|ERR_FAILED/.test(e)), []);
   await page.close();
 });
 

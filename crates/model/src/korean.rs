@@ -67,6 +67,13 @@ pub fn leading_particle<'r>(word: &str, rest: &'r str) -> Option<(&'r str, &'sta
     NOTATIONS.iter().find(|n| tail.starts_with(*n)).map(|n| (marks, particle(word, n), closers + n.len()))
 }
 
+/// Where `needle` first starts in `hay` — `str::find` by a byte window: `str::find`
+/// with a `&str` pattern links core's two-way substring searcher (about 2.5 KB of code),
+/// which the app's first load otherwise does without (ARCHITECTURE.md, "Size").
+pub fn find(hay: &str, needle: &str) -> Option<usize> {
+    hay.as_bytes().windows(needle.len().max(1)).position(|w| w == needle.as_bytes())
+}
+
 /// Fills `{name}` placeholders of `template` from `args`, choosing each particle that
 /// follows one by the value put there.
 pub fn fill<'a>(template: &str, args: impl Fn(&str) -> Option<&'a str>) -> String {
@@ -78,11 +85,11 @@ pub fn fill<'a>(template: &str, args: impl Fn(&str) -> Option<&'a str>) -> Strin
 pub fn fill_between<'a>(template: &str, open: &str, close: &str, args: impl Fn(&str) -> Option<&'a str>) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
-    while let Some(at) = rest.find(open) {
+    while let Some(at) = find(rest, open) {
         let (before, from) = rest.split_at(at);
         out.push_str(before);
         let inner = from.get(open.len()..).unwrap_or("");
-        let found = inner.find(close).and_then(|end| args(inner.get(..end).unwrap_or("")).map(|v| (v, end)));
+        let found = find(inner, close).and_then(|end| args(inner.get(..end).unwrap_or("")).map(|v| (v, end)));
         match found {
             Some((value, end)) => {
                 out.push_str(value);
@@ -108,6 +115,15 @@ pub fn fill_between<'a>(template: &str, open: &str, close: &str, args: impl Fn(&
 
 #[cfg(test)]
 mod tests {
+    /// [`super::find`] is `str::find` for every non-empty needle, at ASCII and at
+    /// multi-byte text.
+    #[test]
+    fn find_is_str_find() {
+        for (hay, needle) in [("a { $x } b", "{ $"), ("{", "{"), ("", "}"), ("ab", "abc"), ("한국어 { $n }", " }"), ("x, y", ", "), ("aaa", "aa")] {
+            assert_eq!(super::find(hay, needle), hay.find(needle), "{hay:?} {needle:?}");
+        }
+    }
+
     use super::*;
 
     /// Each pair after Hangul, digits, Latin and symbol-only values, as read aloud.

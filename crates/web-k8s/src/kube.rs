@@ -1,26 +1,38 @@
 //! Steps 5 and 6 on the model: the learner's cluster, RuntimeClass and pod files
 //! (plus the node status patches they applied) through `kubectl apply` — admission,
 //! then one scheduling cycle — and, once bound, the kubelet's `RunPodSandbox` on a
-//! node running the containerd of steps 1–2, before and after its restart. The
-//! texts are the ones `gpulab schedule --nodes cluster.yaml --runtimeclasses
-//! runtimeclass.yaml --pod pod.yaml --k8s-version V` prints.
+//! node running the containerd of steps 1–2, before and after its restart. Step 6's
+//! other paths to the GPU add their objects file (DRA: DeviceClasses, the driver's
+//! ResourceSlices, claims; [`gpulab_view::PATHS`]) and, on the DRA path, their own
+//! pod; the pod then goes through [`dra::apply::create_pod`]. The texts are the ones
+//! `gpulab schedule --nodes cluster.yaml --runtimeclasses runtimeclass.yaml --pod
+//! POD [--objects OBJECTS] --k8s-version V` prints.
+//!
+//! One body, two builds ([`view`] and [`view_dra`]): the Kubernetes chunk exports the
+//! first, which links none of the model's DRA code and answers a request that needs
+//! it with [`KubeOutcome::NeedsDra`]; the DRA module (`crates/web-dra`, loaded when a
+//! learner picks a DRA path) exports the second.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
+use gpulab_model::kubernetes::dra::{self, apply::Applied, dynamicresources::State, printed};
 use gpulab_model::kubernetes::kubectl::{describe_events, get_nodes, get_pods_wide};
 use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, mark_running, pod_ip, sandbox_id, LoadedCri};
 use gpulab_model::kubernetes::patch;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Manifests};
+use gpulab_model::kubernetes::yaml::{load, Located, Manifests};
 use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::{Diagnostic, Lang};
+use gpulab_model::{Diagnostic, Lang, Severity};
 use gpulab_model::containerd::Daemon;
-use gpulab_view::{DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
+use gpulab_view::{kube_path, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::resource::v1::DeviceClass;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 
 use crate::node;
@@ -37,39 +49,182 @@ pub fn patch_nodes(nodes: &mut [Node], patches: &[NodePatch]) -> Vec<String> {
     patches.iter().filter_map(|p| patch::apply(nodes, &p.node, &p.resource, &p.quantity).err()).map(|e| e.to_string()).collect()
 }
 
-/// Runs the model on the learner's files.
+/// Runs the model on the learner's files, without DRA: a request that needs it is
+/// [`KubeOutcome::NeedsDra`] (the chunk's `kube`).
 pub fn view(req: &KubeRequest) -> KubeView {
-    view_and_event(req).0
+    view_with::<false>(req).0
+}
+
+/// Runs the model on the learner's files, DRA included (the DRA module's `kube`).
+pub fn view_dra(req: &KubeRequest) -> KubeView {
+    view_with::<true>(req).0
 }
 
 /// [`view`], and the scheduler's event for the pod when it was created (the incident
-/// report's scheduler verdict of step 6).
+/// report's scheduler verdict of step 6, which is the device plugin's path).
 pub fn view_and_event(req: &KubeRequest) -> (KubeView, Option<Event>) {
+    view_with::<false>(req)
+}
+
+/// The view, with the model's DRA code (`DRA`) or without it: `false` never calls
+/// into `dra`, so the chunk's wasm carries none of it.
+fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let versions = KubeVersion::ALL.iter().map(ToString::to_string).collect();
     let mut diags = Vec::new();
-    let mut read = |file: &str, text: &str| -> Manifests {
-        let (m, d) = load(file, text);
-        diags.extend(d);
-        m
+    let mut read = |file: &str, text: &str| -> Rc<Read> {
+        let r = read_file(file, text);
+        diags.extend(r.diags.iter().cloned());
+        r
     };
+    let path = kube_path(&req.path);
+    let pod_text = if req.pod.is_empty() && path.id == "dra" { default_text(path.pod) } else { req.pod.clone() };
+    let objects_text = if path.objects.is_empty() || !req.objects.is_empty() { req.objects.clone() } else { default_text(path.objects) };
     let cluster = read(CLUSTER, &req.cluster);
     let rcs = read(RUNTIMECLASS, &req.runtimeclass);
-    let pods = read(POD, &req.pod);
+    let pods = read(path.pod, &pod_text);
+    let objects = if path.objects.is_empty() { Rc::default() } else { read(path.objects, &objects_text) };
     let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
     let patch_errors = patch_nodes(&mut nodes, &req.patches);
     let patches_applied = req.patches.len().saturating_sub(patch_errors.len());
     let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
     let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
     let get_nodes = get_nodes(&nodes, 0);
-    let (outcome, event) = if diags.is_empty() {
-        let runtime_classes: Vec<RuntimeClass> =
-            cluster.runtime_classes.iter().chain(rcs.runtime_classes.iter()).map(|l| l.object.clone()).collect();
-        outcome(req, &nodes, &bound, &pods, &runtime_classes)
-    } else {
-        let lang = crate::slots::model_lang(&req.lang);
-        (KubeOutcome::BadInput { diagnostics: diags.iter().map(|d| diag_line(d, lang)).collect() }, None)
+    let files = [(CLUSTER, &req.cluster, &cluster), (RUNTIMECLASS, &req.runtimeclass, &rcs), (path.pod, &pod_text, &pods), (path.objects, &objects_text, &objects)];
+    let runtime_classes = || -> Vec<RuntimeClass> {
+        [&cluster, &rcs, &objects].iter().flat_map(|m| m.runtime_classes.iter()).map(|l| l.object.clone()).collect()
     };
-    (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied }, event)
+    let lang = crate::slots::model_lang(&req.lang);
+    let bad = |diags: &[Diagnostic]| (KubeOutcome::BadInput { diagnostics: diags.iter().map(|d| diag_line(d, lang)).collect() }, None);
+    let (outcome, event) = if DRA {
+        // The DRA objects of every file, as `gpulab schedule` reads them.
+        let mut state = State::default();
+        let mut classes: Vec<Located<DeviceClass>> = Vec::new();
+        for (file, text, m) in files {
+            if !m.deferred.is_empty() {
+                let o = read_dra(file, text, m);
+                diags.extend(o.1.iter().cloned());
+                classes.extend(o.0.device_classes.iter().cloned());
+                state.extend(o.0.clone());
+            }
+        }
+        let version = req.version.parse().ok();
+        for pod in pods.pods.iter().filter(|_| version.is_some()) {
+            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &pod.object, v)).unwrap_or_default());
+        }
+        let has_dra = !(state.classes.is_empty() && state.claims.is_empty() && state.templates.is_empty() && state.slices.is_empty());
+        match version.and_then(printed::not_served).filter(|_| has_dra) {
+            _ if !diags.is_empty() => bad(&diags),
+            Some(text) => (KubeOutcome::Rejected { text }, None),
+            None => {
+                let rcs = runtime_classes();
+                outcome(req, &nodes, &bound, &pods, path.pod, &rcs, |snapshot, pod, opts| {
+                    if !(has_dra || uses_claims(pod)) {
+                        return plain_cycle(snapshot, pod, &rcs, opts, path.pod);
+                    }
+                    match dra::apply::create_pod(&mut state, snapshot, pod.clone(), &rcs, opts, 0) {
+                        Err(rejection) => Err(KubeOutcome::Rejected { text: rejection.kubectl_text(path.pod) }),
+                        Ok(Applied::Cycle { scheduled, allocations, deallocated }) => Ok((*scheduled, printed::claims(&allocations, deallocated.as_ref()))),
+                        Ok(waiting) => Err(KubeOutcome::Waiting { text: printed::waiting(&waiting, opts.version) }),
+                    }
+                })
+            }
+        }
+    } else if !path.id.is_empty() || pods.pods.iter().any(|p| uses_claims(&p.object)) || files.iter().any(|(_, _, m)| !m.deferred.is_empty()) {
+        (KubeOutcome::NeedsDra {}, None)
+    } else if diags.is_empty() {
+        let rcs = runtime_classes();
+        outcome(req, &nodes, &bound, &pods, path.pod, &rcs, |snapshot, pod, opts| plain_cycle(snapshot, pod, &rcs, opts, path.pod))
+    } else {
+        bad(&diags)
+    };
+    let (pod, objects) = if path.id.is_empty() { (String::new(), String::new()) } else { (pod_text, objects_text) };
+    (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied, pod, objects }, event)
+}
+
+/// One file as `kubectl apply` reads it: its manifests and the reader's findings.
+#[derive(Default)]
+struct Read {
+    manifests: Manifests,
+    diags: Vec<Diagnostic>,
+}
+
+impl std::ops::Deref for Read {
+    type Target = Manifests;
+    fn deref(&self) -> &Manifests {
+        &self.manifests
+    }
+}
+
+/// How many files each cache below keeps (step 5–6's four files, and the previous
+/// text of one being edited).
+const KEPT: usize = 6;
+
+/// A cache of what was made from files: (name, text, what was made), newest first.
+type Cache<T> = RefCell<Vec<(String, String, Rc<T>)>>;
+/// A file's DRA objects, typed and validated, and their findings.
+type DraRead = (dra::Objects, Vec<Diagnostic>);
+
+thread_local! {
+    /// The files read last (name, text), most recently used first: an edit reads again only the file
+    /// it changed. With 1,000 devices, reading the ResourceSlices, typing and validating
+    /// them was about 70 % of a call (ARCHITECTURE.md, "Size").
+    static READ: Cache<Read> = const { RefCell::new(Vec::new()) };
+    /// The DRA objects of the files read last (name, text), typed and validated (the
+    /// API server's errors), most recently used first; only the DRA module's build uses it.
+    static READ_DRA: Cache<DraRead> = const { RefCell::new(Vec::new()) };
+}
+
+/// `cache`'s entry for (`file`, `text`), or `make`'s; either is then the most recently
+/// used, and the least recently used beyond [`KEPT`] is dropped.
+fn cached<T>(cache: &'static std::thread::LocalKey<Cache<T>>, file: &str, text: &str, make: impl FnOnce() -> T) -> Rc<T> {
+    // A hit moves to the front: the files the edit did not change stay kept however
+    // many texts of the edited one come and go.
+    let hit = cache.with(|c| {
+        let mut c = c.borrow_mut();
+        let at = c.iter().position(|(f, t, _)| f == file && t == text)?;
+        let entry = c.remove(at);
+        let made = entry.2.clone();
+        c.insert(0, entry);
+        Some(made)
+    });
+    hit.unwrap_or_else(|| {
+        let made = Rc::new(make());
+        cache.with(|c| {
+            let mut c = c.borrow_mut();
+            c.insert(0, (file.to_string(), text.to_string(), made.clone()));
+            c.truncate(KEPT);
+        });
+        made
+    })
+}
+
+/// `file` read (or the same text's earlier reading).
+fn read_file(file: &str, text: &str) -> Rc<Read> {
+    cached(&READ, file, text, || {
+        let (manifests, diags) = load(file, text);
+        Read { manifests, diags }
+    })
+}
+
+/// The DRA objects of `file` (read as `m`), typed and validated, with the findings
+/// `gpulab schedule` stops at (or the same text's earlier reading).
+fn read_dra(file: &str, text: &str, m: &Manifests) -> Rc<DraRead> {
+    cached(&READ_DRA, file, text, || {
+        let (o, mut found) = dra::read(m);
+        found.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
+        (o, found)
+    })
+}
+
+/// The lab's own file of a step 6 path (`src/steps/data/`).
+fn default_text(file: &str) -> String {
+    match file {
+        "dra.yaml" => include_str!("../../../src/steps/data/dra.yaml"),
+        "dra-pod.yaml" => include_str!("../../../src/steps/data/dra-pod.yaml"),
+        "dra-extended.yaml" => include_str!("../../../src/steps/data/dra-extended.yaml"),
+        _ => "",
+    }
+    .to_string()
 }
 
 /// A manifest finding as the editor's panel shows it, worded in `lang` by the
@@ -105,47 +260,71 @@ fn node_view(n: &Node, pods: &[Pod]) -> NodeView {
     NodeView { name, resources, pods }
 }
 
-fn outcome(req: &KubeRequest, nodes: &[Node], bound: &[Pod], pods: &Manifests, rcs: &[RuntimeClass]) -> (KubeOutcome, Option<Event>) {
+/// Whether the pod asks for ResourceClaims (only the DRA module schedules it).
+fn uses_claims(pod: &Pod) -> bool {
+    pod.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty())
+}
+
+/// One scheduling cycle without DRA: the pod, and no claims to print.
+fn plain_cycle(snapshot: &mut Snapshot, pod: &Pod, rcs: &[RuntimeClass], opts: &FilterOptions, pod_file: &str) -> Result<(Scheduled, String), KubeOutcome> {
+    match create_pod(pod.clone(), snapshot, rcs, opts, 0) {
+        Ok(created) => Ok((created, String::new())),
+        Err(rejection) => Err(KubeOutcome::Rejected { text: rejection.kubectl_text(pod_file) }),
+    }
+}
+
+/// The pod created on the cluster: `schedule` runs the cycle (with DRA or without)
+/// and returns the created pod and its claims' devices, or the outcome that ends it
+/// there (admission's refusal, DRA's wait); then the kubelet's sandbox.
+fn outcome(
+    req: &KubeRequest,
+    nodes: &[Node],
+    bound: &[Pod],
+    pods: &Manifests,
+    pod_file: &str,
+    rcs: &[RuntimeClass],
+    schedule: impl FnOnce(&mut Snapshot, &Pod, &FilterOptions) -> Result<(Scheduled, String), KubeOutcome>,
+) -> (KubeOutcome, Option<Event>) {
     let version: KubeVersion = match req.version.parse() {
         Ok(v) => v,
         Err(e) => return (KubeOutcome::Rejected { text: format!("{e}") }, None),
     };
     let [pod] = pods.pods.as_slice() else {
-        return (KubeOutcome::Rejected { text: format!("{POD}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
+        return (KubeOutcome::Rejected { text: format!("{pod_file}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
     };
-    let snapshot = Snapshot::new(nodes.iter().cloned(), bound);
+    let mut snapshot = Snapshot::new(nodes.iter().cloned(), bound);
     let opts = FilterOptions { version, ..Default::default() };
-    match create_pod(pod.object.clone(), &snapshot, rcs, &opts, 0) {
-        Err(rejection) => (KubeOutcome::Rejected { text: rejection.kubectl_text(POD) }, None),
-        Ok(created) => {
-            let verdict = verdict(&created, &snapshot, version);
-            let (node, scheduled) = match &created.result.outcome {
-                Outcome::Scheduled { node, .. } => (Some(node.clone()), true),
-                _ => {
-                    let named = nodes.iter().filter_map(|n| n.metadata.name.clone());
-                    let mut named = named.filter(|n| req.kubelet_node.is_empty() || *n == req.kubelet_node);
-                    (named.next(), false)
-                }
-            };
-            // The node as step 4 left it when the learner did something there; else
-            // the lab's two what-ifs (as loaded before the drop-in, after a restart).
-            let sandboxes = node.map_or_else(Vec::new, |node| {
-                let daemons: Vec<(Daemon, bool, Vec<String>)> = if req.node_ops.is_empty() {
-                    [false, true].iter().filter_map(|r| node::daemon(&req.containerd, *r).ok().map(|d| (d, *r, Vec::new()))).collect()
-                } else {
-                    node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| (d, r, req.node_ops.clone())).into_iter().collect()
-                };
-                daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
-            });
-            let created_view = KubeOutcome::Created {
-                verdict,
-                events: describe_events(std::slice::from_ref(&created.event), 0),
-                nodes: table(&created.explanation),
-                sandboxes,
-            };
-            (created_view, Some(created.event))
+    let (created, claims) = match schedule(&mut snapshot, &pod.object, &opts) {
+        Ok(c) => c,
+        Err(ended) => return (ended, None),
+    };
+    let verdict = verdict(&created, &snapshot, version);
+    let (node, scheduled) = match &created.result.outcome {
+        Outcome::Scheduled { node, .. } => (Some(node.clone()), true),
+        _ => {
+            let named = nodes.iter().filter_map(|n| n.metadata.name.clone());
+            let mut named = named.filter(|n| req.kubelet_node.is_empty() || *n == req.kubelet_node);
+            (named.next(), false)
         }
-    }
+    };
+    // The node as step 4 left it when the learner did something there; else
+    // the lab's two what-ifs (as loaded before the drop-in, after a restart).
+    let sandboxes = node.map_or_else(Vec::new, |node| {
+        let daemons: Vec<(Daemon, bool, Vec<String>)> = if req.node_ops.is_empty() {
+            [false, true].iter().filter_map(|r| node::daemon(&req.containerd, *r).ok().map(|d| (d, *r, Vec::new()))).collect()
+        } else {
+            node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| (d, r, req.node_ops.clone())).into_iter().collect()
+        };
+        daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
+    });
+    let created_view = KubeOutcome::Created {
+        verdict,
+        events: describe_events(std::slice::from_ref(&created.event), 0),
+        nodes: table(&created.explanation),
+        claims,
+        sandboxes,
+    };
+    (created_view, Some(created.event))
 }
 
 /// The first lines `gpulab schedule` prints: where the pod went (and the nominated
@@ -240,6 +419,8 @@ mod tests {
             node_ops: vec![],
             by_hand: false,
             lang: "en".into(),
+            path: String::new(),
+            objects: String::new(),
         }
     }
 
@@ -348,6 +529,99 @@ mod tests {
         assert!(v.patch_errors[1].starts_with("The request is invalid: patch: Invalid value: "), "{}", v.patch_errors[1]);
         req.patches.push(NodePatch { node: "gpu-node-2".into(), resource: "nvidia.com/gpu".into(), quantity: "2".into() });
         assert_eq!(view(&req).patches_applied, 1);
+    }
+
+    /// Step 6's paths for the same pod: the DRA path allocates a GPU of gpu-node-2's
+    /// slice without any node status patch and shows the lab's own files while the
+    /// request leaves them empty (the learner's edits when not); the extended resource
+    /// is the device plugin's verdict while DRAExtendedResource is off (1.35) and the
+    /// model's refusal at the DeviceClass from 1.36; the device plugin's path shows no
+    /// files of its own.
+    #[test]
+    fn paths_to_the_gpu() {
+        let mut req = request();
+        req.path = "dra".into();
+        req.pod = String::new();
+        let v = view_dra(&req);
+        let KubeOutcome::Created { verdict, claims, sandboxes, .. } = &v.outcome else { panic!("{:?}", v.outcome) };
+        assert_eq!(verdict, "default/cuda-vectoradd: Scheduled to gpu-node-2");
+        assert!(claims.contains("  gpu: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
+        assert!(sandboxes.iter().all(|s| s.scheduled && s.node == "gpu-node-2"), "{sandboxes:?}");
+        assert_eq!((v.pod.as_str(), v.objects.as_str()), (default_text("dra-pod.yaml").as_str(), default_text("dra.yaml").as_str()));
+        // The learner's objects without the pod's template: the claim controller's event.
+        req.objects = default_text("dra.yaml").replace("name: one-gpu", "name: two-gpus");
+        let v = view_dra(&req);
+        let KubeOutcome::Waiting { text } = &v.outcome else { panic!("{:?}", v.outcome) };
+        assert!(text.contains("FailedResourceClaimCreation") && text.contains("\"one-gpu\" not found"), "{text}");
+        assert_eq!(v.objects, req.objects);
+        req.path = "dra-extended".into();
+        req.pod = request().pod;
+        req.objects = String::new();
+        req.version = "1.35".into();
+        let KubeOutcome::Created { verdict, claims, .. } = view_dra(&req).outcome else { panic!() };
+        assert!(verdict.contains("Pending (Kubernetes 1.35)") && claims.is_empty(), "{verdict}");
+        req.version = "1.36".into();
+        let KubeOutcome::BadInput { diagnostics } = view_dra(&req).outcome else { panic!() };
+        let [d] = diagnostics.as_slice() else { panic!("{diagnostics:?}") };
+        assert_eq!((d.code.as_str(), d.location.as_deref()), ("dra-extended-resource-unmodelled", Some("dra-extended.yaml:1:1")));
+        req.path = String::new();
+        let v = view_dra(&req);
+        assert!(v.pod.is_empty() && v.objects.is_empty());
+    }
+
+    /// The chunk's `kube` links no DRA: what needs it — a DRA path, a DRA object in any
+    /// file, a pod with claims — is `NeedsDra`, with the same cluster view and the
+    /// path's files as the DRA module's; what does not is the DRA module's view too.
+    #[test]
+    fn the_chunk_hands_dra_to_the_dra_module() {
+        let dra_files = || {
+            let mut req = request();
+            req.path = "dra".into();
+            req.pod = String::new();
+            req
+        };
+        let in_cluster = || {
+            let mut req = request();
+            req.cluster = format!("{}\n---\n{}", req.cluster, default_text("dra.yaml"));
+            req
+        };
+        let claims_pod = || {
+            let mut req = request();
+            req.pod = default_text("dra-pod.yaml");
+            req
+        };
+        let extended = || {
+            let mut req = request();
+            req.path = "dra-extended".into();
+            req
+        };
+        for (case, req) in [("dra path", dra_files()), ("objects in cluster.yaml", in_cluster()), ("pod with claims", claims_pod()), ("extended", extended())] {
+            let (chunk, dra) = (view(&req), view_dra(&req));
+            assert_eq!(chunk.outcome, KubeOutcome::NeedsDra {}, "{case}");
+            assert_ne!(dra.outcome, KubeOutcome::NeedsDra {}, "{case}");
+            assert_eq!((chunk.get_nodes, chunk.cluster, chunk.pod, chunk.objects), (dra.get_nodes, dra.cluster, dra.pod, dra.objects), "{case}");
+        }
+        let plain = request();
+        assert_eq!(view(&plain), view_dra(&plain));
+        assert!(matches!(view(&plain).outcome, KubeOutcome::Created { .. }));
+    }
+
+    /// An edit reads again only the file it changed: however many texts of the pod
+    /// come and go, the cluster and the DRA objects read before stay the same reading
+    /// (one `Rc`), and a changed text is read anew.
+    #[test]
+    fn edits_read_only_the_changed_file() {
+        let (cluster_text, objects_text) = (request().cluster, default_text("dra.yaml"));
+        let cluster = read_file(CLUSTER, &cluster_text);
+        let objects = read_file("dra.yaml", &objects_text);
+        let dra = read_dra("dra.yaml", &objects_text, &objects);
+        assert!(!dra.0.resource_slices.is_empty() && dra.1.is_empty());
+        for i in 0..3 * KEPT {
+            read_file(POD, &format!("{}# edit {i}\n", request().pod));
+            assert!(Rc::ptr_eq(&cluster, &read_file(CLUSTER, &cluster_text)), "{i}");
+            assert!(Rc::ptr_eq(&dra, &read_dra("dra.yaml", &objects_text, &objects)), "{i}");
+        }
+        assert!(!Rc::ptr_eq(&cluster, &read_file(CLUSTER, &format!("{cluster_text}\n"))));
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.

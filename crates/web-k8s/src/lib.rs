@@ -33,6 +33,7 @@ pub mod scenario;
 pub mod slots;
 
 use serde::Serialize;
+#[cfg(feature = "exports")]
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// The wasm's allocator, as the app's (the feature `allocator`, on by default).
@@ -50,39 +51,46 @@ fn parse<'a, T: serde::Deserialize<'a>>(request: &'a str) -> Result<T, String> {
     serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))
 }
 
-/// Steps 5 and 6: `KubeRequest` JSON in, `Reply<KubeView>` JSON out.
-#[wasm_bindgen]
+/// Steps 5 and 6: `KubeRequest` JSON in, `Reply<KubeView>` JSON out — without DRA
+/// (a request that needs it is `KubeOutcome::NeedsDra`).
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn kube(request: &str) -> String {
     reply(parse(request).map(|r| kube::view(&r)))
 }
 
+/// Steps 5 and 6 with DRA, the DRA module's `kube` (`crates/web-dra` exports it; this
+/// chunk does not, so its wasm carries none of the model's DRA code).
+pub fn kube_dra(request: &str) -> String {
+    reply(parse(request).map(|r| kube::view_dra(&r)))
+}
+
 /// Step 8: `RolloutRequest` JSON in, `Reply<RolloutView>` JSON out.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn rollout(request: &str) -> String {
     reply(parse(request).and_then(|r| rollout::view(&r)))
 }
 
 /// Step 7: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn slots(request: &str) -> String {
     reply(parse(request).and_then(|r| slots::view(&r)))
 }
 
 /// Steps 3 and 4: `CheckRequest` JSON in, `Reply<CheckView>` JSON out.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn check(request: &str) -> String {
     reply(parse(request).and_then(|r| check::view(&r)))
 }
 
 /// An author's scenario: `ScenarioRequest` JSON in, `Reply<ScenarioOutcome>` JSON out.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn scenario(request: &str) -> String {
     reply(parse(request).map(|r| scenario::outcome(&r)))
 }
 
 /// Steps 1, 2 and 4: `SyntaxRequest` JSON in, `Reply<Option<Failure>>` JSON out —
 /// containerd's verdict on one file's syntax, exactly as the version words it.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn containerd_syntax(request: &str) -> String {
     use gpulab_model::containerd::{syntax, Version};
     reply(parse::<gpulab_view::SyntaxRequest>(request).and_then(|r| {
@@ -95,7 +103,7 @@ pub fn containerd_syntax(request: &str) -> String {
 /// `Reply<String>` JSON out — that version's built-in defaults, the `config dump` text
 /// the app reads with `Containerd::with_defaults` (its first load embeds only its
 /// default version's).
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn containerd_defaults(version: &str) -> String {
     use gpulab_model::containerd::{schema, Version};
     reply(Version::parse(version).map_err(|e| e.to_string()).and_then(|v| {
@@ -106,13 +114,13 @@ pub fn containerd_defaults(version: &str) -> String {
 /// The Korean messages of the views drawn from this chunk (the late lines of
 /// `i18n/ko.ftl`, `build.rs`): the app reads them when the chunk arrives
 /// (`i18n::provide_korean`); its first load does not carry them.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn messages_ko() -> String {
     include_str!(concat!(env!("OUT_DIR"), "/ko-late.ftl")).to_string()
 }
 
 /// The files a `scenario.toml` references, as a JSON array of paths.
-#[wasm_bindgen]
+#[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn scenario_references(text: &str) -> String {
     reply(Ok(scenario::references(text)))
 }

@@ -164,6 +164,9 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
         node_ops: work.restart.ops.clone(),
         by_hand: work.restart.supervisor == "by-hand",
         lang: tag(lang),
+        // The report is the device plugin's path, the one steps 5–8 share.
+        path: String::new(),
+        objects: String::new(),
     };
     let (kube, event) = crate::kube::view_and_event(&kube_req);
     artifacts.scheduler.splice(0..0, step_6_verdicts(&kube_req, event, &work.kube.pod));
@@ -287,6 +290,8 @@ impl LabReport {
                 md.push_str(&format!("{}:\n\n", t(l, Label::KubectlApplyRefusedPod)));
                 fenced(&mut md, "text", text);
             }
+            KubeOutcome::Waiting { text } => fenced(&mut md, "text", text),
+            KubeOutcome::NeedsDra {} => md.push_str(&format!("{}.\n\n", t(l, Label::DraNotInReport))),
             KubeOutcome::Created { verdict, events, sandboxes, .. } => {
                 fenced(&mut md, "text", verdict);
                 fenced(&mut md, "text", events);

@@ -120,6 +120,38 @@ pub struct KubeRequest {
     /// `ko` or `en`: the language of the files' findings (upstream texts inside them
     /// stay verbatim).
     pub lang: String,
+    /// Step 6's path to the GPU: an id of [`PATHS`] (empty: the device plugin's).
+    pub path: String,
+    /// The path's objects file ([`KubePath::objects`]); empty: the path's own.
+    /// On the DRA path an empty `pod` is that path's pod too.
+    pub objects: String,
+}
+
+/// One of step 6's paths to a GPU for the same pod on the same cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KubePath {
+    /// The request's `path`.
+    pub id: &'static str,
+    /// The file of the path's own objects (DeviceClasses, ResourceSlices, claims), as
+    /// diagnostics and `gpulab schedule --objects` name it; empty: none.
+    pub objects: &'static str,
+    /// The pod's file.
+    pub pod: &'static str,
+}
+
+/// Step 6's paths: the device plugin's `nvidia.com/gpu`; a ResourceClaim against the
+/// NVIDIA DRA driver's ResourceSlices; the same `nvidia.com/gpu` backed by a
+/// DeviceClass (`extendedResourceName`).
+pub const PATHS: [KubePath; 3] = [
+    KubePath { id: "", objects: "", pod: "pod.yaml" },
+    KubePath { id: "dra", objects: "dra.yaml", pod: "dra-pod.yaml" },
+    KubePath { id: "dra-extended", objects: "dra-extended.yaml", pod: "pod.yaml" },
+];
+
+/// The path `id` names (an unknown id: the device plugin's).
+pub fn kube_path(id: &str) -> KubePath {
+    let [device_plugin, ..] = PATHS;
+    PATHS.into_iter().find(|p| p.id == id).unwrap_or(device_plugin)
 }
 
 /// The node's containerd files and version (steps 1–2), for the kubelet's sandbox
@@ -152,6 +184,13 @@ pub enum KubeOutcome {
     BadInput { diagnostics: Vec<DiagLine> },
     /// Admission or validation refused the pod: `kubectl apply` output.
     Rejected { text: String },
+    /// The pod was created and the scheduler left it waiting in its queue (DRA:
+    /// a claim missing or not made from its template) — `gpulab schedule`'s text.
+    Waiting { text: String },
+    /// The Kubernetes chunk does not judge DRA (a DRA path, a file holding DRA objects,
+    /// a pod with claims): the app asks the DRA module (`crates/web-dra`), loaded on
+    /// demand, for this request. The view's other fields are the chunk's.
+    NeedsDra {},
     /// The pod was created: the verdict line, the Events table, the per-node table.
     Created {
         verdict: String,
@@ -159,6 +198,9 @@ pub enum KubeOutcome {
         events: String,
         /// The per-node, per-plugin table that explains the verdict.
         nodes: String,
+        /// DRA: the devices each claim got (or the claim PostFilter deallocated), as
+        /// `gpulab schedule` prints them after the table; empty without claims.
+        claims: String,
         /// What the kubelet does with the admitted pod on the node it was bound to
         /// (or the request's `kubelet_node`), with containerd as loaded before and
         /// after the restart.
@@ -202,6 +244,10 @@ pub struct KubeView {
     pub patch_errors: Vec<String>,
     /// How many of the learner's patches the API server accepted.
     pub patches_applied: usize,
+    /// Step 6 off the device plugin's path: the pod's and the objects' texts the
+    /// outcome is for (the path's own where the request left them empty).
+    pub pod: String,
+    pub objects: String,
 }
 
 /// One node of the cluster view.
@@ -424,12 +470,14 @@ mod tests {
     #[test]
     fn views_round_trip_through_json() {
         let view = KubeView {
-            outcome: KubeOutcome::Created { verdict: "v".into(), events: "e".into(), nodes: "n".into(), sandboxes: vec![] },
+            outcome: KubeOutcome::Created { verdict: "v".into(), events: "e".into(), nodes: "n".into(), claims: String::new(), sandboxes: vec![] },
             get_nodes: String::new(),
             cluster: vec![NodeView { name: "gpu-1".into(), resources: vec![("cpu".into(), "8".into(), "7".into())], pods: vec![] }],
             versions: vec!["1.36".into()],
             patch_errors: vec![],
             patches_applied: 0,
+            pod: String::new(),
+            objects: String::new(),
         };
         let reply: Reply<KubeView> = Ok(view);
         let json = serde_json::to_string(&reply).unwrap();

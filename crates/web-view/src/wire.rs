@@ -63,6 +63,8 @@ impl ToJson for KubeRequest {
             .strs("node_ops", self.node_ops.iter().map(String::as_str))
             .bool("by_hand", self.by_hand)
             .str("lang", &self.lang)
+            .str("path", &self.path)
+            .str("objects", &self.objects)
             .end();
         out
     }
@@ -207,12 +209,17 @@ pub fn kube_view(v: &Value) -> KubeView {
         KubeOutcome::BadInput { diagnostics: list(b, "diagnostics", diag_line) }
     } else if let Some(r) = o.get("Rejected") {
         KubeOutcome::Rejected { text: text(r, "text") }
+    } else if let Some(w) = o.get("Waiting") {
+        KubeOutcome::Waiting { text: text(w, "text") }
+    } else if o.get("NeedsDra").is_some() {
+        KubeOutcome::NeedsDra {}
     } else {
         let c = get(o, "Created");
         KubeOutcome::Created {
             verdict: text(c, "verdict"),
             events: text(c, "events"),
             nodes: text(c, "nodes"),
+            claims: text(c, "claims"),
             sandboxes: list(c, "sandboxes", |s| Sandbox {
                 restarted: flag(s, "restarted"),
                 ops: texts(s, "ops"),
@@ -236,6 +243,8 @@ pub fn kube_view(v: &Value) -> KubeView {
         versions: texts(v, "versions"),
         patch_errors: texts(v, "patch_errors"),
         patches_applied: number(v, "patches_applied").unwrap_or(0) as usize,
+        pod: text(v, "pod"),
+        objects: text(v, "objects"),
     }
 }
 
@@ -382,6 +391,8 @@ mod tests {
                 containerd: files(),
                 kubelet_node: "n".into(),
                 by_hand: !node_ops.is_empty(),
+                path: if node_ops.is_empty() { String::new() } else { "dra".into() },
+                objects: TRICKY.into(),
                 node_ops,
                 lang: "ko".into(),
             };
@@ -431,10 +442,13 @@ mod tests {
         for outcome in [
             KubeOutcome::BadInput { diagnostics: vec![diag.clone()] },
             KubeOutcome::Rejected { text: TRICKY.into() },
-            KubeOutcome::Created { verdict: "v".into(), events: "e".into(), nodes: "n".into(), sandboxes: vec![sandbox] },
+            KubeOutcome::Waiting { text: TRICKY.into() },
+            KubeOutcome::NeedsDra {},
+            KubeOutcome::Created { verdict: "v".into(), events: "e".into(), nodes: "n".into(), claims: TRICKY.into(), sandboxes: vec![sandbox] },
         ] {
             let cluster = vec![NodeView { name: "gpu-node-1".into(), resources: vec![("cpu".into(), "4".into(), "4".into())], pods: vec!["p".into()] }];
-            round_trip(KubeView { outcome, get_nodes: TRICKY.into(), cluster, versions: vec!["1.36".into()], patch_errors: vec!["x".into()], patches_applied: 2 }, kube_view);
+            let (pod, objects) = ("p".into(), TRICKY.into());
+            round_trip(KubeView { outcome, get_nodes: TRICKY.into(), cluster, versions: vec!["1.36".into()], patch_errors: vec!["x".into()], patches_applied: 2, pod, objects }, kube_view);
         }
         round_trip(
             SlotsView {

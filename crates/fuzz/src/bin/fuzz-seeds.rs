@@ -161,7 +161,7 @@ fn main() -> std::io::Result<()> {
         };
         let scenario_request = ScenarioRequest { file: "scenario.toml".into(), text: scenario_toml.clone(), ..ScenarioRequest::default() };
         let requests: [(u8, String); 8] = [
-            (0, kubernetes::request(&w.kube, &w.containerd, &w.restart).to_json()),
+            (0, kubernetes::request(&w.kube, &w.containerd, &w.restart, Lang::En).to_json()),
             (1, rollout::request(&w, Lang::Ko, false).map_err(std::io::Error::other)?.to_json()),
             (2, slots::request(&w.slots, Lang::En).to_json()),
             (3, check::check_request(&w.containerd, &w.restart, &w.check, Lang::Ko).to_json()),

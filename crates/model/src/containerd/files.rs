@@ -198,7 +198,15 @@ pub fn clean(path: &str) -> String {
             p => parts.push(p),
         }
     }
-    let body = parts.join("/");
+    // Joined by hand: `[&str]::join` is a second instantiation of alloc's join beside
+    // the `[String]` one the app links anyway (first load).
+    let mut body = String::with_capacity(path.len());
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            body.push('/');
+        }
+        body.push_str(p);
+    }
     match (rooted, body.is_empty()) {
         (true, _) => format!("/{body}"),
         (false, true) => ".".to_string(),

@@ -1,0 +1,48 @@
+//! The lab's DRA module: step 6's paths to the GPU through Dynamic Resource Allocation
+//! (a ResourceClaim; `nvidia.com/gpu` backed by a DeviceClass) — the model's DRA code
+//! (k8s-openapi's `resource.k8s.io` types, validation, the CEL subset, the structured
+//! allocator, the `DynamicResources` plugin) with the Kubernetes view it feeds. A wasm
+//! module of its own, so neither the first load nor the Kubernetes chunk carries it:
+//! the app imports it only when the chunk answers a request with
+//! `KubeOutcome::NeedsDra` (a DRA path picked, DRA objects in a file, a pod with
+//! claims), and shows a clear message with a retry if it does not load.
+//!
+//! # Layout
+//!
+//! - [`kube`]: `KubeRequest` JSON in, `Reply<KubeView>` JSON out —
+//!   `gpu_node_lab_k8s::kube::view_dra`, the chunk's steps 5–6 view with DRA.
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// Steps 5 and 6 with DRA: `KubeRequest` JSON in, `Reply<KubeView>` JSON out.
+#[wasm_bindgen]
+pub fn kube(request: &str) -> String {
+    gpu_node_lab_k8s::kube_dra(request)
+}
+
+#[cfg(test)]
+mod tests {
+    use gpulab_view::{KubeOutcome, KubeView, Reply};
+
+    /// The module schedules the DRA path the chunk hands over: the lab's own DRA files
+    /// (the request leaves them empty) give the pod a GPU of gpu-node-2's slice, where
+    /// the chunk's `kube` answers `NeedsDra`; bad JSON is an error reply.
+    #[test]
+    fn schedules_what_the_chunk_hands_over() {
+        let request = serde_json::json!({
+            "version": "1.36", "cluster": include_str!("../../../src/steps/data/cluster.yaml"),
+            "runtimeclass": include_str!("../../../src/steps/data/runtimeclass.yaml"), "pod": "", "patches": [],
+            "containerd": { "version": "1.7.34", "main": "", "dropin": "" },
+            "kubelet_node": "", "node_ops": [], "by_hand": false, "path": "dra", "objects": "",
+        })
+        .to_string();
+        let chunk: Reply<KubeView> = serde_json::from_str(&gpu_node_lab_k8s::kube(&request)).unwrap();
+        assert_eq!(chunk.unwrap().outcome, KubeOutcome::NeedsDra {});
+        let dra: Reply<KubeView> = serde_json::from_str(&super::kube(&request)).unwrap();
+        let KubeOutcome::Created { verdict, claims, .. } = dra.unwrap().outcome else { panic!("not created") };
+        assert_eq!(verdict, "default/cuda-vectoradd: Scheduled to gpu-node-2");
+        assert!(claims.contains("  gpu: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
+        let bad: Reply<KubeView> = serde_json::from_str(&super::kube("{")).unwrap();
+        assert!(bad.unwrap_err().starts_with("bad request"));
+    }
+}
