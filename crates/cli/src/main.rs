@@ -16,7 +16,8 @@
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
 //! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
-//! - [`manifests`]: the files (or stdin, or a kubectl dump) both commands read.
+//! - [`manifests`]: the files (or stdin, or a kubectl dump) both commands read, cut into
+//!   documents that load on both cores.
 //! - [`cluster_cmd`]: `gpulab cluster up|down` over the library's `gpulab::cluster`.
 //! - [`dra`]: `gpulab dra slices` — what NVIDIA's DRA driver publishes for a node.
 
@@ -37,6 +38,13 @@ mod rollout;
 mod schedule;
 
 use clap::Parser;
+
+/// mimalloc instead of the system allocator: reading a 5,000-node cluster makes
+/// millions of small allocations (YAML events, k8s-openapi's strings and maps), and
+/// glibc's malloc/free were a quarter of `gpulab schedule`'s instructions (issue 19,
+/// ARCHITECTURE.md "Scale").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let cli = cli::Cli::parse();
