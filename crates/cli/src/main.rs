@@ -39,13 +39,6 @@ mod schedule;
 
 use clap::Parser;
 
-/// mimalloc instead of the system allocator: reading a 5,000-node cluster makes
-/// millions of small allocations (YAML events, k8s-openapi's strings and maps), and
-/// glibc's malloc/free were a quarter of `gpulab schedule`'s instructions (issue 19,
-/// ARCHITECTURE.md "Scale").
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     let cli = cli::Cli::parse();
     let code = match cli.command {

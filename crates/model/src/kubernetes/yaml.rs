@@ -271,8 +271,13 @@ fn line_of_entry(doc: &Document, name: &str, value: &str) -> u32 {
 fn typed<T: DeserializeOwned + Metadata<Ty = ObjectMeta>>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
     match serde_json::from_value::<T>(value) {
         Ok(v) => Ok(without_managed_fields(v)),
-        Err(_) => match serde_norway::from_str::<T>(&doc.text) {
+        Err(json) => match serde_norway::from_str::<T>(&doc.text) {
             Err(e) => Err(yaml_error(file, doc, "k8s-object-invalid", &e)),
+            // JSON is stricter than YAML's reading of the same text (`"nodeName": 1` is
+            // no string in JSON): serde_json's finding, at the object's first line.
+            Ok(_) if doc.json => Err(Diagnostic::new("k8s-object-invalid", Severity::Error)
+                .arg("message", json.to_string())
+                .at(Span::new(file, doc.first_line, 1))),
             Ok(v) => Ok(without_managed_fields(v)),
         },
     }
@@ -918,6 +923,7 @@ metadata:
             ("yaml: a Secret that would not read", KUBECTL_DUMP.replace("token: c2VjcmV0LXRva2Vu", "token: [c2VjcmV0LXRva2Vu"), None),
             ("json: a quantity", json.replacen(r#""nvidia.com/gpu": "2""#, r#""nvidia.com/gpu": "two""#, 1), Some(("k8s-quantity-invalid", r#""nvidia.com/gpu": "two""#))),
             ("json: a field of the wrong type", json.replace(r#""nodeName": "gpu-1""#, r#""nodeName": ["gpu-1"]"#), Some(("k8s-object-invalid", r#""nodeName": ["gpu-1"]"#))),
+            ("json: a number for a string", json.replace(r#""nodeName": "gpu-1""#, r#""nodeName": 1"#), Some(("k8s-object-invalid", "{\n            \"apiVersion\": \"v1\",\n            \"kind\": \"Pod\""))),
             ("json: a kind the lab does not read", json.replace(r#""kind": "Pod""#, r#""kind": "Service""#), Some(("k8s-kind-unknown", r#""kind": "Service""#))),
             ("json: a Secret that would not read", json.replace(r#""token": "c2VjcmV0LXRva2Vu""#, r#""token": 7"#), None),
         ];
