@@ -16,7 +16,8 @@
 //! - [`rollout`]: `gpulab rollout` — the DaemonSet rollout, sync by sync, and its diagnosis.
 //! - [`report`]: `gpulab report` — the incident report of a rollout run.
 //! - [`schedule`]: `gpulab schedule` — one pod on a modelled cluster.
-//! - [`manifests`]: the files (or stdin, or a kubectl dump) both commands read.
+//! - [`manifests`]: the files (or stdin, or a kubectl dump) both commands read, cut into
+//!   documents that load on both cores.
 //! - [`cluster_cmd`]: `gpulab cluster up|down` over the library's `gpulab::cluster`.
 //! - [`dra`]: `gpulab dra slices` — what NVIDIA's DRA driver publishes for a node.
 

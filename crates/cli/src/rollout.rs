@@ -19,8 +19,7 @@ use gpulab_model::daemonset::NodeOrder;
 
 use crate::cli::RolloutArgs;
 use crate::exit::ExitCode;
-use crate::manifests::{diagnostic_line, read_source};
-use gpulab_model::kubernetes::yaml::load;
+use crate::manifests::{diagnostic_line, load, read_source};
 use crate::output::OutputFormat;
 
 /// The built-in scenario: the lab's step-8 incident.
@@ -62,7 +61,7 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
     let findings = |ds: Vec<gpulab_model::Diagnostic>| ds.iter().map(diagnostic_line).collect::<Vec<_>>().join("\n");
     for path in &args.filenames {
         let (name, text) = read_source(path)?;
-        let (cluster, diags) = load(&name, &text);
+        let (cluster, diags) = load(&name, &text, false);
         if !diags.is_empty() {
             return Err(findings(diags));
         }
@@ -71,7 +70,12 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
     for file in &args.inputs {
         let text = std::fs::read_to_string(file)
             .map_err(|e| format!("{file}: {e} (give YAML manifests, or the built-in scenario {SEED_SCENARIO:?})"))?;
-        manifests.add_yaml(file, &text).map_err(findings)?;
+        // `Manifests::add_yaml`, with the file read on every core.
+        let (loaded, diags) = load(file, &text, false);
+        if !diags.is_empty() {
+            return Err(findings(diags));
+        }
+        manifests.add(loaded).map_err(findings)?;
     }
     let default_version = Version::parse(SEED_CONTAINERD_VERSION).map_err(|e| e.to_string())?;
     let mut daemons = BTreeMap::new();

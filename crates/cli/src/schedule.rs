@@ -17,7 +17,7 @@ use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::kubectl::describe_events;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, load_cluster, Located, Manifests};
+use gpulab_model::kubernetes::yaml::{Located, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::Diagnostic;
 use k8s_openapi::api::resource::v1::DeviceClass;
@@ -39,11 +39,12 @@ struct Dra {
 /// Reads `path` (`-`: stdin, [`crate::manifests::read_source`]), loads it, and types
 /// the DRA objects it holds into `dra`.
 /// `cluster`: the file is the cluster to schedule on, whose bound pods are kept as
-/// the scheduler's accounting only ([`load_cluster`]).
+/// the scheduler's accounting only ([`gpulab_model::kubernetes::yaml::load_cluster`]),
+/// read on every core ([`crate::manifests::load`]).
 fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra: &mut Dra, cluster: bool) -> Manifests {
     match read_source(path) {
         Ok((file, text)) => {
-            let (m, d) = if cluster { load_cluster(&file, &text) } else { load(&file, &text) };
+            let (m, d) = crate::manifests::load(&file, &text, cluster);
             diags.extend(d);
             if !m.deferred.is_empty() {
                 let (objects, typed) = gpulab_model::kubernetes::dra::read(&m);

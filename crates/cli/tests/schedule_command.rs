@@ -105,3 +105,127 @@ fn missing_runtime_class_is_refused() {
         "Error from server (Forbidden): error when creating \"p.yaml\": pods \"cuda\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found\n"
     );
 }
+
+/// [`CLUSTER`] with a bound pod, as `kubectl get nodes,pods,secrets -A -o yaml`
+/// prints it: one List, keys sorted, the server's fields and managedFields, and a
+/// Secret among the items.
+const DUMP_YAML: &str = r#"apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    managedFields:
+    - apiVersion: v1
+      fieldsType: FieldsV1
+      fieldsV1:
+        f:status:
+          f:allocatable: {}
+      manager: kubelet
+      operation: Update
+      subresource: status
+      time: "2026-09-01T00:00:00Z"
+    name: cpu-1
+    resourceVersion: "501"
+    uid: 0e8a3f52-0000-4000-8000-000000000001
+  status:
+    allocatable:
+      cpu: "8"
+      memory: 32Gi
+      pods: "110"
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-1
+    resourceVersion: "502"
+    uid: 0e8a3f52-0000-4000-8000-000000000002
+  status:
+    allocatable:
+      cpu: "8"
+      memory: 32Gi
+      nvidia.com/gpu: "1"
+      pods: "110"
+- apiVersion: v1
+  data:
+    password: aHVudGVyMg==
+  kind: Secret
+  metadata:
+    name: db-password
+    namespace: default
+  type: Opaque
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: holder
+    namespace: default
+  spec:
+    containers:
+    - name: c
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+    nodeName: gpu-1
+  status:
+    phase: Running
+kind: List
+metadata:
+  resourceVersion: ""
+"#;
+
+/// The same cluster as plain manifests.
+fn plain_cluster() -> String {
+    format!("{CLUSTER}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: holder}}\nspec:\n  nodeName: gpu-1\n  containers:\n  - name: c\n    resources:\n      limits: {{nvidia.com/gpu: 1}}\n")
+}
+
+/// Runs `gpulab ARGS` with `stdin` on its standard input.
+fn run_stdin(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sched-stdin");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("p.yaml"), GPU_POD).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpulab"))
+        .current_dir(&dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// `gpulab schedule -f -` reads a kubectl dump (YAML or JSON) from stdin like kubectl:
+/// the same output as the plain manifests, the Secret's data and the managedFields
+/// nowhere in it; a bad or cut-off dump is bad input at `<stdin>:LINE`.
+#[test]
+fn kubectl_dumps_from_stdin() {
+    let plain = run("sched-plain", &[("c.yaml", &plain_cluster()), ("p.yaml", GPU_POD)], &["schedule", "-f", "c.yaml", "--pod", "p.yaml"]);
+    assert_eq!(plain.status.code(), Some(1), "{}", String::from_utf8_lossy(&plain.stdout));
+    let value: serde_json::Value = serde_norway::from_str(DUMP_YAML).unwrap();
+    let json = serde_json::to_string_pretty(&value).unwrap();
+    let line = |text: &str, needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() + 1;
+    let bad_yaml = DUMP_YAML.replace("nvidia.com/gpu: \"1\"\n      pods", "nvidia.com/gpu: one\n      pods");
+    let bad_json = json.replace(r#""nodeName": "gpu-1""#, r#""nodeName": 1"#);
+    // (case, stdin, exit code, the first line of stderr: empty when the output is the plain one's)
+    let cases = [
+        ("-o yaml", DUMP_YAML.to_string(), 1, String::new()),
+        ("-o json", json.clone(), 1, String::new()),
+        ("a bad quantity", bad_yaml.clone(), 2, format!("<stdin>:{}:1: error[k8s-quantity-invalid]", line(&bad_yaml, "gpu: one"))),
+        // JSON's finding is at the object's first line (its `{`, above apiVersion and kind).
+        ("a field of the wrong type", bad_json.clone(), 2, format!("<stdin>:{}:1: error[k8s-object-invalid]", line(&bad_json, r#""kind": "Pod""#) - 2)),
+        ("cut off", json[..json.find(r#""kind": "Pod""#).unwrap()].to_string(), 2, "<stdin>:".to_string()),
+    ];
+    for (name, stdin, code, stderr_starts) in cases {
+        let out = run_stdin(&["schedule", "-f", "-", "--pod", "p.yaml"], &stdin);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(code), "{name}: {stdout}{stderr}");
+        if stderr_starts.is_empty() {
+            assert_eq!((stdout.as_ref(), stderr.as_ref()), (String::from_utf8_lossy(&plain.stdout).as_ref(), ""), "{name}");
+        } else {
+            assert!(stderr.starts_with(&stderr_starts), "{name}: {stderr}");
+        }
+        for hidden in ["aHVudGVyMg==", "db-password", "FieldsV1"] {
+            assert!(!stdout.contains(hidden) && !stderr.contains(hidden), "{name}: {hidden} shown");
+        }
+    }
+}

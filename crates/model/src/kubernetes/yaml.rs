@@ -11,6 +11,8 @@
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::Metadata;
 use serde::de::DeserializeOwned;
 
 use super::quantity::Quantity;
@@ -54,7 +56,7 @@ pub struct Deferred {
 impl Deferred {
     /// The object as `T`, or a `k8s-object-invalid` diagnostic at the bad field's line.
     #[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
-    pub fn typed<T: DeserializeOwned>(&self) -> Result<Located<T>, Diagnostic> {
+    pub fn typed<T: DeserializeOwned + Metadata<Ty = ObjectMeta>>(&self) -> Result<Located<T>, Diagnostic> {
         let object = typed(&self.span.file, &self.doc, self.value.clone())?;
         Ok(Located { object, span: self.span.clone() })
     }
@@ -96,25 +98,50 @@ pub const KINDS: [&str; 10] = [
     "ResourceSlice",
 ];
 
-/// One YAML document of a file: its text, the line (1-based) it starts on, and the
-/// columns its lines were dedented by (a List item's two).
+/// A piece of a file that loads on its own ([`split`]): a YAML document, an item of
+/// a `kind: List` (`kubectl get -o yaml`, or `-o json`), or a whole JSON object; its
+/// text, the line (1-based) it starts on, and the columns its lines were dedented by
+/// (a YAML List item's two).
 #[derive(Debug, Clone)]
-struct Document {
+pub struct Document {
     text: String,
     first_line: u32,
     indent: u32,
+    /// JSON text (read with serde_json), else YAML.
+    json: bool,
+    /// An item of a `kind: List`: a Secret there is skipped unread ([`SKIPPED_IN_LISTS`]).
+    list_item: bool,
 }
+
+impl Document {
+    /// Its text's length in bytes (what reading it costs, for cutting a file into
+    /// equal shares).
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether its text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+/// The kinds a kubectl dump's List may hold that the lab skips without reading them:
+/// a Secret's data is never parsed, kept or shown (`kubectl get nodes,pods,secrets`).
+pub const SKIPPED_IN_LISTS: [&str; 1] = ["Secret"];
 
 /// Splits at `---` lines (the YAML document marker at column 1).
 fn split_documents(text: &str) -> Vec<Document> {
     let mut docs = Vec::new();
     let mut cur = String::new();
     let mut first_line = 1u32;
+    let mut managed = ManagedFields::default();
     for (i, line) in text.lines().enumerate() {
         let is_marker = line.starts_with("---")
             && line.get(3..).is_none_or(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '#']));
         if is_marker {
-            docs.push(Document { text: std::mem::take(&mut cur), first_line, indent: 0 });
+            docs.push(Document { text: std::mem::take(&mut cur), first_line, indent: 0, json: false, list_item: false });
+            managed = ManagedFields::default();
             first_line = i as u32 + 2;
             // A document may start on the marker line (`--- {kind: Pod}`).
             if let Some(rest) = line.get(3..) {
@@ -126,11 +153,56 @@ fn split_documents(text: &str) -> Vec<Document> {
             }
             continue;
         }
-        cur.push_str(line);
+        if !managed.blanks(line) {
+            cur.push_str(line);
+        }
         cur.push('\n');
     }
-    docs.push(Document { text: cur, first_line, indent: 0 });
+    docs.push(Document { text: cur, first_line, indent: 0, json: false, list_item: false });
     docs
+}
+
+/// Finds the lines of `metadata.managedFields` (block style, as kubectl and the API
+/// server write it: the key at two columns under a top-level `metadata:`, its entries
+/// at two or more), fed a document's lines in order. They are left out of what is
+/// parsed — an empty line each, so every other line keeps its number: the server's
+/// field bookkeeping is ignored, never read or shown, and in a real dump it is often
+/// most of the bytes. (A loaded object's `managedFields` is dropped as well, whatever
+/// its style: [`without_managed_fields`].)
+#[derive(Default)]
+struct ManagedFields {
+    in_metadata: bool,
+    inside: bool,
+}
+
+impl ManagedFields {
+    /// Whether `line` (at the document's own indentation) belongs to `metadata.managedFields`.
+    fn blanks(&mut self, line: &str) -> bool {
+        let rest = line.trim_start_matches(' ');
+        let indent = line.len() - rest.len();
+        if self.inside {
+            let entry = indent > 2 || (indent == 2 && (rest.starts_with("- ") || rest == "-"));
+            if entry || rest.is_empty() || rest.starts_with('#') {
+                return true;
+            }
+            self.inside = false;
+        }
+        if rest.is_empty() || rest.starts_with('#') {
+            return false;
+        }
+        if indent == 0 {
+            self.in_metadata = line.trim_end() == "metadata:";
+            return false;
+        }
+        if self.in_metadata && indent == 2 {
+            if let Some(value) = rest.strip_prefix("managedFields:") {
+                let value = value.trim();
+                self.inside = value.is_empty() || value.starts_with('#');
+                return self.inside || value == "[]";
+            }
+        }
+        false
+    }
 }
 
 /// Whether a document holds only blanks and comments.
@@ -165,8 +237,9 @@ fn syntax_error(file: &str, doc: &Document, e: &serde_norway::Error) -> Diagnost
 
 /// The line of the first `key:` at the document's top level, else the first line.
 fn line_of_key(doc: &Document, key: &str) -> u32 {
-    let pat = format!("{key}:");
-    doc.text.lines().position(|l| l.starts_with(&pat)).map_or(doc.first_line, |i| doc.first_line + i as u32)
+    let (yaml, json) = (format!("{key}:"), format!("\"{key}\":"));
+    let at = |l: &str| if doc.json { l.trim_start().starts_with(&json) } else { l.starts_with(&yaml) };
+    doc.text.lines().position(at).map_or(doc.first_line, |i| doc.first_line + i as u32)
 }
 
 /// The line of `name: value` (block or flow style, name or value possibly quoted),
@@ -185,26 +258,43 @@ fn line_of_entry(doc: &Document, name: &str, value: &str) -> u32 {
 /// `value` as `T`. Type errors are found by deserialising the YAML text itself, so
 /// that serde reports the line of the bad field.
 #[allow(clippy::result_large_err)] // a Diagnostic is the error value by design
-fn typed<T: DeserializeOwned>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
+fn typed<T: DeserializeOwned + Metadata<Ty = ObjectMeta>>(file: &str, doc: &Document, value: serde_json::Value) -> Result<T, Diagnostic> {
     match serde_json::from_value::<T>(value) {
-        Ok(v) => Ok(v),
-        Err(_) => match serde_norway::from_str::<T>(&doc.text) {
+        Ok(v) => Ok(without_managed_fields(v)),
+        Err(json) => match serde_norway::from_str::<T>(&doc.text) {
             Err(e) => Err(yaml_error(file, doc, "k8s-object-invalid", &e)),
-            Ok(v) => Ok(v),
+            // JSON is stricter than YAML's reading of the same text (`"nodeName": 1` is
+            // no string in JSON): serde_json's finding, at the object's first line.
+            Ok(_) if doc.json => Err(Diagnostic::new("k8s-object-invalid", Severity::Error)
+                .arg("message", json.to_string())
+                .at(Span::new(file, doc.first_line, 1))),
+            Ok(v) => Ok(without_managed_fields(v)),
         },
     }
+}
+
+/// The object without `metadata.managedFields`: the API server's field bookkeeping in
+/// a dump is not the lab's to keep or show.
+fn without_managed_fields<T: Metadata<Ty = ObjectMeta>>(mut object: T) -> T {
+    object.metadata_mut().managed_fields = None;
+    object
 }
 
 /// The value of the document's one top-level `kind: X` line (plain or quoted), when
 /// the text shows it plainly; `None` sends the document the general way.
 fn top_level_kind(doc: &Document) -> Option<&str> {
-    let mut kinds = doc.text.lines().filter_map(|l| l.strip_prefix("kind:"));
-    let value = kinds.next()?.trim();
-    if kinds.next().is_some() {
+    top_level_value(doc, "kind").filter(|k| KINDS.contains(k))
+}
+
+/// The value of the document's one top-level `key: X` line (plain or quoted), when
+/// the text shows it plainly.
+fn top_level_value<'a>(doc: &'a Document, key: &str) -> Option<&'a str> {
+    let mut values = doc.text.lines().filter_map(|l| l.strip_prefix(key).and_then(|l| l.strip_prefix(':')));
+    let value = values.next()?.trim();
+    if values.next().is_some() {
         return None;
     }
-    let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
-    KINDS.contains(&value).then_some(value)
+    Some(value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value))
 }
 
 /// The items of a `kind: List` as `kubectl get -o yaml` writes it (`items:` then
@@ -213,16 +303,21 @@ fn top_level_kind(doc: &Document) -> Option<&str> {
 fn list_items(doc: &Document) -> Option<Vec<Document>> {
     let mut items: Vec<Document> = Vec::new();
     let (mut in_items, mut seen_items, mut is_list) = (false, false, false);
+    let mut managed = ManagedFields::default();
     for (i, line) in doc.text.lines().enumerate() {
         let line_no = doc.first_line + i as u32;
         if in_items {
             if let Some(rest) = line.strip_prefix("- ") {
-                items.push(Document { text: format!("{rest}\n"), first_line: line_no, indent: 2 });
+                managed = ManagedFields::default();
+                let text = if managed.blanks(rest) { "\n".to_string() } else { format!("{rest}\n") };
+                items.push(Document { text, first_line: line_no, indent: 2, json: false, list_item: true });
                 continue;
             }
             if let Some(rest) = line.strip_prefix("  ") {
                 let item = items.last_mut()?;
-                item.text.push_str(rest);
+                if !managed.blanks(rest) {
+                    item.text.push_str(rest);
+                }
                 item.text.push('\n');
                 continue;
             }
@@ -266,25 +361,97 @@ pub fn load_cluster(file: &str, text: &str) -> (Manifests, Vec<Diagnostic>) {
 }
 
 fn load_with(file: &str, text: &str, compact: bool) -> (Manifests, Vec<Diagnostic>) {
-    let mut out = Manifests::default();
-    let mut diags = Vec::new();
+    load_pieces(file, &split(text), compact)
+}
+
+/// A file cut into the pieces that load on their own, in file order: its YAML
+/// documents, with a `kubectl get -o yaml` List cut into its items (each at its own
+/// line); a JSON file (`kubectl get -o json`) into its List's items, or whole. Loading
+/// the pieces one after another ([`load_pieces`]) is [`load`]; a caller with threads
+/// may load shares of them side by side and join the results in order
+/// ([`Manifests::extend`]), which gives the same objects and findings.
+pub fn split(text: &str) -> Vec<Document> {
     if text.trim_start().starts_with('{') {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-            let doc = Document { text: text.to_string(), first_line: 1, indent: 0 };
-            load_value(file, &doc, value, &mut out, &mut diags);
-            if compact {
-                compact_bound(&mut out, 0);
-            }
-            return (out, diags);
+        if let Some(docs) = json_pieces(text) {
+            return docs;
         }
     }
+    let mut out = Vec::new();
     for doc in split_documents(text) {
         if is_empty_doc(&doc.text) {
             continue;
         }
-        load_document(file, doc, &mut out, &mut diags, compact);
+        match list_items(&doc) {
+            Some(items) => out.extend(items),
+            None => out.push(doc),
+        }
+    }
+    out
+}
+
+/// Loads pieces of `file` ([`split`]) in order; with `cluster`, as [`load_cluster`].
+pub fn load_pieces(file: &str, docs: &[Document], cluster: bool) -> (Manifests, Vec<Diagnostic>) {
+    let mut out = Manifests::default();
+    let mut diags = Vec::new();
+    for doc in docs {
+        let from = out.pods.len();
+        if doc.json {
+            load_json(file, doc, &mut out, &mut diags);
+        } else {
+            load_one(file, doc, &mut out, &mut diags);
+        }
+        if cluster {
+            compact_bound(&mut out, from);
+        }
     }
     (out, diags)
+}
+
+/// A JSON List's top level: its `kind` and `items`, unread.
+#[derive(serde::Deserialize)]
+struct JsonList<'a> {
+    #[serde(borrow, default)]
+    kind: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    items: Option<&'a serde_json::value::RawValue>,
+}
+
+/// A JSON text's pieces: a List's items, each with the line it starts on, else the
+/// whole object; `None` when the text is not JSON (it is read as YAML then).
+fn json_pieces(text: &str) -> Option<Vec<Document>> {
+    let top: JsonList = serde_json::from_str(text).ok()?;
+    let whole = || vec![Document { text: text.to_string(), first_line: 1, indent: 0, json: true, list_item: false }];
+    let is_list = top.kind.is_some_and(|k| k.get() == "\"List\"");
+    let Some(items) = top.items.filter(|_| is_list) else { return Some(whole()) };
+    let Ok(items) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(items.get()) else {
+        return Some(whole());
+    };
+    let base = text.as_ptr() as usize;
+    let (mut line, mut at) = (1u32, 0usize);
+    let mut docs = Vec::with_capacity(items.len());
+    for item in items {
+        // Each item's text lies inside `text`: its line is the newlines before it.
+        let start = (item.get().as_ptr() as usize).saturating_sub(base);
+        line += text.get(at..start).map_or(0, |t| t.bytes().filter(|&b| b == b'\n').count() as u32);
+        at = start.max(at);
+        docs.push(Document { text: item.get().to_string(), first_line: line, indent: 0, json: true, list_item: true });
+    }
+    Some(docs)
+}
+
+/// Loads one JSON piece (a List item or a whole object).
+fn load_json(file: &str, doc: &Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
+    match serde_json::from_str::<serde_json::Value>(&doc.text) {
+        Ok(value) => {
+            let kind = value.get("kind").and_then(|k| k.as_str());
+            if doc.list_item && kind.is_some_and(|k| SKIPPED_IN_LISTS.contains(&k)) {
+                return;
+            }
+            load_value(file, doc, value, out, diags);
+        }
+        // Not reached ([`json_pieces`] read every piece as JSON); read as YAML then.
+        Err(_) => load_one(file, doc, out, diags),
+    }
 }
 
 /// Moves the bound, unfinished pods of `out.pods[from..]` into `out.bound`.
@@ -303,43 +470,30 @@ fn compact_bound(out: &mut Manifests, from: usize) {
     }
 }
 
-/// Loads one document (a List item by item); with `compact`, the bound pods read
-/// go to [`Manifests::bound`] at once.
-fn load_document(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>, compact: bool) {
-    if let Some(items) = list_items(&doc) {
-        for item in items {
-            load_document(file, item, out, diags, compact);
-        }
+fn load_one(file: &str, doc: &Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
+    if doc.list_item && top_level_value(doc, "kind").is_some_and(|k| SKIPPED_IN_LISTS.contains(&k)) {
         return;
     }
-    let from = out.pods.len();
-    load_one(file, doc, out, diags);
-    if compact {
-        compact_bound(out, from);
-    }
-}
-
-fn load_one(file: &str, doc: Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
-    if let Some(kind) = top_level_kind(&doc) {
-        if load_typed(file, &doc, kind, out, diags) {
+    if let Some(kind) = top_level_kind(doc) {
+        if load_typed(file, doc, kind, out, diags) {
             return;
         }
     }
     let value: serde_json::Value = match serde_norway::from_str(&doc.text) {
         Ok(v) => v,
         Err(e) => {
-            diags.push(syntax_error(file, &doc, &e));
+            diags.push(syntax_error(file, doc, &e));
             return;
         }
     };
-    load_value(file, &doc, value, out, diags);
+    load_value(file, doc, value, out, diags);
 }
 
 /// Deserialises `doc` as `kind` straight from its text; false (nothing recorded) when
 /// that fails, so the general way reports it.
 fn load_typed(file: &str, doc: &Document, kind: &str, out: &mut Manifests, diags: &mut Vec<Diagnostic>) -> bool {
-    fn push<T: DeserializeOwned>(list: &mut Vec<Located<T>>, file: &str, doc: &Document) -> Option<()> {
-        let object = serde_norway::from_str::<T>(&doc.text).ok()?;
+    fn push<T: DeserializeOwned + Metadata<Ty = ObjectMeta>>(list: &mut Vec<Located<T>>, file: &str, doc: &Document) -> Option<()> {
+        let object = without_managed_fields(serde_norway::from_str::<T>(&doc.text).ok()?);
         list.push(Located { object, span: Span::new(file, doc.first_line, 1) });
         Some(())
     }
@@ -355,7 +509,7 @@ fn load_typed(file: &str, doc: &Document, kind: &str, out: &mut Manifests, diags
     if loaded.is_none() {
         return false;
     }
-    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| check_quantities(file, doc, diags, entries);
+    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<QuantityAt>| check_quantities(file, doc, diags, entries);
     match kind {
         "Node" => {
             if let Some(n) = out.nodes.last() {
@@ -377,26 +531,47 @@ fn load_typed(file: &str, doc: &Document, kind: &str, out: &mut Manifests, diags
     true
 }
 
+/// A quantity of an object: its field, the resource's name and the text, borrowed
+/// from the object (the field's path is written out only for a finding).
+type QuantityAt<'a> = (QuantityField, &'a str, &'a str);
+
+/// The field a quantity is in.
+enum QuantityField {
+    /// `status.capacity`, `spec.overhead`, …
+    Plain(&'static str),
+    /// `spec.{list}[{index}].resources.{what}`.
+    Container { list: &'static str, index: usize, what: &'static str },
+}
+
+impl QuantityField {
+    fn path(&self) -> String {
+        match self {
+            QuantityField::Plain(path) => (*path).to_string(),
+            QuantityField::Container { list, index, what } => format!("spec.{list}[{index}].resources.{what}"),
+        }
+    }
+}
+
 /// `k8s-quantity-invalid` for each `(field, name, text)` that is not a quantity.
-fn check_quantities(file: &str, doc: &Document, diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>) {
-    for (path, name, text) in entries {
-        if let Err(e) = Quantity::parse(&text) {
+fn check_quantities(file: &str, doc: &Document, diags: &mut Vec<Diagnostic>, entries: Vec<QuantityAt>) {
+    for (field, name, text) in entries {
+        if let Err(e) = Quantity::parse(text) {
             diags.push(
                 Diagnostic::new("k8s-quantity-invalid", Severity::Error)
-                    .arg("field", format!("{path}[{name}]"))
-                    .arg("value", &text)
+                    .arg("field", format!("{}[{name}]", field.path()))
+                    .arg("value", text)
                     .arg("message", e)
-                    .at(Span::new(file, line_of_entry(doc, &name, &text), 1)),
+                    .at(Span::new(file, line_of_entry(doc, name, text), 1)),
             );
         }
     }
 }
 
-fn runtime_class_quantities(rc: &RuntimeClass) -> Vec<(String, String, String)> {
+fn runtime_class_quantities(rc: &RuntimeClass) -> Vec<QuantityAt<'_>> {
     rc.overhead
         .iter()
         .flat_map(|o| o.pod_fixed.iter().flatten())
-        .map(|(k, v)| ("overhead.podFixed".to_string(), k.clone(), v.0.clone()))
+        .map(|(k, v)| (QuantityField::Plain("overhead.podFixed"), k.as_str(), v.0.as_str()))
         .collect()
 }
 
@@ -413,13 +588,16 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
             Some(serde_json::Value::Array(items)) => items,
             _ => Vec::new(),
         };
-        for item in items {
+        let skipped = |item: &serde_json::Value| {
+            item.get("kind").and_then(|k| k.as_str()).is_some_and(|k| SKIPPED_IN_LISTS.contains(&k))
+        };
+        for item in items.into_iter().filter(|item| !skipped(item)) {
             load_value(file, doc, item, out, diags);
         }
         return;
     }
     let span = Span::new(file, doc.first_line, 1);
-    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<(String, String, String)>| check_quantities(file, doc, diags, entries);
+    let check = |diags: &mut Vec<Diagnostic>, entries: Vec<QuantityAt>| check_quantities(file, doc, diags, entries);
     let result: Result<(), Diagnostic> = (|| {
         match kind.as_str() {
             "Node" => {
@@ -460,18 +638,18 @@ fn load_value(file: &str, doc: &Document, value: serde_json::Value, out: &mut Ma
     }
 }
 
-fn node_quantities(n: &Node) -> Vec<(String, String, String)> {
+fn node_quantities(n: &Node) -> Vec<QuantityAt<'_>> {
     let st = n.status.as_ref();
     [
         ("status.capacity", st.and_then(|s| s.capacity.as_ref())),
         ("status.allocatable", st.and_then(|s| s.allocatable.as_ref())),
     ]
     .into_iter()
-    .flat_map(|(p, m)| m.into_iter().flatten().map(move |(k, v)| (p.to_string(), k.clone(), v.0.clone())))
+    .flat_map(|(p, m)| m.into_iter().flatten().map(move |(k, v)| (QuantityField::Plain(p), k.as_str(), v.0.as_str())))
     .collect()
 }
 
-fn pod_quantities(p: &Pod) -> Vec<(String, String, String)> {
+fn pod_quantities(p: &Pod) -> Vec<QuantityAt<'_>> {
     let Some(spec) = &p.spec else { return Vec::new() };
     let mut out = Vec::new();
     let lists = [("containers", Some(&spec.containers)), ("initContainers", spec.init_containers.as_ref())];
@@ -482,13 +660,13 @@ fn pod_quantities(p: &Pod) -> Vec<(String, String, String)> {
                 [("requests", r.and_then(|r| r.requests.as_ref())), ("limits", r.and_then(|r| r.limits.as_ref()))]
             {
                 for (k, v) in m.into_iter().flatten() {
-                    out.push((format!("spec.{list}[{i}].resources.{what}"), k.clone(), v.0.clone()));
+                    out.push((QuantityField::Container { list, index: i, what }, k.as_str(), v.0.as_str()));
                 }
             }
         }
     }
     for (k, v) in spec.overhead.iter().flatten() {
-        out.push(("spec.overhead".into(), k.clone(), v.0.clone()));
+        out.push((QuantityField::Plain("spec.overhead"), k.as_str(), v.0.as_str()));
     }
     out
 }
@@ -569,6 +747,188 @@ mod tests {
         assert_eq!(m.nodes.len(), 1);
         let d = diags.first().expect("a diagnostic");
         assert_eq!((d.code.as_str(), d.primary.as_ref().map(|s| s.line)), ("k8s-quantity-invalid", Some(23)), "{d:?}");
+    }
+
+    /// A dump laid out as `kubectl get nodes,pods,secrets -A -o yaml` prints it (keys
+    /// sorted, the server's fields, managedFields, a last-applied annotation), with a
+    /// Secret among the items.
+    const KUBECTL_DUMP: &str = r#"apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    annotations:
+      node.alpha.kubernetes.io/ttl: "0"
+    creationTimestamp: "2026-09-01T00:00:00Z"
+    labels:
+      kubernetes.io/hostname: gpu-1
+      nvidia.com/gpu.present: "true"
+    managedFields:
+    - apiVersion: v1
+      fieldsType: FieldsV1
+      fieldsV1:
+        f:metadata:
+          f:labels:
+            .: {}
+            f:kubernetes.io/hostname: {}
+      manager: kubelet
+      operation: Update
+      time: "2026-09-01T00:00:00Z"
+    name: gpu-1
+    resourceVersion: "1234"
+    uid: 6f1b1c9e-0000-4000-8000-000000000001
+  spec:
+    taints:
+    - effect: NoSchedule
+      key: nvidia.com/gpu
+  status:
+    allocatable:
+      cpu: "63"
+      nvidia.com/gpu: "8"
+      pods: "110"
+    capacity:
+      cpu: "64"
+      nvidia.com/gpu: "8"
+      pods: "110"
+- apiVersion: v1
+  data:
+    token: c2VjcmV0LXRva2Vu
+  kind: Secret
+  metadata:
+    creationTimestamp: "2026-09-01T00:00:00Z"
+    name: registry-credentials
+    namespace: team-a
+  type: Opaque
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    annotations:
+      kubectl.kubernetes.io/last-applied-configuration: |
+        {"apiVersion":"v1","kind":"Pod","metadata":{"annotations":{},"name":"train","namespace":"team-a"}}
+    managedFields:
+    - apiVersion: v1
+      fieldsType: FieldsV1
+      fieldsV1:
+        f:spec:
+          f:containers:
+            k:{"name":"cuda"}:
+              .: {}
+      manager: kubectl-client-side-apply
+      operation: Update
+      time: "2026-09-01T00:00:00Z"
+    name: train
+    namespace: team-a
+  spec:
+    containers:
+    - image: nvcr.io/nvidia/cuda:12.4.0-base-ubuntu22.04
+      name: cuda
+      resources:
+        limits:
+          nvidia.com/gpu: "2"
+        requests:
+          nvidia.com/gpu: "2"
+    nodeName: gpu-1
+    tolerations:
+    - effect: NoSchedule
+      key: nvidia.com/gpu
+      operator: Exists
+  status:
+    phase: Running
+kind: List
+metadata:
+  resourceVersion: ""
+"#;
+
+    /// [`KUBECTL_DUMP`] as `-o json` prints it (four-space indents, keys sorted).
+    fn kubectl_json(yaml: &str) -> String {
+        use serde::Serialize;
+        let value: serde_json::Value = serde_norway::from_str(yaml).unwrap();
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b"    "));
+        value.serialize(&mut ser).unwrap();
+        String::from_utf8(out).unwrap() + "\n"
+    }
+
+    /// The 1-based line of the first occurrence of `needle` in `text`.
+    fn line_of(text: &str, needle: &str) -> u32 {
+        let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the text"));
+        text[..at].matches('\n').count() as u32 + 1
+    }
+
+    /// The same kubectl dump as YAML, as JSON, and as one flow-style document (the
+    /// general way) loads the same Node and Pod, each item at its own line; the
+    /// Secret is skipped unread and appears nowhere, and no object keeps managedFields.
+    #[test]
+    fn kubectl_dumps_skip_secrets_and_managed_fields() {
+        let json = kubectl_json(KUBECTL_DUMP);
+        let value: serde_json::Value = serde_norway::from_str(KUBECTL_DUMP).unwrap();
+        let flow = format!("# one flow-style document\n{value}");
+        let cases = [
+            ("-o yaml", KUBECTL_DUMP.to_string(), (line_of(KUBECTL_DUMP, "- apiVersion: v1\n  kind: Node"), line_of(KUBECTL_DUMP, "- apiVersion: v1\n  kind: Pod"))),
+            ("-o json", json.clone(), (line_of(&json, "\"Node\"") - 2, line_of(&json, "\"Pod\"") - 2)),
+            // One document: every object is at its first line (the comment's).
+            ("flow style", flow, (1, 1)),
+        ];
+        let mut objects = Vec::new();
+        for (name, text, lines) in cases {
+            for cluster in [false, true] {
+                let (m, diags) = if cluster { load_cluster("dump", &text) } else { load("dump", &text) };
+                assert!(diags.is_empty(), "{name}: {diags:?}");
+                let shown = format!("{m:?}");
+                for secret in ["c2VjcmV0LXRva2Vu", "registry-credentials", "FieldsV1", "kubectl-client-side-apply"] {
+                    assert!(!shown.contains(secret), "{name}: {secret:?} kept");
+                }
+                assert_eq!(m.nodes.len(), 1, "{name}");
+                let pod_line = if cluster { None } else { m.pods.first().map(|p| p.span.line) };
+                assert_eq!((m.nodes[0].span.line, pod_line), (lines.0, (!cluster).then_some(lines.1)), "{name}");
+                if cluster {
+                    assert_eq!(m.bound.iter().map(|(n, p)| (n.as_str(), p.name.as_str())).collect::<Vec<_>>(), [("gpu-1", "train")]);
+                } else {
+                    objects.push((name, m.nodes[0].object.clone(), m.pods[0].object.clone()));
+                }
+            }
+        }
+        for (name, node, pod) in &objects[1..] {
+            assert_eq!((node, pod), (&objects[0].1, &objects[0].2), "{name} differs from -o yaml");
+        }
+    }
+
+    /// A bad or cut-off dump, YAML or JSON, gives its finding at the line of the fault;
+    /// a Secret is skipped even when it would not read.
+    #[test]
+    fn bad_dumps_have_file_and_line() {
+        let json = kubectl_json(KUBECTL_DUMP);
+        let cut = |text: &str, at: &str| text[..text.find(at).unwrap() + at.len()].to_string();
+        // (case, text, the finding's code and the text on its line); a cut inside a
+        // scalar is where go-yaml reports it, at the end of the stream: the line after
+        // the last (kubectl's `yaml: line N: found unexpected end of stream`).
+        let end = "<the end>";
+        let cases: Vec<(&str, String, Option<(&str, &str)>)> = vec![
+            ("yaml: a quantity", KUBECTL_DUMP.replacen(r#"nvidia.com/gpu: "2""#, "nvidia.com/gpu: two", 1), Some(("k8s-quantity-invalid", "nvidia.com/gpu: two"))),
+            ("yaml: a field of the wrong type", KUBECTL_DUMP.replace("nodeName: gpu-1", "nodeName: [gpu-1]"), Some(("k8s-object-invalid", "nodeName: [gpu-1]"))),
+            ("yaml: a kind the lab does not read", KUBECTL_DUMP.replace("  kind: Pod\n", "  kind: Service\n"), Some(("k8s-kind-unknown", "kind: Service"))),
+            ("yaml: cut inside a quoted value", cut(KUBECTL_DUMP, "    name: train\n") + "    namespace: \"te", Some(("k8s-yaml-invalid", end))),
+            ("json: cut off", cut(&json, "\"name\": \"train\","), Some(("k8s-yaml-invalid", end))),
+            ("yaml: cut before `kind: List`", cut(KUBECTL_DUMP, "    phase: Running\n"), Some(("k8s-kind-missing", "apiVersion: v1\nitems:"))),
+            ("yaml: a Secret that would not read", KUBECTL_DUMP.replace("token: c2VjcmV0LXRva2Vu", "token: [c2VjcmV0LXRva2Vu"), None),
+            ("json: a quantity", json.replacen(r#""nvidia.com/gpu": "2""#, r#""nvidia.com/gpu": "two""#, 1), Some(("k8s-quantity-invalid", r#""nvidia.com/gpu": "two""#))),
+            ("json: a field of the wrong type", json.replace(r#""nodeName": "gpu-1""#, r#""nodeName": ["gpu-1"]"#), Some(("k8s-object-invalid", r#""nodeName": ["gpu-1"]"#))),
+            ("json: a number for a string", json.replace(r#""nodeName": "gpu-1""#, r#""nodeName": 1"#), Some(("k8s-object-invalid", "{\n            \"apiVersion\": \"v1\",\n            \"kind\": \"Pod\""))),
+            ("json: a kind the lab does not read", json.replace(r#""kind": "Pod""#, r#""kind": "Service""#), Some(("k8s-kind-unknown", r#""kind": "Service""#))),
+            ("json: a Secret that would not read", json.replace(r#""token": "c2VjcmV0LXRva2Vu""#, r#""token": 7"#), None),
+        ];
+        for (name, text, want) in cases {
+            let (_, diags) = load("dump", &text);
+            let got = diags.first().map(|d| (d.code.as_str(), d.primary.as_ref().map(|s| (s.file.as_str(), s.line))));
+            let want = want.map(|(code, at)| {
+                let line = if at == end { text.lines().count() as u32 + 1 } else { line_of(&text, at) };
+                (code, Some(("dump", line)))
+            });
+            assert_eq!(got, want, "{name}: {diags:?}");
+            for d in &diags {
+                assert!(!format!("{d:?}").contains("c2VjcmV0"), "{name}: the Secret's data shown: {d:?}");
+            }
+        }
     }
 
     /// Bad manifests give a diagnostic at the right file:line, never a panic.
