@@ -72,7 +72,7 @@ pub fn read_lenient(path: &str, text: &[u8], parsed: &Result<Table, ParseError>)
         let (offset, message) = underscore_error(token)?;
         let line_start = patched.get(..start)?.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         let column = u32::try_from(start - line_start + 1).ok()?;
-        lazy.push(LazyNumber { row: e.line, column, message, error_column: column + u32::try_from(offset).ok()? });
+        lazy.push(LazyNumber { row: e.line, column, message, error_column: column.saturating_add(u32::try_from(offset).ok()?) });
         let cleaned: Vec<u8> = token.iter().copied().filter(|b| *b != b'_').collect();
         let pad = token.len() - cleaned.len();
         patched.splice(start..end, cleaned.into_iter().chain(std::iter::repeat_n(b' ', pad)));
