@@ -37,6 +37,7 @@ struct Ctx<'a> {
 pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, default: &Node, raw: &Node) -> Result<(Node, Vec<UnknownKey>), LoadError> {
     let ctx = Ctx { version, defaults, plugin };
     let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
+        #[cfg(feature = "go-toml-syntax")]
         if default.as_table().is_some() {
             if let Some(e) = not_a_table(version, raw) {
                 return Err(e);
@@ -51,6 +52,7 @@ pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, defau
     Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// A plugin's config that is not a table (`[plugins] "io.containerd.gc.v1.scheduler" = 1`)
 /// on 2.x: `Config.Decode` re-encodes it with `toml.Marshal` and decodes that. go-toml
 /// v2.4 (containerd 2.4) refuses to encode it (`cannot encode a int64 as a document

@@ -10,12 +10,17 @@
 //! The lab parser refuses such a number outright, so [`read_lenient`] reads the file
 //! again with each one's underscores taken out (the same length, padded with spaces,
 //! so every position stays), and returns the numbers with the error go-toml gives
-//! when it decodes them; `load` decides which are decoded.
+//! when it decodes them; `load` decides which are decoded. Compiled in with the
+//! feature `go-toml-syntax` (the companion and the chunk): the app's first load has
+//! no room for it, and there such a number stays the lab parser's syntax error.
 
 use super::load::{LoadError, LoadErrorCode};
 use super::log::LogLine;
+#[cfg(feature = "go-toml-syntax")]
 use super::parse::{parse, ParseError, ParseErrorKind};
-use super::value::{Origin, Table};
+#[cfg(feature = "go-toml-syntax")]
+use super::value::Table;
+use super::value::Origin;
 
 /// A number whose underscores go-toml v2.2–2.3 refuse once it is decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +53,12 @@ impl LazyNumber {
     }
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// How many misplaced-underscore numbers one file may hold before the lab stops
 /// reading it leniently (each costs a parse of the file).
 const MAX_LAZY: usize = 64;
 
+#[cfg(feature = "go-toml-syntax")]
 /// `parsed` (the lab parser's reading of `text`) again, with every number whose only
 /// fault is its underscores read as if it had none; `None` when anything else is
 /// wrong (the first error stands).
@@ -80,10 +87,12 @@ pub fn read_lenient(path: &str, text: &[u8], parsed: &Result<Table, ParseError>)
     }
 }
 
+#[cfg(feature = "go-toml-syntax")]
 fn is_underscore_error(e: &ParseError) -> bool {
     matches!(&e.kind, ParseErrorKind::Other { message } if message.starts_with("`_` may only go between digits"))
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// The byte range of the number the error at `e` (1-based line, column in characters)
 /// points into.
 fn token_at(text: &[u8], e: &ParseError) -> Option<(usize, usize)> {
@@ -108,6 +117,7 @@ fn token_at(text: &[u8], e: &ParseError) -> Option<(usize, usize)> {
     (start < end).then_some((line_start + start, line_start + end))
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// go-toml v2.2's `checkAndRemoveUnderscoresIntegers` / `…Floats` on a number as
 /// written: the byte offset its highlight starts at and its message, or `None` when
 /// the underscores are fine.
@@ -121,6 +131,7 @@ pub fn underscore_error(token: &[u8]) -> Option<(usize, &'static str)> {
     integer_error(b).map(|(i, m)| (base + i, m))
 }
 
+#[cfg(feature = "go-toml-syntax")]
 fn integer_error(b: &[u8]) -> Option<(usize, &'static str)> {
     let start = usize::from(matches!(b.first(), Some(b'+' | b'-')));
     if b.len() == start {
@@ -147,6 +158,7 @@ fn integer_error(b: &[u8]) -> Option<(usize, &'static str)> {
     None
 }
 
+#[cfg(feature = "go-toml-syntax")]
 fn float_error(b: &[u8]) -> Option<(usize, &'static str)> {
     if b.first() == Some(&b'_') {
         return Some((0, "number cannot start with underscore"));
@@ -188,7 +200,7 @@ fn float_error(b: &[u8]) -> Option<(usize, &'static str)> {
     None
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "go-toml-syntax"))]
 mod tests {
     use super::*;
 

@@ -181,6 +181,7 @@ pub(super) fn file_type_error(version: &Version, text: &[u8], value: &Node, want
     type_error_go(version, value, GoField { owner, field, go_type, at })
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// go-toml v2.4 (containerd 2.4) on a `timeouts` entry that is not a string: under a
 /// `[timeouts]` header its decoder starts at the map, so it names the element type
 /// alone (`cannot decode TOML array into string`); through a dotted key or an inline

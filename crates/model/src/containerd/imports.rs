@@ -7,12 +7,16 @@
 //! then migrated ([`super::migrate`]).
 
 use super::files::{self, Entry, Files};
-use super::gonumbers::{read_lenient, LazyNumber};
+#[cfg(feature = "go-toml-syntax")]
+use super::gonumbers::read_lenient;
+use super::gonumbers::LazyNumber;
 use super::load::{LoadError, LoadErrorCode};
 use super::parse::parse;
 use super::syntax::Verdicts;
 use super::value::Table;
-use super::version::{Line, Version};
+#[cfg(feature = "go-toml-syntax")]
+use super::version::Line;
+use super::version::Version;
 
 /// The file at `path` read as `version` reads it, with the numbers whose underscores
 /// only fail once decoded (2.0–2.3, [`super::gonumbers`]).
@@ -51,15 +55,19 @@ pub(super) fn read_file(files: &Files, version: &Version, path: &str, given: &Ve
     }
     match parsed {
         Ok(table) => Ok((table, Vec::new())),
-        Err(e) => match defers_number_checks(version).then(|| read_lenient(path, bytes, &Err(e.clone()))).flatten() {
-            Some(lenient) => Ok(lenient),
-            None => Err(super::syntax::lab_error(version, path, &e)),
-        },
+        Err(e) => {
+            #[cfg(feature = "go-toml-syntax")]
+            if let Some(lenient) = defers_number_checks(version).then(|| read_lenient(path, bytes, &Err(e.clone()))).flatten() {
+                return Ok(lenient);
+            }
+            Err(super::syntax::lab_error(version, path, &e))
+        }
     }
 }
 
 /// go-toml v2.2–2.3 (containerd 2.0–2.3) check a number's underscores when they
 /// decode it, not while parsing.
+#[cfg(feature = "go-toml-syntax")]
 pub(super) fn defers_number_checks(version: &Version) -> bool {
     matches!(version.line, Line::V2_0 | Line::V2_1 | Line::V2_2 | Line::V2_3)
 }

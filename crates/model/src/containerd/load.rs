@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::files::{Entry, Files};
 use super::gonumbers::LazyNumber;
-use super::gowords::{file_type_error, fits, go_type, header_key_position, type_error, value_position, STRICT};
+use super::gowords::{file_type_error, fits, go_type, header_key_position, type_error, STRICT};
+#[cfg(feature = "go-toml-syntax")]
+use super::gowords::value_position;
 use super::imports::{read_file, resolve_imports};
 use super::log::LogLine;
 use super::merge::{merge, MergeEvent};
@@ -257,6 +259,7 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], 
     Ok(out)
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// Is a value at `path` of a file decoded into the server `Config` (2.x)? Keys the
 /// struct lacks, and everything under them, are skipped unread (go-toml's strict
 /// mode notes them and moves on); `plugins` is an `interface{}`, read whole.
@@ -276,6 +279,7 @@ fn is_decoded(version: &Version, defaults: &Defaults, path: &[String]) -> bool {
 }
 
 /// The first (in document order) of `lazy` that decoding `raw` reads.
+#[cfg(feature = "go-toml-syntax")]
 fn first_decoded<'l>(version: &Version, defaults: &Defaults, text: &[u8], raw: &Table, lazy: &'l [LazyNumber]) -> Option<&'l LazyNumber> {
     fn walk(text: &[u8], t: &Table, path: &mut Vec<String>, out: &mut Vec<((u32, u32), Vec<String>)>) {
         for (k, n) in &t.entries {
@@ -309,12 +313,19 @@ fn first_decoded<'l>(version: &Version, defaults: &Defaults, text: &[u8], raw: &
         .min_by_key(|l| (l.row, l.column))
 }
 
+#[cfg(feature = "go-toml-syntax")]
 /// The byte column of `o` (whose column counts characters) in `text`.
 fn byte_column(text: &[u8], o: &Origin) -> u32 {
     let line = text.split(|b| *b == b'\n').nth(o.line.saturating_sub(1) as usize).unwrap_or(&[]);
     let line = String::from_utf8_lossy(line);
     let bytes = line.char_indices().nth(o.column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
     u32::try_from(bytes + 1).unwrap_or(u32::MAX)
+}
+
+/// Without `go-toml-syntax` no number is read leniently ([`super::gonumbers`]).
+#[cfg(not(feature = "go-toml-syntax"))]
+fn first_decoded<'l>(_: &Version, _: &Defaults, _: &[u8], _: &Table, _: &'l [LazyNumber]) -> Option<&'l LazyNumber> {
+    None
 }
 
 /// The known keys of one file decoded, and the unknown ones with where they are.
@@ -388,6 +399,7 @@ fn decode_fields(version: &Version, defaults: &Defaults, text: &[u8], raw: Table
                 for (name, v) in t.entries {
                     if entry_type == EntryType::String {
                         if v.as_str().is_none() {
+                            #[cfg(feature = "go-toml-syntax")]
                             if version.line >= Line::V2_4 {
                                 if let Some(e) = super::gowords::timeouts_entry_error_v24(text, node.origin.as_ref(), &v) {
                                     return Err(e);
