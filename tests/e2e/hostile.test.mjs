@@ -13,7 +13,10 @@
 // - and what a stranger's bytes can do: 10,000 nested tables in a drop-in, binary
 //   garbage pasted and imported, a share link of 4,000 random characters, a progress
 //   file from a newer lab, a reload in the middle of an edit — the page stays alive
-//   with a clear message, and saved work is never overwritten without asking.
+//   with a clear message, and saved work is never overwritten without asking;
+// - a share link from a newer lab (en, ko); a link over saved work kept away (not
+//   offered again) or opened and undone; a 5 MB progress file; 10,000 nested JSON
+//   arrays in a file and in a link.
 // Run: DIST=../../dist node --test hostile.test.mjs
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -321,22 +324,43 @@ test("binary garbage: pasted into step 1 it is judged as text; imported as a pro
   await context.close();
 });
 
-test("a share link of 4,000 random characters is refused in words and the saved work is kept", async () => {
-  const { context, page, errors } = await fresh();
+/** Step 2 in `page` with the learner's own drop-in ("# mine") typed and saved. */
+async function withMine(page) {
   await page.goto(labUrl("lang=en&step=2"));
   await ready(page);
   await paste(page, ".ctr-dropin textarea", "# mine\n");
   await page.waitForFunction((k) => JSON.parse(localStorage.getItem(k) ?? "{}").containerd?.dropin === "# mine\n", KEY);
-  const junk = randomText(4000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
-  // It decodes (4,000 base64url characters always do) but does not inflate: damaged.
-  for (const [lang, text] of [["en", "The share link could not be opened: its data is cut short or damaged; copy the whole link. Your saved work was not changed."],
-    ["ko", "공유 링크를 열 수 없습니다. 이유: 데이터가 잘렸거나 손상되었습니다. 링크 전체를 복사하세요. 저장된 작업은 바뀌지 않았습니다."]]) {
-    await page.goto(`${labUrl(`lang=${lang}&step=2`)}#gpulab-v1=${junk}`);
+}
+
+/** Opens step 2 with `hash` in each [lang, text]: refused with exactly `text`, the
+ * learner's saved drop-in shown and kept. */
+async function linkRefused(page, hash, texts) {
+  for (const [lang, text] of texts) {
+    await page.goto(`${labUrl(`lang=${lang}&step=2`)}${hash}`);
     await ready(page);
     const notice = page.locator(".lab-notice[role=alert] .notice-text");
     await notice.waitFor();
     assert.equal(await notice.textContent(), text);
+    assert.equal(await value(page, ".ctr-dropin textarea"), "# mine\n");
     assert.equal((await saved(page)).containerd.dropin, "# mine\n", "saved work is not overwritten");
+  }
+}
+
+test("a share link of 4,000 random characters, or from a newer lab, is refused in words (en, ko) and the saved work is kept", async () => {
+  const { context, page, errors } = await fresh();
+  await withMine(page);
+  const junk = randomText(4000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+  const newer = { format: "gpu-node-lab/progress", version: 2, work: { containerd: { dropin: "# from a newer lab\n" }, dra: { claims: [] } } };
+  // The random one decodes (4,000 base64url characters always do) but does not inflate: damaged.
+  for (const [hash, texts] of [
+    [`#gpulab-v1=${junk}`, [
+      ["en", "The share link could not be opened: its data is cut short or damaged; copy the whole link. Your saved work was not changed."],
+      ["ko", "공유 링크를 열 수 없습니다. 이유: 데이터가 잘렸거나 손상되었습니다. 링크 전체를 복사하세요. 저장된 작업은 바뀌지 않았습니다."]]],
+    [`#gpulab-v1=${b64url(deflateRawSync(JSON.stringify(newer)))}`, [
+      ["en", "The share link could not be opened: it was made by a newer version of the lab (format version 2; this lab reads version 1). Your saved work was not changed."],
+      ["ko", "공유 링크를 열 수 없습니다. 이유: 더 새로운 버전의 실습이 만든 링크입니다(형식 버전 2, 이 실습은 버전 1을 읽습니다). 저장된 작업은 바뀌지 않았습니다."]]],
+  ]) {
+    await linkRefused(page, hash, texts);
   }
   await stillAlive(page);
   assert.deepEqual(errors, []);
@@ -376,6 +400,68 @@ test("a reload in the middle of an edit keeps the edit; a link over saved work a
   await ready(page);
   await page.locator(".lab-notice").filter({ hasText: "already holds your own saved work" }).waitFor();
   assert.ok((await saved(page)).containerd.dropin.includes("# typed just before the reload"), "nothing overwritten before the learner answers");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a link over saved work: keep mine keeps it (and the link is not offered again); open takes it, and undo brings mine back", async () => {
+  const { context, page, errors } = await fresh();
+  await withMine(page);
+  const envelope = { format: "gpu-node-lab/progress", version: 1, work: { containerd: { dropin: "# someone else's\n" } } };
+  const link = `${labUrl("lang=en&step=2")}#gpulab-v1=${b64url(deflateRawSync(JSON.stringify(envelope)))}`;
+  const offer = page.locator(".lab-notice").filter({ hasText: "already holds your own saved work" });
+
+  await page.goto(link);
+  await ready(page);
+  await offer.waitFor();
+  assert.equal(await value(page, ".ctr-dropin textarea"), "# mine\n", "the page shows the learner's work while it asks");
+  await page.locator(".share-keep").click();
+  await offer.waitFor({ state: "detached" });
+  assert.equal((await saved(page)).containerd.dropin, "# mine\n");
+  await page.reload();
+  await ready(page);
+  assert.equal(await offer.count(), 0, "a kept-away link is not offered again on reload");
+  assert.equal(await value(page, ".ctr-dropin textarea"), "# mine\n");
+
+  await page.goto(link);
+  await ready(page);
+  await offer.waitFor();
+  await page.locator(".share-open").click();
+  await page.locator(".lab-notice").filter({ hasText: "Opened the work from the share link." }).waitFor();
+  assert.equal(await value(page, ".ctr-dropin textarea"), "# someone else's\n");
+  await page.waitForFunction((k) => JSON.parse(localStorage.getItem(k)).containerd.dropin === "# someone else's\n", KEY);
+  await page.locator(".work-undo").click();
+  await page.locator(".lab-notice").filter({ hasText: "Undone: your work is as it was before." }).waitFor();
+  assert.equal(await value(page, ".ctr-dropin textarea"), "# mine\n");
+  await page.waitForFunction((k) => JSON.parse(localStorage.getItem(k)).containerd.dropin === "# mine\n", KEY);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a 5 MB progress file and 10,000 nested arrays in a file or a link are refused by name; nothing changes", async () => {
+  const { context, page, errors } = await fresh();
+  await withMine(page);
+  const before = await saved(page);
+  const notice = page.locator(".work-panel .lab-notice[role=alert] .notice-text");
+  const big = Buffer.from(JSON.stringify({ format: "gpu-node-lab/progress", version: 1, work: { containerd: { main: "#".repeat(5_000_000 - 100) } } }).padEnd(5_000_000, " "));
+  await page.locator(".work-import").setInputFiles({ name: "big.json", mimeType: "application/json", buffer: big });
+  await notice.waitFor();
+  assert.equal(await notice.textContent(), "big.json was not imported: the file is too large (5000000 bytes; at most 1048576). Your work was not changed.");
+  assert.deepEqual(await saved(page), before);
+
+  const deep = `{"format":"gpu-node-lab/progress","version":1,"work":{"containerd":${"[".repeat(10000)}${"]".repeat(10000)}}}`;
+  await page.locator(".work-import").setInputFiles({ name: "deep.json", mimeType: "application/json", buffer: Buffer.from(deep) });
+  await page.locator(".work-panel .lab-notice[role=alert]").filter({ hasText: "deep.json" }).waitFor();
+  assert.match(await notice.textContent(), /^deep\.json was not imported: .+ Your work was not changed\.$/);
+  assert.deepEqual(await saved(page), before);
+
+  await page.goto(`${labUrl("lang=en&step=2")}#gpulab-v1=${b64url(deflateRawSync(deep))}`);
+  await ready(page);
+  const linkNotice = page.locator(".lab-notice[role=alert] .notice-text");
+  await linkNotice.waitFor();
+  assert.match(await linkNotice.textContent(), /^The share link could not be opened: .+ Your saved work was not changed\.$/);
+  assert.deepEqual(await saved(page), before);
+  await stillAlive(page);
   assert.deepEqual(errors, []);
   await context.close();
 });

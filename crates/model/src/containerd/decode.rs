@@ -37,6 +37,12 @@ struct Ctx<'a> {
 pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, default: &Node, raw: &Node) -> Result<(Node, Vec<UnknownKey>), LoadError> {
     let ctx = Ctx { version, defaults, plugin };
     let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
+        #[cfg(feature = "go-toml-syntax")]
+        if default.as_table().is_some() {
+            if let Some(e) = not_a_table(version, raw) {
+                return Err(e);
+            }
+        }
         return Err(type_error(version, raw, "struct", true));
     };
     let mut path = Vec::new();
@@ -44,6 +50,45 @@ pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, defau
     let mut unknown = Vec::new();
     ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
     Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// A plugin's config that is not a table (`[plugins] "io.containerd.gc.v1.scheduler" = 1`)
+/// on 2.x: `Config.Decode` re-encodes it with `toml.Marshal` and decodes that. go-toml
+/// v2.4 (containerd 2.4) refuses to encode it (`cannot encode a int64 as a document
+/// root`); v2.2–2.3 write the bare value with no newline and then read it as a
+/// document, where it is a key with no `=`. Measured on 2.0.11, 2.2.7, 2.3.4 and 2.4.2
+/// for integers, floats, booleans, strings, dates, datetimes and arrays; `None` for
+/// what was not measured (an array of one element or of strings first reads as a
+/// `[table]` header, a string with a newline as a multi-line one).
+fn not_a_table(version: &Version, raw: &Node) -> Option<LoadError> {
+    if version.is_1x() {
+        return None;
+    }
+    let message = if version.line >= super::version::Line::V2_4 {
+        let go = match &raw.value {
+            Value::Integer(_) => "int64",
+            Value::Float(_) => "float64",
+            Value::Boolean(_) => "bool",
+            Value::String(_) => "string",
+            Value::Array(_) => "[]interface {}",
+            Value::Datetime(d) => gonames::datetime_type(d),
+            Value::Table(_) => return None,
+        };
+        format!("toml: cannot encode a {go} as a document root")
+    } else {
+        let text = match &raw.value {
+            Value::Integer(_) | Value::Float(_) | Value::Boolean(_) => "expected = after a key, but the document ends there",
+            Value::String(s) if !s.chars().any(char::is_control) => "expected = after a key, but the document ends there",
+            Value::Datetime(d) if gonames::datetime_type(d) == "toml.LocalDate" => "expected = after a key, but the document ends there",
+            Value::Datetime(d) if d.contains(':') && d.len() > 10 => "expected character =",
+            Value::Array(a) if a.is_empty() => "invalid character at start of key: ]",
+            Value::Array(a) if a.len() > 1 && a.first().is_some_and(|e| matches!(e.value, Value::Integer(_))) => "expected character ]",
+            _ => return None,
+        };
+        format!("toml: {text}")
+    };
+    Some(LoadError { message, code: super::load::LoadErrorCode::Type, at: raw.origin.clone(), dump_ignores: false, log: None })
 }
 
 /// What a table in the re-encoded document maps to.

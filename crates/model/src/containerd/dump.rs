@@ -34,8 +34,23 @@ fn strings(n: Option<&Node>) -> Vec<String> {
     }
 }
 
+/// Why [`effective`] stopped: the error, and the log lines printed before it (2.x
+/// logs the unknown keys of every plugin decoded before the one that fails, in the
+/// plugin graph's order, then exits on the failure).
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub error: LoadError,
+    pub log: Vec<LogLine>,
+}
+
+impl From<LoadError> for Failed {
+    fn from(error: LoadError) -> Self {
+        Failed { error, log: Vec::new() }
+    }
+}
+
 /// Decodes every plugin of `version` from the merged config.
-pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Result<Effective, LoadError> {
+pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Result<Effective, Failed> {
     let disabled = strings(loaded.top.get("disabled_plugins"));
     let mut plugins = loaded.plugins.clone();
     let merged_version = loaded.version();
@@ -63,7 +78,10 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
             None => default.clone(),
             Some(raw) => {
                 used.push(key.clone());
-                let (node, keys) = decode_plugin(version, defaults, uri, default, raw)?;
+                let (node, keys) = match decode_plugin(version, defaults, uri, default, raw) {
+                    Ok(d) => d,
+                    Err(error) => return Err(Failed { error, log }),
+                };
                 for k in keys {
                     if k.logged {
                         log.push(

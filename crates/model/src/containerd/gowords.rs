@@ -181,6 +181,33 @@ pub(super) fn file_type_error(version: &Version, text: &[u8], value: &Node, want
     type_error_go(version, value, GoField { owner, field, go_type, at })
 }
 
+#[cfg(feature = "go-toml-syntax")]
+/// go-toml v2.4 (containerd 2.4) on a `timeouts` entry that is not a string: under a
+/// `[timeouts]` header its decoder starts at the map, so it names the element type
+/// alone (`cannot decode TOML array into string`); through a dotted key or an inline
+/// table from the root it names the struct field with the element type (`… into
+/// struct field config.Config.Timeouts of type string`; v2.2–2.3 name the map type).
+/// `timeouts_at` is where the `timeouts` table was written. `None` for a table value
+/// (its own wordings).
+pub(super) fn timeouts_entry_error_v24(text: &[u8], timeouts_at: Option<&Origin>, value: &Node) -> Option<LoadError> {
+    let at = value_position(text, value.origin.as_ref()?);
+    let inline = byte_at(text, at.0, at.1) == Some(b'{');
+    if matches!(value.value, Value::Table(_)) && !inline {
+        return None;
+    }
+    let kind = if inline { "inline table" } else { super::gonames::toml_kind(value) };
+    let header = timeouts_at.is_some_and(|o| {
+        let line = text.split(|b| *b == b'\n').nth(o.line.saturating_sub(1) as usize).unwrap_or(&[]);
+        line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+    });
+    let message = if header {
+        format!("toml: cannot decode TOML {kind} into string")
+    } else {
+        format!("toml: cannot decode TOML {kind} into struct field config.Config.Timeouts of type string")
+    };
+    Some(positioned_type_error(value, message, at))
+}
+
 /// The byte at 1-based `row` and byte `column` of `text`.
 fn byte_at(text: &[u8], row: u32, column: u32) -> Option<u8> {
     let line = text.split(|b| *b == b'\n').nth(row.checked_sub(1)? as usize)?;

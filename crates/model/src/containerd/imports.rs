@@ -7,13 +7,20 @@
 //! then migrated ([`super::migrate`]).
 
 use super::files::{self, Entry, Files};
+#[cfg(feature = "go-toml-syntax")]
+use super::gonumbers::read_lenient;
+use super::gonumbers::LazyNumber;
 use super::load::{LoadError, LoadErrorCode};
 use super::parse::parse;
 use super::syntax::Verdicts;
 use super::value::Table;
+#[cfg(feature = "go-toml-syntax")]
+use super::version::Line;
 use super::version::Version;
 
-pub(super) fn read_file(files: &Files, version: &Version, path: &str, given: &Verdicts, pending: &mut Vec<String>) -> Result<Table, LoadError> {
+/// The file at `path` read as `version` reads it, with the numbers whose underscores
+/// only fail once decoded (2.0–2.3, [`super::gonumbers`]).
+pub(super) fn read_file(files: &Files, version: &Version, path: &str, given: &Verdicts, pending: &mut Vec<String>) -> Result<(Table, Vec<LazyNumber>), LoadError> {
     let not_found = |code, what: &str| {
         let os = format!("open {path}: {what}");
         let message = if version.is_1x() { format!("failed to load TOML: {path}: {os}") } else { os };
@@ -46,7 +53,23 @@ pub(super) fn read_file(files: &Files, version: &Version, path: &str, given: &Ve
     if let Some(e) = super::syntax::judge(version, path, original, bytes, &parsed, given, pending) {
         return Err(e);
     }
-    parsed.map_err(|e| super::syntax::lab_error(version, path, &e))
+    match parsed {
+        Ok(table) => Ok((table, Vec::new())),
+        Err(e) => {
+            #[cfg(feature = "go-toml-syntax")]
+            if let Some(lenient) = defers_number_checks(version).then(|| read_lenient(path, bytes, &Err(e.clone()))).flatten() {
+                return Ok(lenient);
+            }
+            Err(super::syntax::lab_error(version, path, &e))
+        }
+    }
+}
+
+/// go-toml v2.2–2.3 (containerd 2.0–2.3) check a number's underscores when they
+/// decode it, not while parsing.
+#[cfg(feature = "go-toml-syntax")]
+pub(super) fn defers_number_checks(version: &Version) -> bool {
+    matches!(version.line, Line::V2_0 | Line::V2_1 | Line::V2_2 | Line::V2_3)
 }
 
 pub(super) fn resolve_imports(files: &Files, version: &Version, parent: &str, imports: &[String]) -> Result<Vec<String>, LoadError> {

@@ -19,7 +19,10 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::files::{Entry, Files};
+use super::gonumbers::LazyNumber;
 use super::gowords::{file_type_error, fits, go_type, header_key_position, type_error, STRICT};
+#[cfg(feature = "go-toml-syntax")]
+use super::gowords::value_position;
 use super::imports::{read_file, resolve_imports};
 use super::log::LogLine;
 use super::merge::{merge, MergeEvent};
@@ -134,7 +137,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
         if loaded.contains(&path) {
             continue;
         }
-        let mut file = match read_file(files, version, &path, given, &mut st.syntax_unjudged) {
+        let (mut file, lazy) = match read_file(files, version, &path, given, &mut st.syntax_unjudged) {
             Ok(f) => f,
             Err(e) => {
                 st.error = Some(e);
@@ -146,7 +149,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
             Entry::File(b) => b,
             _ => &[],
         };
-        let raw = match decode_file(version, defaults, &path, text, file, &mut st) {
+        let raw = match decode_file(version, defaults, &path, text, file, &lazy, &mut st) {
             Ok(t) => t,
             Err(e) => {
                 st.error = Some(e);
@@ -220,8 +223,115 @@ fn is_section(version: &Version, defaults: &Defaults, name: &str) -> bool {
 }
 
 /// Decodes one file into the server `Config` struct: known keys, right types; unknown
-/// keys are warned about (2.x) or silently dropped (1.x).
-fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], raw: Table, st: &mut Loaded) -> Result<Table, LoadError> {
+/// keys are warned about (2.x) or silently dropped (1.x). `lazy`: the numbers whose
+/// underscores go-toml v2.2–2.3 refuse only when it decodes them ([`gonumbers`]).
+fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], raw: Table, lazy: &[LazyNumber], st: &mut Loaded) -> Result<Table, LoadError> {
+    let first_lazy = first_decoded(version, defaults, text, &raw, lazy);
+    let (out, unknown) = match decode_fields(version, defaults, text, raw) {
+        Ok(decoded) => decoded,
+        // go-toml decodes expression by expression: a number decoded on an earlier
+        // line fails before a type error below it.
+        Err(e) => {
+            return Err(match first_lazy {
+                Some(l) if e.at.as_ref().is_none_or(|a| l.row <= a.line) => l.error(path),
+                _ => e,
+            })
+        }
+    };
+    if let Some(l) = first_lazy {
+        return Err(l.error(path));
+    }
+    let file_path = path;
+    for (path, at) in unknown {
+        if !version.is_1x() {
+            let (row, col) = at.as_ref().map_or((0, 0), |o| header_key_position(text, o, path.len().saturating_sub(1)).unwrap_or((o.line, o.column)));
+            st.log.push(
+                LogLine::new("warning", "Ignoring unknown key in TOML")
+                    .field("file", file_path.to_string())
+                    .field("row", row.to_string())
+                    .field("column", col.to_string())
+                    .field("key", path.join(" "))
+                    .field("error", STRICT),
+            );
+        }
+        st.events.push(MergeEvent::UnknownKey { path, at });
+    }
+    Ok(out)
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// Is a value at `path` of a file decoded into the server `Config` (2.x)? Keys the
+/// struct lacks, and everything under them, are skipped unread (go-toml's strict
+/// mode notes them and moves on); `plugins` is an `interface{}`, read whole.
+fn is_decoded(version: &Version, defaults: &Defaults, path: &[String]) -> bool {
+    let Some(top) = path.first().map(String::as_str) else { return false };
+    match top {
+        "plugins" | "imports" | "disabled_plugins" | "required_plugins" | "version" | "oom_score" | "timeouts" => true,
+        k if defaults.top.get(k).is_some_and(|d| d.as_str().is_some()) => true,
+        k if is_section(version, defaults, k) => path.get(1).is_none_or(|f| section_fields(version, defaults, k).contains(f)),
+        "proxy_plugins" | "stream_processors" => path.get(2).is_none_or(|f| {
+            let entry_type = if top == "proxy_plugins" { EntryType::ProxyPlugin } else { EntryType::StreamProcessor };
+            let template = defaults.template(version, entry_type);
+            template.as_table().is_some_and(|t| t.contains(f)) || (f == "exports" && top == "proxy_plugins")
+        }),
+        _ => false,
+    }
+}
+
+/// The first (in document order) of `lazy` that decoding `raw` reads.
+#[cfg(feature = "go-toml-syntax")]
+fn first_decoded<'l>(version: &Version, defaults: &Defaults, text: &[u8], raw: &Table, lazy: &'l [LazyNumber]) -> Option<&'l LazyNumber> {
+    fn walk(text: &[u8], t: &Table, path: &mut Vec<String>, out: &mut Vec<((u32, u32), Vec<String>)>) {
+        for (k, n) in &t.entries {
+            path.push(k.clone());
+            match &n.value {
+                Value::Integer(_) | Value::Float(_) => out.extend(n.origin.as_ref().map(|o| (value_position(text, o), path.clone()))),
+                Value::Array(items) => items_walk(text, items, path, out),
+                Value::Table(sub) => walk(text, sub, path, out),
+                _ => {}
+            }
+            path.pop();
+        }
+    }
+    fn items_walk(text: &[u8], items: &[Node], path: &mut Vec<String>, out: &mut Vec<((u32, u32), Vec<String>)>) {
+        for item in items {
+            match &item.value {
+                Value::Integer(_) | Value::Float(_) => out.extend(item.origin.as_ref().map(|o| ((o.line, byte_column(text, o)), path.clone()))),
+                Value::Array(inner) => items_walk(text, inner, path, out),
+                Value::Table(sub) => walk(text, sub, path, out),
+                _ => {}
+            }
+        }
+    }
+    if lazy.is_empty() {
+        return None;
+    }
+    let mut numbers = Vec::new();
+    walk(text, raw, &mut Vec::new(), &mut numbers);
+    lazy.iter()
+        .filter(|l| numbers.iter().any(|(at, path)| *at == (l.row, l.column) && is_decoded(version, defaults, path)))
+        .min_by_key(|l| (l.row, l.column))
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// The byte column of `o` (whose column counts characters) in `text`.
+fn byte_column(text: &[u8], o: &Origin) -> u32 {
+    let line = text.split(|b| *b == b'\n').nth(o.line.saturating_sub(1) as usize).unwrap_or(&[]);
+    let line = String::from_utf8_lossy(line);
+    let bytes = line.char_indices().nth(o.column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
+    u32::try_from(bytes + 1).unwrap_or(u32::MAX)
+}
+
+/// Without `go-toml-syntax` no number is read leniently ([`super::gonumbers`]).
+#[cfg(not(feature = "go-toml-syntax"))]
+fn first_decoded<'l>(_: &Version, _: &Defaults, _: &[u8], _: &Table, _: &'l [LazyNumber]) -> Option<&'l LazyNumber> {
+    None
+}
+
+/// The known keys of one file decoded, and the unknown ones with where they are.
+type Decoded = (Table, Vec<(Vec<String>, Option<Origin>)>);
+
+fn decode_fields(version: &Version, defaults: &Defaults, text: &[u8], raw: Table) -> Result<Decoded, LoadError> {
     let mut out = Table::new();
     const CONFIG: &str = "config.Config";
     let top_error = |node: &Node, want: &str, key: &str| file_type_error(version, text, node, want, CONFIG, key, defaults.top.get(key));
@@ -289,6 +399,12 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], 
                 for (name, v) in t.entries {
                     if entry_type == EntryType::String {
                         if v.as_str().is_none() {
+                            #[cfg(feature = "go-toml-syntax")]
+                            if version.line >= Line::V2_4 {
+                                if let Some(e) = super::gowords::timeouts_entry_error_v24(text, node.origin.as_ref(), &v) {
+                                    return Err(e);
+                                }
+                            }
                             return Err(top_error(&v, "string", &key));
                         }
                         map.insert(name, v);
@@ -320,22 +436,7 @@ fn decode_file(version: &Version, defaults: &Defaults, path: &str, text: &[u8], 
             }
         }
     }
-    let file_path = path;
-    for (path, at) in unknown {
-        if !version.is_1x() {
-            let (row, col) = at.as_ref().map_or((0, 0), |o| header_key_position(text, o, path.len().saturating_sub(1)).unwrap_or((o.line, o.column)));
-            st.log.push(
-                LogLine::new("warning", "Ignoring unknown key in TOML")
-                    .field("file", file_path.to_string())
-                    .field("row", row.to_string())
-                    .field("column", col.to_string())
-                    .field("key", path.join(" "))
-                    .field("error", STRICT),
-            );
-        }
-        st.events.push(MergeEvent::UnknownKey { path, at });
-    }
-    Ok(out)
+    Ok((out, unknown))
 }
 
 // ---- 2.x per-file migration ---------------------------------------------------------

@@ -45,6 +45,7 @@ pub mod encode;
 pub mod explain;
 pub mod files;
 mod gonames;
+mod gonumbers;
 pub mod gowords;
 #[cfg(feature = "go-toml-syntax")]
 mod gotoml2;
@@ -239,7 +240,8 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
                         let out = CommandOutput { stdout: dump::dump_text(version, &eff), stderr, exit: 0 };
                         (out, start, Some(eff))
                     }
-                    Err(e) => {
+                    Err(dump::Failed { error: e, log }) => {
+                        stderr.push_str(&render_log(&log));
                         let (line, code) = fatal_line("containerd", &e);
                         stderr.push_str(&format!("{line}\n"));
                         (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
@@ -251,7 +253,8 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
             }
         }
         None => match dump::effective(version, defaults, &loaded) {
-            Err(e) => {
+            Err(dump::Failed { error: e, log }) => {
+                stderr.push_str(&render_log(&log));
                 diagnostics.push(load_error_diagnostic(&e));
                 let (last_line, code) = fatal_line("containerd", &e);
                 stderr.push_str(&format!("{last_line}\n"));

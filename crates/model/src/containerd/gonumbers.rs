@@ -1,0 +1,245 @@
+//! go-toml v2.2–2.3 (containerd 2.0–2.3) check a number's underscores only when the
+//! number is decoded (pelletier/go-toml v2.2.3, v2.2.4, v2.3.0: `decode.go`,
+//! `checkAndRemoveUnderscoresIntegers` / `…Floats`; the parser's `scanIntOrFloat`
+//! takes any run of digits, letters, `_`, `.`, `+` and `-`). So `n = 1__000` under a
+//! key the config struct does not have is skipped with the other unknown keys (a
+//! warning, exit 0), while the same number under `plugins` (an `interface{}`), in a
+//! map or in a known field fails at its first misplaced `_`. v2.4 (containerd 2.4)
+//! and go-toml v1 (1.x) refuse it while parsing (`syntax_exact`).
+//!
+//! The lab parser refuses such a number outright, so [`read_lenient`] reads the file
+//! again with each one's underscores taken out (the same length, padded with spaces,
+//! so every position stays), and returns the numbers with the error go-toml gives
+//! when it decodes them; `load` decides which are decoded. Compiled in with the
+//! feature `go-toml-syntax` (the companion and the chunk): the app's first load has
+//! no room for it, and there such a number stays the lab parser's syntax error.
+
+use super::load::{LoadError, LoadErrorCode};
+use super::log::LogLine;
+#[cfg(feature = "go-toml-syntax")]
+use super::parse::{parse, ParseError, ParseErrorKind};
+#[cfg(feature = "go-toml-syntax")]
+use super::value::Table;
+use super::value::Origin;
+
+/// A number whose underscores go-toml v2.2–2.3 refuse once it is decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LazyNumber {
+    /// 1-based row and byte column of the number's first character.
+    pub row: u32,
+    pub column: u32,
+    /// go-toml's message and the byte column its highlight starts at.
+    pub message: &'static str,
+    pub error_column: u32,
+}
+
+impl LazyNumber {
+    /// The error go-toml returns when this number is decoded, as containerd 2.x logs
+    /// and returns a decode error with a position.
+    pub fn error(&self, path: &str) -> LoadError {
+        let (row, column, message) = (self.row, self.error_column, self.message);
+        let log = LogLine::new("error", "Failure unmarshaling TOML")
+            .field("column", column.to_string())
+            .field("error", format!("toml: {message}"))
+            .field("file", path)
+            .field("row", row.to_string());
+        LoadError {
+            message: format!("failed to unmarshal TOML at row {row} column {column}: toml: {message}"),
+            code: LoadErrorCode::Syntax,
+            at: Some(Origin { file: path.into(), line: row, column }),
+            dump_ignores: false,
+            log: Some(Box::new(log)),
+        }
+    }
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// How many misplaced-underscore numbers one file may hold before the lab stops
+/// reading it leniently (each costs a parse of the file).
+const MAX_LAZY: usize = 64;
+
+#[cfg(feature = "go-toml-syntax")]
+/// `parsed` (the lab parser's reading of `text`) again, with every number whose only
+/// fault is its underscores read as if it had none; `None` when anything else is
+/// wrong (the first error stands).
+pub fn read_lenient(path: &str, text: &[u8], parsed: &Result<Table, ParseError>) -> Option<(Table, Vec<LazyNumber>)> {
+    let mut patched = text.to_vec();
+    let mut lazy = Vec::new();
+    let mut current = parsed.clone();
+    loop {
+        let e = match current {
+            Ok(table) => return Some((table, lazy)),
+            Err(e) => e,
+        };
+        if lazy.len() >= MAX_LAZY || !is_underscore_error(&e) {
+            return None;
+        }
+        let (start, end) = token_at(&patched, &e)?;
+        let token = patched.get(start..end)?;
+        let (offset, message) = underscore_error(token)?;
+        let line_start = patched.get(..start)?.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let column = u32::try_from(start - line_start + 1).ok()?;
+        lazy.push(LazyNumber { row: e.line, column, message, error_column: column.saturating_add(u32::try_from(offset).ok()?) });
+        let cleaned: Vec<u8> = token.iter().copied().filter(|b| *b != b'_').collect();
+        let pad = token.len() - cleaned.len();
+        patched.splice(start..end, cleaned.into_iter().chain(std::iter::repeat_n(b' ', pad)));
+        current = parse(path, &patched);
+    }
+}
+
+#[cfg(feature = "go-toml-syntax")]
+fn is_underscore_error(e: &ParseError) -> bool {
+    matches!(&e.kind, ParseErrorKind::Other { message } if message.starts_with("`_` may only go between digits"))
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// The byte range of the number the error at `e` (1-based line, column in characters)
+/// points into.
+fn token_at(text: &[u8], e: &ParseError) -> Option<(usize, usize)> {
+    let line_start = if e.line <= 1 {
+        0
+    } else {
+        text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(e.line as usize - 2).map(|(i, _)| i + 1)?
+    };
+    let line_end = text.get(line_start..)?.iter().position(|b| *b == b'\n').map_or(text.len(), |i| line_start + i);
+    let line = std::str::from_utf8(text.get(line_start..line_end)?).ok()?;
+    let at = line.char_indices().nth(e.column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
+    let b = line.as_bytes();
+    let part = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'+' | b'-');
+    let mut start = at.min(b.len());
+    while start > 0 && b.get(start - 1).copied().is_some_and(part) {
+        start -= 1;
+    }
+    let mut end = at.min(b.len());
+    while b.get(end).copied().is_some_and(part) {
+        end += 1;
+    }
+    (start < end).then_some((line_start + start, line_start + end))
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// go-toml v2.2's `checkAndRemoveUnderscoresIntegers` / `…Floats` on a number as
+/// written: the byte offset its highlight starts at and its message, or `None` when
+/// the underscores are fine.
+pub fn underscore_error(token: &[u8]) -> Option<(usize, &'static str)> {
+    let prefixed = token.len() > 2 && token.first() == Some(&b'0') && matches!(token.get(1), Some(b'x' | b'o' | b'b'));
+    let float = !prefixed && token.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
+    if float {
+        return float_error(token);
+    }
+    let (base, b) = if prefixed { (2, token.get(2..)?) } else { (0, token) };
+    integer_error(b).map(|(i, m)| (base + i, m))
+}
+
+#[cfg(feature = "go-toml-syntax")]
+fn integer_error(b: &[u8]) -> Option<(usize, &'static str)> {
+    let start = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    if b.len() == start {
+        return None;
+    }
+    if b.get(start) == Some(&b'_') {
+        return Some((start, "number cannot start with underscore"));
+    }
+    if b.last() == Some(&b'_') {
+        return Some((b.len() - 1, "number cannot end with underscore"));
+    }
+    let first = b.iter().position(|c| *c == b'_')?;
+    let mut before = false;
+    for (i, c) in b.iter().enumerate().skip(first + 1) {
+        if *c == b'_' {
+            if !before {
+                return Some((i - 1, "number must have at least one digit between underscores"));
+            }
+            before = false;
+        } else {
+            before = true;
+        }
+    }
+    None
+}
+
+#[cfg(feature = "go-toml-syntax")]
+fn float_error(b: &[u8]) -> Option<(usize, &'static str)> {
+    if b.first() == Some(&b'_') {
+        return Some((0, "number cannot start with underscore"));
+    }
+    if b.last() == Some(&b'_') {
+        return Some((b.len() - 1, "number cannot end with underscore"));
+    }
+    b.iter().position(|c| *c == b'_')?;
+    let mut before = false;
+    for (i, c) in b.iter().enumerate() {
+        let next = b.get(i + 1).copied();
+        match c {
+            b'_' => {
+                if !before {
+                    return Some((i.saturating_sub(1), "number must have at least one digit between underscores"));
+                }
+                if matches!(next, Some(b'e' | b'E')) {
+                    return Some((i + 1, "cannot have underscore before exponent"));
+                }
+                before = false;
+            }
+            b'+' | b'-' => before = false,
+            b'e' | b'E' => {
+                if next == Some(b'_') {
+                    return Some((i + 1, "cannot have underscore after exponent"));
+                }
+            }
+            b'.' => {
+                if next == Some(b'_') {
+                    return Some((i + 1, "cannot have underscore after decimal point"));
+                }
+                if i > 0 && b.get(i - 1) == Some(&b'_') {
+                    return Some((i - 1, "cannot have underscore before decimal point"));
+                }
+            }
+            _ => before = true,
+        }
+    }
+    None
+}
+
+#[cfg(all(test, feature = "go-toml-syntax"))]
+mod tests {
+    use super::*;
+
+    /// go-toml v2.2.3's own cases (`unmarshaler_test.go`: double underscore, starts and
+    /// ends with one; floats around the point and the exponent).
+    #[test]
+    fn underscores_as_go_toml_checks_them() {
+        let cases: &[(&str, Option<(usize, &str)>)] = &[
+            ("1__000", Some((1, "number must have at least one digit between underscores"))),
+            ("1_000", None),
+            ("1_", Some((1, "number cannot end with underscore"))),
+            ("+_1", Some((1, "number cannot start with underscore"))),
+            ("0x_1", Some((2, "number cannot start with underscore"))),
+            ("0xdead__beef", Some((6, "number must have at least one digit between underscores"))),
+            ("1_.5", Some((1, "cannot have underscore before decimal point"))),
+            ("1._5", Some((2, "cannot have underscore after decimal point"))),
+            ("1_e5", Some((2, "cannot have underscore before exponent"))),
+            ("1e_5", Some((2, "cannot have underscore after exponent"))),
+            ("1.5_5e1_0", None),
+        ];
+        for (token, want) in cases {
+            assert_eq!(underscore_error(token.as_bytes()), *want, "{token}");
+        }
+    }
+
+    /// A file with such numbers reads with each number's value and position; the
+    /// numbers come back with go-toml's error.
+    #[test]
+    fn reads_leniently_and_keeps_positions() {
+        let text = b"a = 1__000 # c\n[t]\n  b = [2__0, 3]\n  c = 4\n";
+        let parsed = parse("/f", text);
+        assert!(parsed.is_err());
+        let (table, lazy) = read_lenient("/f", text, &parsed).unwrap();
+        assert_eq!(table.get("a").and_then(|n| n.as_int()), Some(1000));
+        assert_eq!(table.get_path(&["t", "c"]).and_then(|n| n.as_int()), Some(4));
+        let at: Vec<(u32, u32, u32)> = lazy.iter().map(|l| (l.row, l.column, l.error_column)).collect();
+        assert_eq!(at, vec![(1, 5, 6), (3, 8, 9)]);
+        // Anything else wrong: the first error stands.
+        let bad = b"a = 1__000\nb = \n";
+        assert!(read_lenient("/f", bad, &parse("/f", bad)).is_none());
+    }
+}
