@@ -84,16 +84,22 @@ const FOUND_2X: &[(&str, u64, usize, &[&str], i32, &[&str])] = &[
     ),
 ];
 
+/// The model's `containerd config dump` of a generated node on version `v`, normalised
+/// as the live differential normalises the real binary's.
+fn model_dump(node: &cases::Node, v: &str) -> cases::Output {
+    let (files, main) = cases::model_files(node);
+    let version = Version::parse(v).unwrap_or_else(|e| panic!("{v}: {e}"));
+    let got = Containerd::new(version.clone()).load_from(&files, &main);
+    cases::normalise(&cases::Output { stdout: got.dump.stdout, stderr: got.dump.stderr, exit: got.dump.exit }, cases::MODEL_ROOT, version.is_1x())
+}
+
 #[test]
 fn the_long_runs_2x_findings_print_as_the_binaries_did() {
     let mut failures = Vec::new();
     for (name, seed, index, versions, exit, lines) in FOUND_2X {
         let node = cases::generated_from(*seed, index + 1).swap_remove(*index);
-        let (files, main) = cases::model_files(&node);
         for v in *versions {
-            let version = Version::parse(v).unwrap_or_else(|e| panic!("{v}: {e}"));
-            let got = Containerd::new(version.clone()).load_from(&files, &main);
-            let got = cases::normalise(&cases::Output { stdout: got.dump.stdout, stderr: got.dump.stderr, exit: got.dump.exit }, cases::MODEL_ROOT, version.is_1x());
+            let got = model_dump(&node, v);
             let block = format!("{}\n", lines.join("\n"));
             let stdout_ok = (*exit == 0) != got.stdout.is_empty();
             if got.exit != *exit || !got.stderr.contains(&block) || !stdout_ok {
@@ -116,11 +122,8 @@ fn the_long_runs_findings_print_as_the_binaries_did() {
     let mut failures = Vec::new();
     for (name, seed, index, versions, want) in CASES {
         let node = cases::generated_from(*seed, index + 1).swap_remove(*index);
-        let (files, main) = cases::model_files(&node);
         for v in *versions {
-            let version = Version::parse(v).unwrap_or_else(|e| panic!("{v}: {e}"));
-            let got = Containerd::new(version.clone()).load_from(&files, &main);
-            let got = cases::normalise(&cases::Output { stdout: got.dump.stdout, stderr: got.dump.stderr, exit: got.dump.exit }, cases::MODEL_ROOT, version.is_1x());
+            let got = model_dump(&node, v);
             let want = cases::Output { stdout: String::new(), stderr: format!("{want}\n"), exit: 1 };
             let d = cases::differences(&want, &got, &format!("{v} seed {seed} node {index}"));
             if !d.is_empty() {
