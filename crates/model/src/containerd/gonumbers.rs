@@ -15,7 +15,6 @@
 //! no room for it, and there such a number stays the lab parser's syntax error.
 
 use super::load::{LoadError, LoadErrorCode};
-use super::log::LogLine;
 #[cfg(feature = "go-toml-syntax")]
 use super::parse::{parse, ParseError, ParseErrorKind};
 #[cfg(feature = "go-toml-syntax")]
@@ -37,19 +36,8 @@ impl LazyNumber {
     /// The error go-toml returns when this number is decoded, as containerd 2.x logs
     /// and returns a decode error with a position.
     pub fn error(&self, path: &str) -> LoadError {
-        let (row, column, message) = (self.row, self.error_column, self.message);
-        let log = LogLine::new("error", "Failure unmarshaling TOML")
-            .field("column", column.to_string())
-            .field("error", format!("toml: {message}"))
-            .field("file", path)
-            .field("row", row.to_string());
-        LoadError {
-            message: format!("failed to unmarshal TOML at row {row} column {column}: toml: {message}"),
-            code: LoadErrorCode::Syntax,
-            at: Some(Origin { file: path.into(), line: row, column }),
-            dump_ignores: false,
-            log: Some(Box::new(log)),
-        }
+        let (row, column) = (self.row, self.error_column);
+        LoadError::unmarshal_at(path, row, column, self.message, LoadErrorCode::Syntax, Some(Origin { file: path.into(), line: row, column }))
     }
 }
 

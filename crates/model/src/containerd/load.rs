@@ -45,6 +45,25 @@ pub struct LoadError {
     pub log: Option<Box<LogLine>>,
 }
 
+impl LoadError {
+    /// A go-toml v2 error with a position, as containerd 2.x logs it
+    /// (`Failure unmarshaling TOML` with row and column) and returns it.
+    pub(super) fn unmarshal_at(path: &str, row: u32, column: u32, text: &str, code: LoadErrorCode, at: Option<Origin>) -> LoadError {
+        let log = LogLine::new("error", "Failure unmarshaling TOML")
+            .field("column", column.to_string())
+            .field("error", format!("toml: {text}"))
+            .field("file", path)
+            .field("row", row.to_string());
+        LoadError {
+            message: format!("failed to unmarshal TOML at row {row} column {column}: toml: {text}"),
+            code,
+            at,
+            dump_ignores: false,
+            log: Some(Box::new(log)),
+        }
+    }
+}
+
 /// The stable code of a load failure (for diagnostics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LoadErrorCode {

@@ -266,18 +266,7 @@ fn syntax_error(version: &Version, path: &str, text: &[u8], e: &ParseError) -> L
     let duplicate = matches!(e.kind, ParseErrorKind::DuplicateTable { .. } | ParseErrorKind::DuplicateKey { .. });
     let positioned = !duplicate || version.line >= Line::V2_4;
     if positioned {
-        let log = LogLine::new("error", "Failure unmarshaling TOML")
-            .field("column", column.to_string())
-            .field("error", format!("toml: {text}"))
-            .field("file", path)
-            .field("row", line.to_string());
-        LoadError {
-            message: format!("failed to unmarshal TOML at row {line} column {column}: toml: {text}"),
-            code,
-            at,
-            dump_ignores: false,
-            log: Some(Box::new(log)),
-        }
+        LoadError::unmarshal_at(path, line, column, &text, code, at)
     } else {
         LoadError { message: format!("failed to unmarshal TOML: toml: {text}"), code, at, dump_ignores: false, log: None }
     }
