@@ -155,12 +155,6 @@ impl Daemon {
         }
     }
 
-    /// The daemon's loader (a clone sharing its parsed defaults), for other daemons of
-    /// its version.
-    pub fn loader(&self) -> Containerd {
-        self.model().into_owned()
-    }
-
     fn load(&self) -> LoadResult {
         self.model().load_with(&self.files, &self.verdicts)
     }

@@ -108,10 +108,8 @@ pub fn incident_from_manifests(
     seed: u64,
 ) -> Result<Incident, String> {
     let names = || manifests.nodes.iter().filter_map(|n| n.metadata.name.as_deref());
-    // One healthy daemon for every node without its own (loaded once, not per node),
-    // with the loader of a daemon of the same version when there is one.
-    let loader = || daemons.values().find(|d| d.version == *version).map_or_else(|| Containerd::new(version.clone()), Daemon::loader);
-    let default = names().any(|n| !daemons.contains_key(n)).then(|| healthy_daemon_on(&loader()));
+    // One healthy daemon for every node without its own (loaded once, not per node).
+    let default = names().any(|n| !daemons.contains_key(n)).then(|| healthy_daemon(version));
     let handlers: Vec<String> = manifests.runtime_classes.iter().map(|rc| rc.handler.clone()).collect();
     let runtimes = node_runtimes(names(), &daemons, default.as_ref(), &handlers);
     let rollout = rollout_from_manifests(manifests, runtimes, order, seed, SEED_EPOCH)?;
