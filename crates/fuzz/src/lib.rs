@@ -154,13 +154,14 @@ pub fn scenario_files(text: &str) -> (String, BTreeMap<String, String>) {
     (toml, files)
 }
 
-/// A scenario directory: parsed, and run on the model when it parses.
+/// A scenario directory: parsed, and run on the model when it parses (nodes of a
+/// version [`containerd_versions`] holds load with its loader, defaults parsed once).
 pub fn scenario_dir(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (toml, files) = scenario_files(text);
     let read = |rel: &str| files.get(rel).cloned().ok_or_else(|| format!("{rel}: no such file"));
     if let Ok(s) = scenario::parse("fuzz", scenario::SCENARIO_FILE, &toml, &read) {
-        let _ = scenario::run_on_model(&s);
+        let _ = scenario::run_on_model_with(&s, containerd_versions());
     }
 }
 

@@ -4,7 +4,8 @@
 //! (`cases::generated_from(seed, ..)[node]`, the live tier's generator) and what every
 //! version it differed on printed on stderr, normalised as the live tier normalises it
 //! (the private root taken out). Found 2026-12-06 on Debian's 1.6.20 and the built
-//! 1.6.38 and 1.7.34, seeds 7453586491648913719 and 7453586491648913720.
+//! 1.6.38 and 1.7.34, seeds 7453586491648913719, 7453586491648913720 and (fixed
+//! 2026-12-07, with 1.x's plugin graph orders, `plugin_order.rs`) 7453586491648913752.
 
 #[path = "../../../tests/config_dump_cases.rs"]
 mod cases;
@@ -33,6 +34,13 @@ const CASES: &[(&str, u64, usize, &[&str], &str)] = &[
         44,
         &["1.6.20", "1.6.38", "1.7.34"],
         "containerd: failed to load TOML: /etc/containerd/extra.toml: (16, 3): The following key was defined twice: plugins.io.containerd.grpc.v1.cri.containerd.runtimes.nvidia",
+    ),
+    (
+        "1.7 decodes its plugins in its own graph order: `internal.v1.opt` fails before `gc.v1.scheduler`",
+        7_453_586_491_648_913_752,
+        20,
+        &["1.7.34"],
+        "containerd: (10, 3): Can't convert 1979-05-27 07:32:00 +0000 UTC(time.Time) to string",
     ),
 ];
 

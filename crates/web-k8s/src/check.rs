@@ -10,13 +10,13 @@ use gpulab_model::check_runtime::{self, check_name, looked_at, render_text, verd
 use gpulab_model::containerd::{Daemon, Supervisor, MAIN_CONFIG};
 use gpulab_view::{CheckRequest, CheckRun, CheckView};
 
-use crate::node::{files, op, version, DROPIN};
+use crate::node::{files, new_daemon, op, version, DROPIN};
 
 /// The check's results for the request.
 pub fn view(req: &CheckRequest) -> Result<CheckView, String> {
     let ops = req.ops.iter().map(|o| op(o)).collect::<Result<Vec<_>, _>>()?;
     let supervisor = if req.by_hand { Supervisor::ByHand } else { Supervisor::systemd() };
-    let daemon = Daemon::new(version(&req.containerd)?, supervisor, files(&req.containerd, false));
+    let daemon = new_daemon(version(&req.containerd)?, supervisor, files(&req.containerd, false));
     let nc = NodeCheck { handler: req.handler.clone(), keep: req.keep.clone(), ..NodeCheck::default() };
     let evaluate = |d: &Daemon| check_runtime::evaluate(&simulated::inputs(d, &nc));
     let (daemon, runs) = simulated::replay(daemon, DROPIN, &req.containerd.dropin, &ops, evaluate);

@@ -1,8 +1,12 @@
 //! The node of steps 1–2 as the model's inputs: the request's containerd files and
 //! version handed to the model's learner node ([`gpulab_model::incident::node`]), and
-//! its daemon before and after the restart the incident is about.
+//! its daemon before and after the restart the incident is about. The daemons made
+//! here load with one loader per containerd version, kept for the chunk's lifetime
+//! ([`loader`]): a request no longer parses its version's built-in defaults again.
 
-use gpulab_model::containerd::{Daemon, Files, Supervisor, Version};
+use std::cell::RefCell;
+
+use gpulab_model::containerd::{Containerd, Daemon, Files, Supervisor, Version};
 use gpulab_model::incident::node as model;
 use gpulab_model::incident::work::{ContainerdWork, LabWork};
 use gpulab_view::ContainerdFiles;
@@ -23,6 +27,32 @@ pub fn version(input: &ContainerdFiles) -> Result<Version, String> {
     model::version(&work(input))
 }
 
+thread_local! {
+    /// The loader of every containerd version a request named, its defaults parsed at
+    /// the first request (a loader is a pure function of its version: keeping it
+    /// changes no reply, as the DRA module's kept readings change none).
+    static LOADERS: RefCell<Vec<Containerd>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The kept loader of `version` (made and kept at its first use).
+pub fn loader(version: &Version) -> Containerd {
+    LOADERS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some(m) = kept.iter().find(|m| m.version == *version) {
+            return m.clone();
+        }
+        let m = Containerd::new(version.clone());
+        kept.push(m.clone());
+        m
+    })
+}
+
+/// A daemon of `version` that has not started, loading with the kept loader.
+pub fn new_daemon(version: Version, supervisor: Supervisor, files: Files) -> Daemon {
+    let model = loader(&version);
+    Daemon::new(version, supervisor, files).with_model(&model)
+}
+
 /// The node's daemon as step 4 left it: started on the main config, then the
 /// learner's operations replayed in order (the replay step 4 shows), and whether it
 /// was restarted since the drop-in was written (running, on the files on disk).
@@ -38,7 +68,7 @@ pub fn after_step_4(input: &ContainerdFiles, by_hand: bool, ops: &[String]) -> R
 /// The incident's daemon: started on the main config, then the drop-in written;
 /// `restarted` adds `systemctl restart containerd`.
 pub fn daemon(input: &ContainerdFiles, restarted: bool) -> Result<Daemon, String> {
-    let mut d = Daemon::new(version(input)?, Supervisor::systemd(), files(input, false));
+    let mut d = new_daemon(version(input)?, Supervisor::systemd(), files(input, false));
     d.start();
     d.write_file(DROPIN, input.dropin.as_str());
     if restarted {

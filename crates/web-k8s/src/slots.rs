@@ -2,7 +2,9 @@
 //! all comparison modes, the same `gpulab slots` computes) and its labels, headline,
 //! config findings and Markdown / CSV exports. Here rather than in the app's first
 //! load because the device-plugin config is YAML (serde_norway) and the MIG
-//! catalogue is embedded YAML data.
+//! catalogue is embedded YAML data, read once for the chunk's lifetime ([`load_data`]).
+
+use std::rc::Rc;
 
 use gpulab_model::slots::{
     self,
@@ -20,9 +22,19 @@ pub struct SlotsData {
     pub models: Vec<GpuModel>,
 }
 
-/// Reads the model's embedded MIG catalogue and GPU table.
-pub fn load_data() -> Result<SlotsData, String> {
-    Ok(SlotsData { catalog: MigCatalog::embedded()?, models: GpuModel::all_known()? })
+thread_local! {
+    /// The embedded data as read at the first request: the same text every time, so
+    /// the same reading (it was about a sixth of a step 7 or step 8 request).
+    static DATA: Result<Rc<SlotsData>, String> = read_data();
+}
+
+fn read_data() -> Result<Rc<SlotsData>, String> {
+    Ok(Rc::new(SlotsData { catalog: MigCatalog::embedded()?, models: GpuModel::all_known()? }))
+}
+
+/// The model's embedded MIG catalogue and GPU table (read at the first call, then kept).
+pub fn load_data() -> Result<Rc<SlotsData>, String> {
+    DATA.with(Clone::clone)
 }
 
 /// The model's label language for a request's `ko` / `en`.

@@ -13,10 +13,13 @@
 //! or handed in by [`Daemon::with_model`]) and the result of its last start: reading
 //! the files on disk again while they are the files it started with is that result
 //! ([`Daemon::on_disk`], [`Daemon::config_dump`]), since a load is a pure function of
-//! files, version and verdicts.
+//! files, version and verdicts. Files written since the start (no restart yet) are
+//! loaded once, at the first read, and that load is kept beside the files, version and
+//! verdicts it read until the daemon's own methods change one of them: a scenario
+//! observes several fields of a node between two writes.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +94,21 @@ pub struct Daemon {
     loaded_verdicts: Verdicts,
     /// The version's loader, made at the first load unless handed in.
     model: OnceLock<Containerd>,
+    /// The load of the files on disk since they differ from the last start's, made at
+    /// the first read and cleared by [`Daemon::write_file`], [`Daemon::remove_file`],
+    /// [`Daemon::with_verdicts`] and a start. It holds what it read, so a change made
+    /// through the public fields is never answered with it. Shared between clones.
+    changed: OnceLock<Arc<DiskLoad>>,
+}
+
+/// One load of the files on disk, with the inputs it read (a load is a pure function
+/// of them).
+#[derive(Debug)]
+struct DiskLoad {
+    files: Files,
+    version: Version,
+    verdicts: Verdicts,
+    result: LoadResult,
 }
 
 impl Daemon {
@@ -108,6 +126,7 @@ impl Daemon {
             verdicts: Verdicts::new(),
             loaded_verdicts: Verdicts::new(),
             model: OnceLock::new(),
+            changed: OnceLock::new(),
         }
     }
 
@@ -123,6 +142,7 @@ impl Daemon {
     /// The daemon, reading its files' syntax with these verdicts ([`super::syntax`]).
     pub fn with_verdicts(mut self, verdicts: Verdicts) -> Self {
         self.verdicts = verdicts;
+        self.changed = OnceLock::new();
         self
     }
 
@@ -147,14 +167,29 @@ impl Daemon {
         same.then_some(loaded)
     }
 
+    /// The load of the files on disk with `verdicts`: the last start's result while
+    /// the files are unchanged, else the kept load of the changed files when it read
+    /// these inputs (made now if none is kept), else a fresh load.
+    fn disk_load(&self, verdicts: &Verdicts) -> Cow<'_, LoadResult> {
+        if let Some(loaded) = self.loaded_from_disk(verdicts) {
+            return Cow::Borrowed(loaded);
+        }
+        let kept = self.changed.get_or_init(|| {
+            let result = self.model().load_with(&self.files, verdicts);
+            Arc::new(DiskLoad { files: self.files.clone(), version: self.version.clone(), verdicts: verdicts.clone(), result })
+        });
+        if kept.files == self.files && kept.version == self.version && kept.verdicts == *verdicts {
+            Cow::Borrowed(&kept.result)
+        } else {
+            Cow::Owned(self.model().load_with(&self.files, verdicts))
+        }
+    }
+
     /// [`containerd::load`](super::load) of the files on disk (no syntax verdicts):
     /// what the next start would load. The last start's result while the files are
-    /// unchanged, else a load with the daemon's loader.
+    /// unchanged, else a load with the daemon's loader (kept until the files change).
     pub fn on_disk(&self) -> Cow<'_, LoadResult> {
-        match self.loaded_from_disk(&Verdicts::new()) {
-            Some(loaded) => Cow::Borrowed(loaded),
-            None => Cow::Owned(self.model().load(&self.files)),
-        }
+        self.disk_load(&Verdicts::new())
     }
 
     /// The current time (seconds since the scenario began).
@@ -172,6 +207,7 @@ impl Daemon {
             return;
         }
         let result = self.load();
+        self.changed = OnceLock::new();
         self.loaded_files = Some(self.files.clone());
         self.loaded_verdicts = self.verdicts.clone();
         match &result.start {
@@ -244,11 +280,13 @@ impl Daemon {
     /// Writes a file on disk; the running daemon does not notice.
     pub fn write_file(&mut self, path: &str, content: impl Into<Vec<u8>>) {
         self.files.insert(path, content);
+        self.changed = OnceLock::new();
         self.event("files-changed", path);
     }
 
     pub fn remove_file(&mut self, path: &str) {
         self.files.remove(path);
+        self.changed = OnceLock::new();
         self.event("files-changed", path);
     }
 
@@ -258,9 +296,9 @@ impl Daemon {
 
     /// `containerd config dump`: reads the files on disk, not the daemon.
     pub fn config_dump(&self) -> CommandOutput {
-        match self.loaded_from_disk(&self.verdicts) {
-            Some(loaded) => loaded.dump.clone(),
-            None => self.load().dump,
+        match self.disk_load(&self.verdicts) {
+            Cow::Borrowed(loaded) => loaded.dump.clone(),
+            Cow::Owned(loaded) => loaded.dump,
         }
     }
 
@@ -320,9 +358,11 @@ mod tests {
         assert_eq!(d.cri().unwrap().status(), &PluginState::Error);
     }
 
-    /// What the daemon reuses (its loader, its last start's result) gives what a fresh
-    /// load of the files on disk gives: never started, started, files changed after
-    /// the start, the version changed under it, and a loader handed in.
+    /// What the daemon reuses (its loader, its last start's result, the kept load of
+    /// changed files) gives what a fresh load of the files on disk gives: never
+    /// started, started, files changed after the start, the version changed under it,
+    /// a loader handed in, a loader of another version, and files changed through the
+    /// public field after a load was kept (that load must not answer).
     #[test]
     fn reused_loads_equal_fresh_loads() {
         let v2 = Version::parse("2.0.11").unwrap();
@@ -337,22 +377,38 @@ mod tests {
         let mut handed = Daemon::new(v2.clone(), Supervisor::systemd(), files).with_model(&Containerd::new(v2.clone()));
         handed.start();
         let foreign = Daemon::new(v2, Supervisor::ByHand, Files::new()).with_model(&Containerd::new(v17));
-        for (name, d, reused) in [
-            ("never started", &never, false),
-            ("started", &started, true),
-            ("files changed", &changed, false),
-            ("version changed", &other_version, false),
-            ("loader handed in", &handed, true),
-            ("loader of another version", &foreign, false),
+        let mut behind_its_back = daemon(Supervisor::systemd());
+        behind_its_back.write_file("/etc/containerd/conf.d/50-default.toml", BREAK);
+        let _ = behind_its_back.config_dump();
+        behind_its_back.files.remove("/etc/containerd/conf.d/50-default.toml");
+        behind_its_back.files.insert("/etc/containerd/conf.d/60-other.toml", "version = 2\n");
+        for (name, d) in [
+            ("never started", &never),
+            ("started", &started),
+            ("files changed", &changed),
+            ("version changed", &other_version),
+            ("loader handed in", &handed),
+            ("loader of another version", &foreign),
+            ("files changed through the field after a kept load", &behind_its_back),
         ] {
             let fresh = crate::containerd::load(&d.files, &d.version);
-            let on_disk = d.on_disk();
-            assert_eq!(matches!(on_disk, Cow::Borrowed(_)), reused, "{name}: reused");
-            assert_eq!(on_disk.dump, fresh.dump, "{name}: on_disk");
-            assert_eq!(on_disk.version, d.version, "{name}: version");
-            assert_eq!(on_disk.diagnostics, fresh.diagnostics, "{name}: diagnostics");
-            assert_eq!(d.config_dump(), fresh.dump, "{name}: config dump");
+            for round in ["first", "second"] {
+                let on_disk = d.on_disk();
+                assert_eq!(on_disk.dump, fresh.dump, "{name}: on_disk, {round} read");
+                assert_eq!(on_disk.version, d.version, "{name}: version, {round} read");
+                assert_eq!(on_disk.diagnostics, fresh.diagnostics, "{name}: diagnostics, {round} read");
+                assert_eq!(d.config_dump(), fresh.dump, "{name}: config dump, {round} read");
+            }
         }
+        // The kept load is dropped by the daemon's own writes.
+        let mut rewritten = daemon(Supervisor::systemd());
+        rewritten.write_file("/etc/containerd/conf.d/50-default.toml", BREAK);
+        assert!(rewritten.config_dump().stdout.contains("default_runtime_name = 'nvidia'"));
+        assert!(matches!(rewritten.on_disk(), Cow::Borrowed(_)), "changed files are loaded once, then kept");
+        rewritten.write_file("/etc/containerd/conf.d/50-default.toml", MAIN.replace("runc", "crun"));
+        assert!(rewritten.config_dump().stdout.contains("default_runtime_name = 'crun'"));
+        rewritten.remove_file("/etc/containerd/conf.d/50-default.toml");
+        assert!(!rewritten.config_dump().stdout.contains("'crun'"));
     }
 
     /// SIGHUP kills the daemon; systemd brings it back after RestartSec with the new

@@ -348,6 +348,9 @@ fn go_type_name(d: &Node) -> &'static str {
         Value::Integer(_) => "int",
         Value::Float(_) => "float64",
         Value::Boolean(_) => "bool",
+        // go-toml v1 names a slice target with its type and kind (`[]string(slice)`);
+        // 1.x's plugin configs hold lists of strings (an empty default is one too).
+        Value::Array(a) if a.iter().all(|e| e.as_str().is_some()) => "[]string(slice)",
         Value::Array(_) => "a slice",
         _ => "struct",
     }

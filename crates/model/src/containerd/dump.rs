@@ -62,7 +62,8 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     let mut unknown = Vec::new();
     let mut log = Vec::new();
     let mut used: Vec<String> = Vec::new();
-    // 2.x decodes in plugin-graph order (1.x: the order does not show).
+    // Every version decodes in plugin-graph order: the first failing plugin is reported
+    // (and on 2.x the unknown keys of those before it are logged).
     let graph: Vec<&str> = schema::plugin_graph_order(version).split(' ').collect();
     let rank = |uri: &str| graph.iter().position(|g| uri.strip_prefix("io.containerd.") == Some(*g)).unwrap_or(graph.len());
     let mut order: Vec<&(String, Node)> = defaults.plugins.entries.iter().collect();

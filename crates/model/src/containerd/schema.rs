@@ -37,13 +37,22 @@ pub fn embedded(_recorded: &str) -> Option<&'static str> {
     None
 }
 
-/// The order in which a 2.x `config dump` decodes plugin configs (the plugin graph,
-/// `registry.Graph`): it decides the order of "Ignoring unknown key in TOML for
-/// plugin" warnings and which plugin's type error is reported. Read off each real
-/// binary (an unknown key in every plugin table; the same order on every run), without
-/// the `io.containerd.` prefix. Plugins not listed (none warns) come last, by URI.
+/// The order in which `config dump` decodes plugin configs: the plugin graph
+/// (`plugin.Graph` on 1.x, `registry.Graph` on 2.x) — the plugins in the order they
+/// registered (Go's package initialisation order, which the build's Go version and
+/// tags decide), each preceded by the plugins of the types it requires, recursively.
+/// It decides which plugin's type error is reported (1.x and 2.x) and the order of
+/// "Ignoring unknown key in TOML for plugin" warnings (2.x). Read off each real binary,
+/// without the `io.containerd.` prefix: 2.x by an unknown key in every plugin table (the
+/// same order on every run); 1.x, which logs no unknown key, by a type error in every
+/// plugin table, removing the reported one and running again until none is left
+/// (1.6.20: Debian's build; 1.6.39: the oracle's 1.6.38 build, go1.26; 1.7.34: the
+/// oracle's build). Plugins not listed (none has a config) come last, by URI.
 pub fn plugin_graph_order(version: &Version) -> &'static str {
     match version.recorded() {
+        "1.6.20" => "snapshotter.v1.aufs snapshotter.v1.btrfs snapshotter.v1.devmapper snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs metadata.v1.bolt gc.v1.scheduler service.v1.diff-service runtime.v1.linux runtime.v2.task monitor.v1.cgroups service.v1.tasks-service internal.v1.restart internal.v1.opt grpc.v1.cri",
+        "1.6.39" => "snapshotter.v1.aufs snapshotter.v1.devmapper snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs metadata.v1.bolt gc.v1.scheduler runtime.v1.linux runtime.v2.task internal.v1.opt monitor.v1.cgroups service.v1.diff-service service.v1.tasks-service tracing.processor.v1.otlp internal.v1.tracing internal.v1.restart grpc.v1.cri",
+        "1.7.34" => "snapshotter.v1.aufs internal.v1.opt snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs metadata.v1.bolt gc.v1.scheduler runtime.v1.linux monitor.v1.cgroups runtime.v2.task service.v1.diff-service service.v1.tasks-service transfer.v1.local internal.v1.restart tracing.processor.v1.otlp internal.v1.tracing nri.v1.nri grpc.v1.cri",
         "2.0.11" => "image-verifier.v1.bindir internal.v1.opt snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler service.v1.diff-service runtime.v2.task service.v1.tasks-service cri.v1.images cri.v1.runtime transfer.v1.local monitor.container.v1.restart tracing.processor.v1.otlp internal.v1.tracing nri.v1.nri",
         "2.1.9" => "image-verifier.v1.bindir internal.v1.opt snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.erofs snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler differ.v1.erofs service.v1.diff-service runtime.v2.task service.v1.tasks-service transfer.v1.local cri.v1.images cri.v1.runtime monitor.container.v1.restart tracing.processor.v1.otlp internal.v1.tracing nri.v1.nri",
         "2.2.7" => "image-verifier.v1.bindir internal.v1.opt mount-handler.v1.erofs snapshotter.v1.blockfile snapshotter.v1.devmapper snapshotter.v1.erofs snapshotter.v1.native snapshotter.v1.overlayfs snapshotter.v1.zfs monitor.task.v1.cgroups metadata.v1.bolt gc.v1.scheduler nri.v1.nri differ.v1.erofs service.v1.diff-service runtime.v2.task service.v1.tasks-service transfer.v1.local cri.v1.images cri.v1.runtime monitor.container.v1.restart tracing.processor.v1.otlp internal.v1.tracing",

@@ -103,5 +103,11 @@ pub fn run_on_model(scenario: &Scenario) -> Record {
     run(scenario, &mut ModelBackend::new())
 }
 
+/// [`run_on_model`], the nodes of a version in `loaders` loading with that loader
+/// (its defaults parsed once by the caller for many runs).
+pub fn run_on_model_with(scenario: &Scenario, loaders: &[crate::containerd::Containerd]) -> Record {
+    run(scenario, &mut ModelBackend::with_loaders(loaders))
+}
+
 #[cfg(test)]
 mod tests;
