@@ -109,7 +109,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
         }
         let version = req.version.parse().ok();
         for pod in pods.pods.iter().filter(|_| version.is_some()) {
-            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &pod.object, v)).unwrap_or_default());
+            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &nodes, &pod.object, v)).unwrap_or_default());
         }
         let has_dra = !(state.classes.is_empty() && state.claims.is_empty() && state.templates.is_empty() && state.slices.is_empty());
         match version.and_then(printed::not_served).filter(|_| has_dra) {

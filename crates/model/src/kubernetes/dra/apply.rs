@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::AllocationResult;
 
-use super::dynamicresources::{Plugin, State, DEALLOCATED};
+use super::dynamicresources::{Plugin, State, DEALLOCATED, DELETED};
 use crate::kubernetes::apply::{admit, schedule, Rejection, Scheduled};
 use crate::kubernetes::events::Event;
 use crate::kubernetes::scheduler::{FilterOptions, NodeOutcome, Outcome, PodInfo, Snapshot};
@@ -44,7 +44,8 @@ impl Applied {
 
 /// Creates `pod` at `at` in a cluster with the DRA objects `state` (updated: new
 /// claims, allocations, reservations) and the nodes of `snapshot` (updated: the pod
-/// once bound). `opts.dra` is set here.
+/// once bound). `opts.dra` is set here, and from 1.36 NodeResourcesFit's extended
+/// resources that DeviceClasses back (`DRAExtendedResource`).
 pub fn create_pod(
     state: &mut State,
     snapshot: &mut Snapshot,
@@ -69,8 +70,20 @@ pub fn create_pod(
     }
     let mut opts = opts.clone();
     opts.dra = Some(Arc::new(plugin.clone()));
+    opts.fit_args.dra_extended_resources = plugin.backed_resources();
     let scheduled = schedule(pod, snapshot, &opts, at);
     if let Outcome::Unschedulable { message, .. } = &scheduled.result.outcome {
+        // PostFilter deleted the pod's extended-resource claim of an earlier cycle:
+        // the claim's deletion requeues the pod at once.
+        if let Some((ns, name)) = plugin.claim_to_delete(&scheduled.pod).filter(|_| message.contains(DELETED)) {
+            state.delete(&ns, &name);
+            let first = message.clone();
+            let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
+            opts.dra = Some(Arc::new(plugin.clone()));
+            let mut again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
+            let allocations = bind(state, snapshot, &plugin, &mut again);
+            return Ok(Applied::Cycle { scheduled: Box::new(again), allocations, deallocated: Some((name, first)) });
+        }
         if message.contains(DEALLOCATED) {
             let rejected: Vec<_> = snapshot
                 .nodes
@@ -84,26 +97,29 @@ pub fn create_pod(
                 let first = message.clone();
                 let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
                 opts.dra = Some(Arc::new(plugin.clone()));
-                let again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
-                let allocations = bind(state, snapshot, &plugin, &again);
+                let mut again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
+                let allocations = bind(state, snapshot, &plugin, &mut again);
                 return Ok(Applied::Cycle { scheduled: Box::new(again), allocations, deallocated: Some((name, first)) });
             }
         }
     }
-    let allocations = bind(state, snapshot, &plugin, &scheduled);
+    let mut scheduled = scheduled;
+    let allocations = bind(state, snapshot, &plugin, &mut scheduled);
     let deallocated = None;
     Ok(Applied::Cycle { scheduled: Box::new(scheduled), allocations, deallocated })
 }
 
 /// PreBind and binding for a cycle that found a node: the claims' allocations and
-/// reservations, the pod on its node.
-fn bind(state: &mut State, snapshot: &mut Snapshot, plugin: &Plugin, scheduled: &Scheduled) -> Vec<(String, AllocationResult)> {
+/// reservations, the claim for extended resources and the pod's status naming it,
+/// the pod on its node.
+fn bind(state: &mut State, snapshot: &mut Snapshot, plugin: &Plugin, scheduled: &mut Scheduled) -> Vec<(String, AllocationResult)> {
     let Outcome::Scheduled { node_index, .. } = &scheduled.result.outcome else { return Vec::new() };
-    let allocations = snapshot.nodes.get(*node_index).map(|n| plugin.allocations(&scheduled.pod, &n.node)).unwrap_or_default();
-    state.bind(&scheduled.pod, &allocations);
+    let info = PodInfo::new(scheduled.pod.clone(), snapshot.pod_level_resources);
+    let allocations = snapshot.nodes.get(*node_index).map(|n| plugin.allocations(&info, n)).unwrap_or_default();
+    let allocated = state.bind(&mut scheduled.pod, &allocations);
     let info = PodInfo::new(scheduled.pod.clone(), snapshot.pod_level_resources);
     if let Some(node) = snapshot.nodes.get_mut(*node_index) {
         node.add_pod(info.as_bound());
     }
-    allocations
+    allocated
 }
