@@ -89,6 +89,27 @@ impl ClassResolver {
     }
 }
 
+/// The resource names `pod` asks for (requests or limits of any container: the API
+/// server defaults requests from limits), sorted.
+pub fn requested_names(pod: &Pod) -> Vec<String> {
+    let spec = pod.spec.as_ref();
+    let containers = spec.into_iter().flat_map(|s| s.containers.iter().chain(s.init_containers.iter().flatten()));
+    let mut names: Vec<String> = containers
+        .filter_map(|c| c.resources.as_ref())
+        .flat_map(|r| r.requests.iter().flatten().chain(r.limits.iter().flatten()).map(|(k, _)| k.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether `pod` (as written, before admission) asks for an extended resource one
+/// of `classes` backs.
+pub fn asks_backed(classes: &[DeviceClass], pod: &Pod) -> bool {
+    let resolver = ClassResolver::new(classes);
+    requested_names(pod).iter().any(|n| is_dra_extended_resource_name(n) && resolver.class(n).is_some())
+}
+
 /// What `filterExtendedResources` decides for one node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OnNode {

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::resource::v1::{AllocationResult, DeviceClass};
 
 use super::apply::Applied;
-use super::extended::{is_dra_extended_resource_name, ClassResolver};
+use super::extended::{is_dra_extended_resource_name, requested_names, ClassResolver};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kubernetes::kubectl::describe_events;
 use crate::kubernetes::yaml::Located;
@@ -21,20 +21,6 @@ pub fn not_served(version: KubeVersion) -> Option<String> {
     (!version.dynamic_resources_enabled()).then(|| {
         format!("resource.k8s.io/v1 (DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice) is served from Kubernetes 1.34; not by {version}")
     })
-}
-
-/// The extended resources `pod` asks for (requests or limits of any container: the
-/// API server defaults requests from limits).
-fn requested(pod: &Pod) -> Vec<String> {
-    let spec = pod.spec.as_ref();
-    let containers = spec.into_iter().flat_map(|s| s.containers.iter().chain(s.init_containers.iter().flatten()));
-    let mut names: Vec<String> = containers
-        .filter_map(|c| c.resources.as_ref())
-        .flat_map(|r| r.requests.iter().flatten().chain(r.limits.iter().flatten()).map(|(k, _)| k.clone()))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// The one case of `DRAExtendedResource` (on from 1.36) the model refuses before
@@ -54,7 +40,7 @@ pub fn extended_resource_unmodelled(classes: &[Located<DeviceClass>], nodes: &[N
     let plain: Vec<DeviceClass> = classes.iter().map(|c| c.object.clone()).collect();
     let resolver = ClassResolver::new(&plain);
     let mut out = Vec::new();
-    for resource in requested(pod) {
+    for resource in requested_names(pod) {
         let Some(class) = resolver.class(&resource).filter(|_| is_dra_extended_resource_name(&resource)) else { continue };
         let advertised = |n: &&Node| {
             let alloc = n.status.as_ref().and_then(|s| s.allocatable.as_ref()).and_then(|a| a.get(resource.as_str()));
