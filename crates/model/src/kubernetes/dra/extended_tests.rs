@@ -61,8 +61,9 @@ fn requests_per_container_as_upstream_makes_them() {
     let dev_map2 = vec![class("class", Some(GPU)), class("class1", Some(GPU1))];
     let dev_map_init = vec![class("class", Some(GPU)), class("classInit", Some(INIT))];
     let none: Vec<DeviceClass> = Vec::new();
-    type Want = &'static [(&'static str, &'static str, i64)];
-    let cases: [(&str, &Pod, &[(&str, i64)], &Vec<DeviceClass>, Want); 8] = [
+    /// (name, pod, resources DRA allocates, classes, requests as name, class, count).
+    type Case<'a> = (&'a str, &'a Pod, &'a [(&'a str, i64)], &'a Vec<DeviceClass>, &'a [(&'a str, &'a str, i64)]);
+    let cases: [Case; 8] = [
         ("nil", &pod1, &[], &none, &[]),
         ("one resource match", &pod1, res, &dev_map, &[("container-0-request-0", "class", 1)]),
         ("one resource match, one resource not match", &pod1, res2, &dev_map, &[("container-0-request-0", "class", 1)]),
