@@ -26,9 +26,10 @@ pub enum Applied {
     /// PreEnqueue holds the pod: the reason (the scheduler writes no event for it).
     Waiting { pod: Pod, reason: String },
     /// The scheduling cycle's verdict, and the claims it allocated (by claim name)
-    /// when the pod was bound. When PostFilter deallocated a claim, the claim's change
-    /// requeues the pod at once and this is the second cycle; `deallocated` names the
-    /// claim and gives the first cycle's FailedScheduling text.
+    /// when the pod was bound. When PostFilter deallocated a claim (or deleted the
+    /// pod's extended-resource claim of an earlier cycle), the claim's change requeues
+    /// the pod at once and this is the second cycle; `deallocated` names the claim and
+    /// gives the first cycle's FailedScheduling text.
     Cycle { scheduled: Box<Scheduled>, allocations: Vec<(String, AllocationResult)>, deallocated: Option<(String, String)> },
 }
 
@@ -77,12 +78,7 @@ pub fn create_pod(
         // the claim's deletion requeues the pod at once.
         if let Some((ns, name)) = plugin.claim_to_delete(&scheduled.pod).filter(|_| message.contains(DELETED)) {
             state.delete(&ns, &name);
-            let first = message.clone();
-            let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
-            opts.dra = Some(Arc::new(plugin.clone()));
-            let mut again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
-            let allocations = bind(state, snapshot, &plugin, &mut again);
-            return Ok(Applied::Cycle { scheduled: Box::new(again), allocations, deallocated: Some((name, first)) });
+            return Ok(again(state, snapshot, &mut opts, &scheduled.pod, at, (name, message.clone())));
         }
         if message.contains(DEALLOCATED) {
             let rejected: Vec<_> = snapshot
@@ -94,12 +90,7 @@ pub fn create_pod(
                 .collect();
             if let Some((ns, name)) = plugin.claim_to_deallocate(&scheduled.pod, &rejected) {
                 state.deallocate(&ns, &name);
-                let first = message.clone();
-                let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
-                opts.dra = Some(Arc::new(plugin.clone()));
-                let mut again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
-                let allocations = bind(state, snapshot, &plugin, &mut again);
-                return Ok(Applied::Cycle { scheduled: Box::new(again), allocations, deallocated: Some((name, first)) });
+                return Ok(again(state, snapshot, &mut opts, &scheduled.pod, at, (name, message.clone())));
             }
         }
     }
@@ -107,6 +98,16 @@ pub fn create_pod(
     let allocations = bind(state, snapshot, &plugin, &mut scheduled);
     let deallocated = None;
     Ok(Applied::Cycle { scheduled: Box::new(scheduled), allocations, deallocated })
+}
+
+/// The cycle that follows at once when PostFilter freed or deleted a claim
+/// (`changed`: that claim and the first cycle's text), bound if it finds a node.
+fn again(state: &mut State, snapshot: &mut Snapshot, opts: &mut FilterOptions, pod: &Pod, at: i64, changed: (String, String)) -> Applied {
+    let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
+    opts.dra = Some(Arc::new(plugin.clone()));
+    let mut scheduled = schedule(pod.clone(), snapshot, opts, at);
+    let allocations = bind(state, snapshot, &plugin, &mut scheduled);
+    Applied::Cycle { scheduled: Box::new(scheduled), allocations, deallocated: Some(changed) }
 }
 
 /// PreBind and binding for a cycle that found a node: the claims' allocations and
