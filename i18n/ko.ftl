@@ -202,7 +202,7 @@ k8s-path-device-plugin-note = 디바이스 플러그인이 kubelet에 nvidia.com
 k8s-path-dra = DRA (ResourceClaim, resource.k8s.io/v1)
 k8s-path-dra-note = NVIDIA의 DRA 드라이버가 노드의 GPU를 ResourceSlice로 게시합니다. 파드는 템플릿으로 만든 ResourceClaim으로 GPU 하나를 요청하고, 스케줄러의 DynamicResources 플러그인이 DeviceClass의 디바이스를 할당합니다. 노드 상태에는 nvidia.com/gpu가 필요 없습니다. 쿠버네티스 1.34부터 제공되며, 맞는 디바이스가 없거나 클레임이 없으면 파드는 거기서 멈춥니다.
 k8s-path-dra-extended = DRA가 뒷받침하는 확장 리소스 (extendedResourceName)
-k8s-path-dra-extended-note = 같은 파드의 nvidia.com/gpu를 DeviceClass의 extendedResourceName이 가리킵니다. DRAExtendedResource 기능 게이트는 1.34와 1.35에서 알파이며 꺼져 있어, 스케줄러는 디바이스 플러그인 경로처럼 노드 상태로 리소스를 확인합니다. 1.36부터는 베타이며 켜져 있어 스케줄러가 DRA로 디바이스를 할당합니다. 랩의 모델은 이 경로를 아직 따르지 않으며, DeviceClass 위치에서 그렇다고 알립니다.
+k8s-path-dra-extended-note = 같은 파드의 nvidia.com/gpu를 DeviceClass의 extendedResourceName이 가리킵니다. DRAExtendedResource 기능 게이트는 1.34와 1.35에서 알파이며 꺼져 있어, 스케줄러는 디바이스 플러그인 경로처럼 노드 상태로 리소스를 확인합니다. 1.36에서 베타로 켜지고 1.37에서 GA입니다. nvidia.com/gpu를 광고하지 않는 노드에서는 스케줄러가 파드를 위한 ResourceClaim을 직접 만들고(cuda-vectoradd-extended-resources-…, 컨테이너마다 요청 하나, container-0-request-0), 그 클래스의 디바이스를 할당한 뒤 파드의 status.extendedResourceClaimStatus에 이름을 적습니다. 디바이스 플러그인이 광고하는 노드는 디바이스 플러그인 경로를 그대로 탑니다.
 k8s-dra-loading = DRA 모델(ResourceClaim, DeviceClass, ResourceSlice)을 불러오는 중…
 k8s-dra-failed = DRA 모델을 불러오지 못했습니다: { $details }
 

@@ -88,8 +88,9 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
     if let Some(e) = printed::not_served(version).filter(|_| has_dra) {
         errors.push(e);
     }
+    let nodes: Vec<_> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
     for pod in &pod_file.pods {
-        diags.extend(printed::extended_resource_unmodelled(&classes, &pod.object, version));
+        diags.extend(printed::extended_resource_unmodelled(&classes, &nodes, &pod.object, version));
     }
     for e in &errors {
         eprintln!("gpulab schedule: {e}");

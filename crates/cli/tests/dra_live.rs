@@ -48,6 +48,33 @@ fn read_case(name: &str, ns: &str) -> (Manifests, String) {
     (m, text)
 }
 
+/// The claim the scheduler made for a pod's extended resources (DRAExtendedResource):
+/// its generateName, annotation, requests (`name:class×count`) and the pod's
+/// request mappings (`container/resource->request`); empty without one.
+fn extended(claim: Option<&Value>, pod_status: &Value) -> String {
+    let Some(c) = claim else { return String::new() };
+    let requests: Vec<String> = c["spec"]["devices"]["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| format!("{}:{}x{}", r["name"].as_str().unwrap_or(""), r["exactly"]["deviceClassName"].as_str().unwrap_or(""), r["exactly"]["count"]))
+        .collect();
+    let mappings: Vec<String> = pod_status["extendedResourceClaimStatus"]["requestMappings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| format!("{}/{}->{}", m["containerName"].as_str().unwrap_or(""), m["resourceName"].as_str().unwrap_or(""), m["requestName"].as_str().unwrap_or("")))
+        .collect();
+    let annotation = &c["metadata"]["annotations"]["resource.kubernetes.io/extended-resource-claim"];
+    format!(
+        " extended={} {annotation} requests={} mappings={} finalizers={}",
+        c["metadata"]["generateName"].as_str().unwrap_or(""),
+        requests.join(","),
+        mappings.join(","),
+        c["metadata"]["finalizers"]
+    )
+}
+
 /// `request:pool/device` of every allocated device of `claims`, sorted.
 fn devices<'a>(claims: impl Iterator<Item = &'a Value>) -> String {
     let mut out: Vec<String> = claims
@@ -78,8 +105,12 @@ fn model(m: &Manifests, version: KubeVersion) -> Vec<(String, String)> {
             },
             Applied::Cycle { scheduled, .. } => match &scheduled.result.outcome {
                 Outcome::Scheduled { node, .. } => {
-                    let claims: Vec<Value> = state.pod_claims(applied.pod()).unwrap().into_iter().map(|c| serde_json::to_value(c).unwrap()).collect();
-                    format!("node={node} devices={}", devices(claims.iter()))
+                    let pod = applied.pod();
+                    let mut claims: Vec<Value> = state.pod_claims(pod).unwrap().into_iter().map(|c| serde_json::to_value(c).unwrap()).collect();
+                    let ext = state.extended_claim(pod).map(|c| serde_json::to_value(c).unwrap());
+                    claims.extend(ext.clone());
+                    let status = serde_json::to_value(&pod.status).unwrap();
+                    format!("node={node} devices={}{}", devices(claims.iter()), extended(ext.as_ref(), &status))
                 }
                 Outcome::Unschedulable { message, .. } | Outcome::Error { message } => format!("failed={message}"),
             },
@@ -135,10 +166,10 @@ fn real_end(api: &Api, ns: &str, pod: &str) -> String {
     };
     if let Some(node) = p["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
         let statuses = p["status"]["resourceClaimStatuses"].as_array().cloned().unwrap_or_default();
-        let claims: Vec<Value> = p["spec"]["resourceClaims"]
+        let mut claims: Vec<Value> = p["spec"]["resourceClaims"]
             .as_array()
-            .unwrap()
-            .iter()
+            .into_iter()
+            .flatten()
             .filter_map(|c| {
                 let name = c["resourceClaimName"].as_str().map(str::to_string).or_else(|| {
                     statuses.iter().find(|s| s["name"] == c["name"]).and_then(|s| s["resourceClaimName"].as_str().map(str::to_string))
@@ -146,7 +177,12 @@ fn real_end(api: &Api, ns: &str, pod: &str) -> String {
                 Some(api.get(&format!("/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims/{name}")))
             })
             .collect();
-        return format!("node={node} devices={}", devices(claims.iter()));
+        // The scheduler's extended-resource claim, named in the pod's status by PreBind.
+        let ext = p["status"]["extendedResourceClaimStatus"]["resourceClaimName"]
+            .as_str()
+            .map(|name| api.get(&format!("/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims/{name}")));
+        claims.extend(ext.clone());
+        return format!("node={node} devices={}{}", devices(claims.iter()), extended(ext.as_ref(), &p["status"]));
     }
     // Unschedulable: the last text once it has stayed 2 s (a deallocation retries at once).
     let mut last = condition(&p).unwrap()["message"].as_str().unwrap_or("").to_string();

@@ -94,9 +94,9 @@ fn step_6_paths_per_version() {
         ("dra-pod.yaml", None, "1.36", 1, "resource claim template \"one-gpu\": resourceclaimtemplate.resource.k8s.io \"one-gpu\" not found"),
         // DRAExtendedResource off (alpha): the scheduler checks node status as on the device plugin's path.
         ("pod.yaml", Some("dra-extended.yaml"), "1.35", 1, no_gpu),
-        // On (beta from 1.36, GA in 1.37): not modelled, refused at the DeviceClass.
-        ("pod.yaml", Some("dra-extended.yaml"), "1.36", 2, "dra-extended.yaml:1:1: error[dra-extended-resource-unmodelled]: from Kubernetes 1.36 (here 1.36) DRAExtendedResource is on: the scheduler allocates nvidia.com/gpu through DeviceClass \"gpu.nvidia.com\", a path the model does not follow"),
-        ("pod.yaml", Some("dra-extended.yaml"), "1.37", 2, "(here 1.37)"),
+        // On (beta from 1.36, GA in 1.37): the scheduler's claim for nvidia.com/gpu.
+        ("pod.yaml", Some("dra-extended.yaml"), "1.36", 0, "  container-0-request-0: gpu.nvidia.com gpu-node-2 gpu-0"),
+        ("pod.yaml", Some("dra-extended.yaml"), "1.37", 0, "\nResourceClaim cuda-vectoradd-extended-resources-"),
     ];
     for (pod, objects, version, code, want) in cases {
         let mut args = vec!["schedule", "--nodes", "cluster.yaml", "--runtimeclasses", "runtimeclass.yaml", "--pod", pod, "--k8s-version", version];
@@ -106,4 +106,34 @@ fn step_6_paths_per_version() {
         assert_eq!(out.status.code(), Some(code), "{pod} {objects:?} {version}: {stdout}{stderr}");
         assert!(stdout.contains(want) || stderr.contains(want), "{pod} {objects:?} {version}: {want:?} not in\n{stdout}{stderr}");
     }
+}
+
+/// The one extended-resource case refused (exit 2, at the DeviceClass's file:line):
+/// a pod with a claim of its own that also asks for `nvidia.com/gpu`, which the
+/// DeviceClass backs and a node's device plugin advertises. Without the advertising
+/// node the same files are scheduled.
+#[test]
+fn own_claims_beside_a_device_plugin_resource_are_refused() {
+    let dir = std::env::temp_dir().join(format!("gpulab-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let node = |gpus: &str| format!("apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nstatus: {{allocatable: {{cpu: \"4\", memory: 16Gi, pods: \"110\"{gpus}}}}}\n");
+    let objects = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\nspec: {extendedResourceName: nvidia.com/gpu}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: mine, namespace: default}\nspec:\n  devices:\n    requests: [{name: r, exactly: {deviceClassName: gpu.nvidia.com}}]\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.nvidia.com\n  nodeName: n\n  pool: {name: n, generation: 1, resourceSliceCount: 1}\n  devices: [{name: gpu-0}, {name: gpu-1}]\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  resourceClaims: [{name: mine, resourceClaimName: mine}]\n  containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}, claims: [{name: mine}]}}]\n";
+    let write = |f: &str, t: &str| {
+        std::fs::write(dir.join(f), t).unwrap();
+        dir.join(f).display().to_string()
+    };
+    let (objects, pod) = (write("objects.yaml", objects), write("pod.yaml", pod));
+    let cases = [
+        (", nvidia.com/gpu: \"1\"", 2, "objects.yaml:1:1: error[dra-extended-resource-unmodelled]: from Kubernetes 1.36 (here 1.37) DRAExtendedResource is on: this pod has ResourceClaims of its own and asks for nvidia.com/gpu, which DeviceClass \"gpu.nvidia.com\" backs and node n also advertises (a device plugin)"),
+        ("", 0, "\nResourceClaim p-extended-resources-"),
+    ];
+    for (gpus, code, want) in cases {
+        let nodes = write("nodes.yaml", &node(gpus));
+        let out = gpulab(&["schedule", "--nodes", &nodes, "--pod", &pod, "--objects", &objects, "--k8s-version", "1.37"]);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(code), "{gpus}: {stdout}{stderr}");
+        assert!(stdout.contains(want) || stderr.contains(want), "{gpus}: {want:?} not in\n{stdout}{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

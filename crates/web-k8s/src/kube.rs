@@ -109,7 +109,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
         }
         let version = req.version.parse().ok();
         for pod in pods.pods.iter().filter(|_| version.is_some()) {
-            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &pod.object, v)).unwrap_or_default());
+            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &nodes, &pod.object, v)).unwrap_or_default());
         }
         let has_dra = !(state.classes.is_empty() && state.claims.is_empty() && state.templates.is_empty() && state.slices.is_empty());
         match version.and_then(printed::not_served).filter(|_| has_dra) {
@@ -535,7 +535,7 @@ mod tests {
     /// slice without any node status patch and shows the lab's own files while the
     /// request leaves them empty (the learner's edits when not); the extended resource
     /// is the device plugin's verdict while DRAExtendedResource is off (1.35) and the
-    /// model's refusal at the DeviceClass from 1.36; the device plugin's path shows no
+    /// scheduler's claim for it from 1.36; the device plugin's path shows no
     /// files of its own.
     #[test]
     fn paths_to_the_gpu() {
@@ -560,10 +560,12 @@ mod tests {
         req.version = "1.35".into();
         let KubeOutcome::Created { verdict, claims, .. } = view_dra(&req).outcome else { panic!() };
         assert!(verdict.contains("Pending (Kubernetes 1.35)") && claims.is_empty(), "{verdict}");
+        // From 1.36 the scheduler's claim for nvidia.com/gpu, one request per container.
         req.version = "1.36".into();
-        let KubeOutcome::BadInput { diagnostics } = view_dra(&req).outcome else { panic!() };
-        let [d] = diagnostics.as_slice() else { panic!("{diagnostics:?}") };
-        assert_eq!((d.code.as_str(), d.location.as_deref()), ("dra-extended-resource-unmodelled", Some("dra-extended.yaml:1:1")));
+        let KubeOutcome::Created { verdict, claims, .. } = view_dra(&req).outcome else { panic!() };
+        assert_eq!(verdict, "default/cuda-vectoradd: Scheduled to gpu-node-2");
+        assert!(claims.contains("ResourceClaim cuda-vectoradd-extended-resources-"), "{claims}");
+        assert!(claims.contains("  container-0-request-0: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
         req.path = String::new();
         let v = view_dra(&req);
         assert!(v.pod.is_empty() && v.objects.is_empty());

@@ -118,6 +118,9 @@ impl Real<'_> {
                     self.publish(node);
                 }
             }
+            // The nodes written here never advertise nvidia.com/gpu (no device plugin
+            // runs): stopping the device plugin has nothing to undo.
+            Action::NodeLayers { device_plugin: Some(false), kubelet: None, socket_mount: None, devices: None, .. } => {}
             other => panic!("{}: step `{}` has no real side in this test", s.name, other.verb()),
         }
     }
@@ -154,9 +157,12 @@ impl Real<'_> {
             Field::NodeName => Some(Observed::Text(node)),
             Field::Devices => {
                 let statuses = p["status"]["resourceClaimStatuses"].as_array().cloned().unwrap_or_default();
+                // The pod's own claims, and the scheduler's claim for its extended resources.
+                let extended = p["status"]["extendedResourceClaimStatus"]["resourceClaimName"].as_str();
                 let claims: Vec<Value> = statuses
                     .iter()
                     .filter_map(|s| s["resourceClaimName"].as_str())
+                    .chain(extended)
                     .map(|n| self.api.get(&format!("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{n}", self.ns)))
                     .collect();
                 let d = devices(claims.iter());

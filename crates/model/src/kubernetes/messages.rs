@@ -29,8 +29,8 @@ fn template(code: &str, lang: Lang) -> Option<&'static str> {
         ("dra-invalid", Ko) => "API 서버가 {kind} \"{name}\"을(를) 거부합니다: {message}",
         ("dra-cel-unsupported", En) => "{field}: the lab's CEL does not evaluate {construct} (column {column}); the API server's does",
         ("dra-cel-unsupported", Ko) => "{field}: 랩의 CEL은 {construct}을(를) 평가하지 않습니다(열 {column}). API 서버의 CEL은 평가합니다",
-        ("dra-extended-resource-unmodelled", En) => "from Kubernetes 1.36 (here {version}) DRAExtendedResource is on: the scheduler allocates {resource} through DeviceClass \"{deviceClass}\", a path the model does not follow",
-        ("dra-extended-resource-unmodelled", Ko) => "쿠버네티스 1.36부터(여기는 {version}) DRAExtendedResource가 켜져 있어 스케줄러가 {resource}을(를) DeviceClass \"{deviceClass}\"(으)로 할당합니다. 모델은 이 경로를 따르지 않습니다",
+        ("dra-extended-resource-unmodelled", En) => "from Kubernetes 1.36 (here {version}) DRAExtendedResource is on: this pod has ResourceClaims of its own and asks for {resource}, which DeviceClass \"{deviceClass}\" backs and node {node} also advertises (a device plugin); the scheduler's claim on such a node is a path the model does not follow",
+        ("dra-extended-resource-unmodelled", Ko) => "쿠버네티스 1.36부터(여기는 {version}) DRAExtendedResource가 켜져 있습니다. 이 파드는 자기 ResourceClaim이 있으면서 {resource}도 요청하는데, 이 리소스는 DeviceClass \"{deviceClass}\"가 뒷받침하고 노드 {node}도(디바이스 플러그인) 광고합니다. 그런 노드에서 스케줄러가 만드는 클레임은 모델이 따르지 않는 경로입니다",
         _ => return None,
     })
 }

@@ -76,6 +76,14 @@ impl KubeVersion {
         self.dynamic_resources_enabled() && self.line() <= KubeVersion::V1_36
     }
 
+    /// `DRAExtendedResource` is on (`pkg/features/kube_features.go`, v1.37.2: alpha
+    /// and off in 1.34–1.35, beta and on in 1.36, GA and locked on in 1.37): an
+    /// extended resource a DeviceClass backs is allocated by DynamicResources through
+    /// a claim the scheduler makes, on a node that does not advertise it.
+    pub fn dra_extended_resource(self) -> bool {
+        self >= KubeVersion::V1_36
+    }
+
     /// The DynamicResources PostFilter of a pod with claims, when it freed none, says
     /// `still not schedulable` on 1.34–1.36; 1.37 says nothing (found against the real
     /// v1.37.2 scheduler: `… 1 node(s) didn't match Pod's node affinity/selector.

@@ -100,7 +100,13 @@ impl PodState {
             return;
         }
         let tried = self.phase == "Pending" && self.event_reason == "FailedScheduling";
-        if let (Some(dra), true) = (dra, has_claims(&self.submitted)) {
+        // A pod with claims, or (DRAExtendedResource, 1.36+) asking for an extended
+        // resource a DeviceClass backs, goes through DynamicResources.
+        let dra = dra.filter(|d| {
+            has_claims(&self.submitted)
+                || (version.dra_extended_resource() && crate::kubernetes::dra::extended::asks_backed(&d.state.classes, &self.submitted))
+        });
+        if let Some(dra) = dra {
             return self.reconcile_dra(k8s_nodes, bound, rcs, version, nodes, now, retry || !tried, dra);
         }
         if self.node_name.is_empty() && (retry || !tried) {
@@ -161,7 +167,8 @@ impl PodState {
             return;
         }
         let Some(pod) = self.stored.clone() else { return };
-        let claims = dra.state.pod_claims(&pod).unwrap_or_default();
+        let mut claims = dra.state.pod_claims(&pod).unwrap_or_default();
+        claims.extend(dra.state.extended_claim(&pod));
         let node = self.node_name.clone();
         let registered = |driver: &str| (dra.registered)(&node, driver);
         let prepare = |driver: &str, claim: &k8s_openapi::api::resource::v1::ResourceClaim| {
@@ -246,10 +253,12 @@ impl PodState {
     }
 }
 
-/// `request:pool/device` of every device allocated to the pod's claims, sorted (the
-/// live comparison reads the real claims the same way).
+/// `request:pool/device` of every device allocated to the pod's claims and to the
+/// claim the scheduler made for its extended resources, sorted (the live comparison
+/// reads the real claims the same way).
 pub fn claim_devices(state: &crate::kubernetes::dra::dynamicresources::State, pod: &Pod) -> Vec<String> {
-    let claims = state.pod_claims(pod).unwrap_or_default();
+    let mut claims = state.pod_claims(pod).unwrap_or_default();
+    claims.extend(state.extended_claim(pod));
     let mut out: Vec<String> = claims
         .iter()
         .filter_map(|c| c.status.as_ref()?.allocation.as_ref()?.devices.as_ref()?.results.as_ref())

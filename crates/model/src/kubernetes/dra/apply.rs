@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::AllocationResult;
 
-use super::dynamicresources::{Plugin, State, DEALLOCATED};
+use super::dynamicresources::{Plugin, State, DEALLOCATED, DELETED};
 use crate::kubernetes::apply::{admit, schedule, Rejection, Scheduled};
 use crate::kubernetes::events::Event;
 use crate::kubernetes::scheduler::{FilterOptions, NodeOutcome, Outcome, PodInfo, Snapshot};
@@ -26,9 +26,10 @@ pub enum Applied {
     /// PreEnqueue holds the pod: the reason (the scheduler writes no event for it).
     Waiting { pod: Pod, reason: String },
     /// The scheduling cycle's verdict, and the claims it allocated (by claim name)
-    /// when the pod was bound. When PostFilter deallocated a claim, the claim's change
-    /// requeues the pod at once and this is the second cycle; `deallocated` names the
-    /// claim and gives the first cycle's FailedScheduling text.
+    /// when the pod was bound. When PostFilter deallocated a claim (or deleted the
+    /// pod's extended-resource claim of an earlier cycle), the claim's change requeues
+    /// the pod at once and this is the second cycle; `deallocated` names the claim and
+    /// gives the first cycle's FailedScheduling text.
     Cycle { scheduled: Box<Scheduled>, allocations: Vec<(String, AllocationResult)>, deallocated: Option<(String, String)> },
 }
 
@@ -44,7 +45,8 @@ impl Applied {
 
 /// Creates `pod` at `at` in a cluster with the DRA objects `state` (updated: new
 /// claims, allocations, reservations) and the nodes of `snapshot` (updated: the pod
-/// once bound). `opts.dra` is set here.
+/// once bound). `opts.dra` is set here, and from 1.36 NodeResourcesFit's extended
+/// resources that DeviceClasses back (`DRAExtendedResource`).
 pub fn create_pod(
     state: &mut State,
     snapshot: &mut Snapshot,
@@ -69,8 +71,15 @@ pub fn create_pod(
     }
     let mut opts = opts.clone();
     opts.dra = Some(Arc::new(plugin.clone()));
+    opts.fit_args.dra_extended_resources = plugin.backed_resources();
     let scheduled = schedule(pod, snapshot, &opts, at);
     if let Outcome::Unschedulable { message, .. } = &scheduled.result.outcome {
+        // PostFilter deleted the pod's extended-resource claim of an earlier cycle:
+        // the claim's deletion requeues the pod at once.
+        if let Some((ns, name)) = plugin.claim_to_delete(&scheduled.pod).filter(|_| message.contains(DELETED)) {
+            state.delete(&ns, &name);
+            return Ok(again(state, snapshot, &mut opts, &scheduled.pod, at, (name, message.clone())));
+        }
         if message.contains(DEALLOCATED) {
             let rejected: Vec<_> = snapshot
                 .nodes
@@ -81,29 +90,37 @@ pub fn create_pod(
                 .collect();
             if let Some((ns, name)) = plugin.claim_to_deallocate(&scheduled.pod, &rejected) {
                 state.deallocate(&ns, &name);
-                let first = message.clone();
-                let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
-                opts.dra = Some(Arc::new(plugin.clone()));
-                let again = schedule(scheduled.pod.clone(), snapshot, &opts, at);
-                let allocations = bind(state, snapshot, &plugin, &again);
-                return Ok(Applied::Cycle { scheduled: Box::new(again), allocations, deallocated: Some((name, first)) });
+                return Ok(again(state, snapshot, &mut opts, &scheduled.pod, at, (name, message.clone())));
             }
         }
     }
-    let allocations = bind(state, snapshot, &plugin, &scheduled);
+    let mut scheduled = scheduled;
+    let allocations = bind(state, snapshot, &plugin, &mut scheduled);
     let deallocated = None;
     Ok(Applied::Cycle { scheduled: Box::new(scheduled), allocations, deallocated })
 }
 
+/// The cycle that follows at once when PostFilter freed or deleted a claim
+/// (`changed`: that claim and the first cycle's text), bound if it finds a node.
+fn again(state: &mut State, snapshot: &mut Snapshot, opts: &mut FilterOptions, pod: &Pod, at: i64, changed: (String, String)) -> Applied {
+    let plugin = Plugin::new(Arc::new(state.clone()), opts.version);
+    opts.dra = Some(Arc::new(plugin.clone()));
+    let mut scheduled = schedule(pod.clone(), snapshot, opts, at);
+    let allocations = bind(state, snapshot, &plugin, &mut scheduled);
+    Applied::Cycle { scheduled: Box::new(scheduled), allocations, deallocated: Some(changed) }
+}
+
 /// PreBind and binding for a cycle that found a node: the claims' allocations and
-/// reservations, the pod on its node.
-fn bind(state: &mut State, snapshot: &mut Snapshot, plugin: &Plugin, scheduled: &Scheduled) -> Vec<(String, AllocationResult)> {
+/// reservations, the claim for extended resources and the pod's status naming it,
+/// the pod on its node.
+fn bind(state: &mut State, snapshot: &mut Snapshot, plugin: &Plugin, scheduled: &mut Scheduled) -> Vec<(String, AllocationResult)> {
     let Outcome::Scheduled { node_index, .. } = &scheduled.result.outcome else { return Vec::new() };
-    let allocations = snapshot.nodes.get(*node_index).map(|n| plugin.allocations(&scheduled.pod, &n.node)).unwrap_or_default();
-    state.bind(&scheduled.pod, &allocations);
+    let info = PodInfo::new(scheduled.pod.clone(), snapshot.pod_level_resources);
+    let allocations = snapshot.nodes.get(*node_index).map(|n| plugin.allocations(&info, n)).unwrap_or_default();
+    let allocated = state.bind(&mut scheduled.pod, &allocations);
     let info = PodInfo::new(scheduled.pod.clone(), snapshot.pod_level_resources);
     if let Some(node) = snapshot.nodes.get_mut(*node_index) {
         node.add_pod(info.as_bound());
     }
-    allocations
+    allocated
 }

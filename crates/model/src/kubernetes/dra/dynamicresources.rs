@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Node, Pod, PodResourceClaimStatus};
+use k8s_openapi::api::core::v1::{ContainerExtendedResourceRequest, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus};
 use k8s_openapi::api::resource::v1::{
     AllocationResult, DeviceClass, ResourceClaim, ResourceClaimConsumerReference, ResourceClaimStatus,
     ResourceClaimTemplate, ResourceSlice,
@@ -24,6 +24,7 @@ use k8s_openapi::api::resource::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
 use super::allocator::{AllocateError, Allocator, DeviceId, Features};
+use super::extended::{self, ClassResolver, OnNode};
 use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
 use crate::kubernetes::events::Event;
 use crate::kubernetes::scheduler::framework::{DraCycle, DraReason, DynamicResources};
@@ -36,6 +37,8 @@ pub const RESERVED_FOR_MAX_SIZE: usize = 256;
 pub const STILL_NOT_SCHEDULABLE: &str = "still not schedulable";
 /// PostFilter after it cleared a claim's allocation.
 pub const DEALLOCATED: &str = "deallocation of ResourceClaim completed";
+/// PostFilter after it deleted the pod's extended-resource claim of an earlier cycle.
+pub const DELETED: &str = "deletion of ResourceClaim completed";
 
 /// The DRA objects of the cluster, as the API server holds them.
 #[derive(Debug, Clone, Default)]
@@ -173,7 +176,7 @@ impl State {
                 break;
             };
             let base = generate_name_base(&pod_name, &pc.name);
-            let claim_name = format!("{base}{}", suffix(&format!("{namespace}/{pod_name}/{}", pc.name)));
+            let claim_name = format!("{base}{}", name_suffix(&format!("{namespace}/{pod_name}/{}", pc.name)));
             let mut annotations = template.spec.metadata.as_ref().and_then(|m| m.annotations.clone()).unwrap_or_default();
             annotations.insert("resource.kubernetes.io/pod-claim-name".into(), pc.name.clone());
             let claim = ResourceClaim {
@@ -205,19 +208,48 @@ impl State {
         event
     }
 
-    /// What PreBind writes for a pod bound with `allocations` (the claims it
-    /// allocated, by claim): each claim's allocation, and the pod in every claim's
-    /// `reservedFor`.
-    pub fn bind(&mut self, pod: &Pod, allocations: &[(String, AllocationResult)]) {
+    /// What PreBind writes for a pod bound with `allocations`: each of its claims'
+    /// allocation and the pod in every claim's `reservedFor`; and the claim for its
+    /// extended resources, created (`<pod>-extended-resources-…`, the finalizer, the
+    /// allocation, the pod in `reservedFor`) and named in the pod's
+    /// `status.extendedResourceClaimStatus`. Returns every claim allocated, by name
+    /// (the extended-resource claim last).
+    pub fn bind(&mut self, pod: &mut Pod, allocations: &Allocations) -> Vec<(String, AllocationResult)> {
+        let mut out = allocations.claims.clone();
+        self.bind_own(pod, &allocations.claims);
+        if let Some(x) = &allocations.extended {
+            let namespace = pod_ns(pod).to_string();
+            let pod_name = name(&pod.metadata).to_string();
+            let claim_name = extended::generated_name(&pod_name, &format!("{namespace}/{pod_name}/extended-resources"));
+            let mut claim = x.claim.clone();
+            claim.metadata.name = Some(claim_name.clone());
+            claim.metadata.finalizers = Some(vec![extended::FINALIZER.into()]);
+            claim.status = Some(ResourceClaimStatus {
+                allocation: Some(x.allocation.clone()),
+                reserved_for: Some(vec![consumer(pod)]),
+                ..Default::default()
+            });
+            self.claims.push(claim);
+            pod.status.get_or_insert_with(Default::default).extended_resource_claim_status =
+                Some(PodExtendedResourceClaimStatus { request_mappings: x.mappings.clone(), resource_claim_name: claim_name.clone() });
+            out.push((claim_name, x.allocation.clone()));
+        }
+        out
+    }
+
+    /// The claim the scheduler made for `pod`'s extended resources, if any
+    /// (`status.extendedResourceClaimStatus`).
+    pub fn extended_claim(&self, pod: &Pod) -> Option<&ResourceClaim> {
+        let status = pod.status.as_ref().and_then(|s| s.extended_resource_claim_status.as_ref())?;
+        self.claim(pod_ns(pod), &status.resource_claim_name)
+    }
+
+    /// [`State::bind`] for the pod's own claims.
+    fn bind_own(&mut self, pod: &Pod, allocations: &[(String, AllocationResult)]) {
         let namespace = pod_ns(pod).to_string();
         let Ok(claims) = self.pod_claims(pod) else { return };
         let names: Vec<String> = claims.iter().map(|c| name(&c.metadata).to_string()).collect();
-        let consumer = ResourceClaimConsumerReference {
-            api_group: None,
-            resource: "pods".into(),
-            name: name(&pod.metadata).to_string(),
-            uid: pod.metadata.uid.clone().unwrap_or_default(),
-        };
+        let consumer = consumer(pod);
         for claim in self.claims.iter_mut().filter(|c| ns(&c.metadata) == namespace && names.iter().any(|n| n == name(&c.metadata))) {
             let status = claim.status.get_or_insert_with(ResourceClaimStatus::default);
             if let Some((_, a)) = allocations.iter().find(|(n, _)| n == name(&claim.metadata)) {
@@ -228,6 +260,11 @@ impl State {
                 reserved.push(consumer.clone());
             }
         }
+    }
+
+    /// What PostFilter did when it said [`DELETED`]: the claim gone.
+    pub fn delete(&mut self, namespace: &str, claim: &str) {
+        self.claims.retain(|c| !(ns(&c.metadata) == namespace && name(&c.metadata) == claim));
     }
 
     /// What PostFilter did when it said [`DEALLOCATED`]: the claim's allocation and
@@ -243,6 +280,37 @@ impl State {
     }
 }
 
+/// The pod as a claim's consumer (`reservedFor`).
+fn consumer(pod: &Pod) -> ResourceClaimConsumerReference {
+    ResourceClaimConsumerReference {
+        api_group: None,
+        resource: "pods".into(),
+        name: name(&pod.metadata).to_string(),
+        uid: pod.metadata.uid.clone().unwrap_or_default(),
+    }
+}
+
+/// What a pod's claims get on the node it is bound to (Filter's results, which
+/// Reserve keeps and PreBind writes).
+#[derive(Debug, Clone, Default)]
+pub struct Allocations {
+    /// The pod's own claims that were allocated, by claim name.
+    pub claims: Vec<(String, AllocationResult)>,
+    /// The claim for extended resources DRA allocates on the node.
+    pub extended: Option<ExtendedAllocation>,
+}
+
+/// The scheduler's claim for a pod's extended resources on one node.
+#[derive(Debug, Clone)]
+pub struct ExtendedAllocation {
+    /// The claim as Filter made it for the node (named `<extended-resources>` until
+    /// it is created).
+    pub claim: ResourceClaim,
+    pub allocation: AllocationResult,
+    /// `status.extendedResourceClaimStatus.requestMappings`.
+    pub mappings: Vec<ContainerExtendedResourceRequest>,
+}
+
 /// `<pod>-<claim>-`, both cut in proportion when longer than 57 characters.
 fn generate_name_base(pod: &str, claim: &str) -> String {
     let base = format!("{pod}-{claim}-");
@@ -256,7 +324,7 @@ fn generate_name_base(pod: &str, claim: &str) -> String {
 }
 
 /// Five characters of the API server's generateName alphabet, from a hash of `key`.
-fn suffix(key: &str) -> String {
+pub(super) fn name_suffix(key: &str) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut h: u64 = 0xcbf29ce484222325;
     for b in key.bytes() {
@@ -279,13 +347,25 @@ pub struct Plugin {
     pub features: Features,
     pub version: KubeVersion,
     allocated: Arc<BTreeSet<DeviceId>>,
+    /// Which class an extended resource name means, when `DRAExtendedResource` is
+    /// on (`None` before 1.36).
+    resolver: Option<Arc<ClassResolver>>,
 }
 
 impl Plugin {
     /// The plugin for `version` over `state`.
     pub fn new(state: Arc<State>, version: KubeVersion) -> Plugin {
         let allocated = Arc::new(state.allocated_devices());
-        Plugin { state, features: features(version), version, allocated }
+        let resolver = version.dra_extended_resource().then(|| Arc::new(ClassResolver::new(&state.classes)));
+        Plugin { state, features: features(version), version, allocated, resolver }
+    }
+
+    /// The extended resource names DeviceClasses back, for NodeResourcesFit
+    /// (`FitArgs::dra_extended_resources`): `None` when the gate is off or no class
+    /// exists.
+    pub fn backed_resources(&self) -> Option<BTreeSet<String>> {
+        let r = self.resolver.as_ref().filter(|_| !self.state.classes.is_empty())?;
+        Some(r.resource_names().cloned().collect())
     }
 
     /// `PreEnqueue`: why the pod waits before any scheduling attempt (no event is
@@ -294,19 +374,19 @@ impl Plugin {
         self.state.pod_claims(pod).map(|_| ())
     }
 
-    /// The allocations the pod's claims get on `node` (the Filter's result that
-    /// Reserve uses), by claim name; empty when nothing is to be allocated.
-    pub fn allocations(&self, pod: &Pod, node: &Node) -> Vec<(String, AllocationResult)> {
-        let Ok(claims) = self.state.pod_claims(pod) else { return Vec::new() };
-        let to_allocate: Vec<&ResourceClaim> =
-            claims.into_iter().filter(|c| c.status.as_ref().and_then(|s| s.allocation.as_ref()).is_none()).collect();
-        if to_allocate.is_empty() {
-            return Vec::new();
-        }
-        match self.allocator().allocate(node, &to_allocate) {
-            Ok(Some(results)) => to_allocate.iter().map(|c| name(&c.metadata).to_string()).zip(results).collect(),
-            _ => Vec::new(),
-        }
+    /// The extended-resource claim of PreFilter for `pod`: the pod's own from an
+    /// earlier cycle, or a new one in memory; `None` when no requested extended
+    /// resource is backed by a class (or the gate is off).
+    fn extended_claim(&self, pod: &PodInfo) -> Option<ResourceClaim> {
+        self.resolver.as_ref().filter(|r| r.backs_any(&pod.request))?;
+        Some(extended::find_claim(&pod.pod, &self.state.claims).cloned().unwrap_or_else(|| extended::special_claim(&pod.pod)))
+    }
+
+    /// What the pod's claims get on `node` (Filter's result, which Reserve keeps):
+    /// empty when nothing is to be allocated.
+    pub fn allocations(&self, pod: &PodInfo, node: &NodeInfo) -> Allocations {
+        let Ok(Some(cycle)) = self.pre_filter_cycle(pod) else { return Allocations::default() };
+        cycle.solve(node).ok().flatten().unwrap_or_default()
     }
 
     fn allocator(&self) -> Allocator<'_> {
@@ -344,6 +424,13 @@ impl Plugin {
         }
         None
     }
+
+    /// The pod's extended-resource claim of an earlier cycle that PostFilter deletes
+    /// (`namespace`, `name`), if it has one.
+    pub fn claim_to_delete(&self, pod: &Pod) -> Option<(String, String)> {
+        let c = extended::find_claim(pod, &self.state.claims)?;
+        Some((ns(&c.metadata).to_string(), name(&c.metadata).to_string()))
+    }
 }
 
 fn reserved_for_pod(claim: &ResourceClaim, pod: &Pod) -> bool {
@@ -358,20 +445,32 @@ fn reserved_for_pod(claim: &ResourceClaim, pod: &Pod) -> bool {
 
 impl DynamicResources for Plugin {
     fn pre_filter(&self, pod: &PodInfo) -> Result<Option<Arc<dyn DraCycle>>, Status> {
+        Ok(self.pre_filter_cycle(pod)?.map(|c| Arc::new(c) as Arc<dyn DraCycle>))
+    }
+}
+
+impl Plugin {
+    /// PreFilter: `Ok(None)` = Skip (no claims of its own, no extended resource a
+    /// class backs).
+    fn pre_filter_cycle(&self, pod: &PodInfo) -> Result<Option<Cycle>, Status> {
         let unresolvable = |m: String| Status::new(Code::UnschedulableAndUnresolvable, [m]);
-        let claims = self.state.pod_claims(&pod.pod).map_err(unresolvable)?;
-        if claims.is_empty() {
+        let claims: Vec<ResourceClaim> = self.state.pod_claims(&pod.pod).map_err(unresolvable)?.into_iter().cloned().collect();
+        let special = self.extended_claim(pod);
+        if claims.is_empty() && special.is_none() {
             return Ok(None);
         }
-        let mut cycle = Cycle { plugin: self.clone(), pod: pod.pod.clone(), claims: Vec::new() };
-        for c in claims {
+        let extended = special.zip(self.resolver.clone()).map(|(claim, resolver)| Extended { claim, request: pod.clone(), resolver });
+        let cycle = Cycle { plugin: self.clone(), pod: pod.pod.clone(), claims, extended };
+        let special = cycle.extended.as_ref().map(|x| &x.claim);
+        for c in cycle.claims.iter().chain(special) {
             let status = c.status.as_ref();
             let allocation = status.and_then(|s| s.allocation.as_ref());
             let reserved = status.and_then(|s| s.reserved_for.as_ref()).map_or(0, Vec::len);
             if allocation.is_some() && reserved >= RESERVED_FOR_MAX_SIZE && !reserved_for_pod(c, &pod.pod) {
                 return Err(unresolvable("resourceclaim in use".into()));
             }
-            if allocation.is_none() {
+            // The extended-resource claim is not validated here (Filter makes its requests).
+            if allocation.is_none() && !special.is_some_and(|s| std::ptr::eq(s, c)) {
                 let key = super::allocator::claim_key(c);
                 for r in c.spec.devices.as_ref().and_then(|d| d.requests.as_ref()).into_iter().flatten() {
                     if let Some(e) = &r.exactly {
@@ -391,13 +490,10 @@ impl DynamicResources for Plugin {
                     }
                 }
             }
-            cycle.claims.push(c.clone());
         }
-        Ok(Some(Arc::new(cycle)))
+        Ok(Some(cycle))
     }
-}
 
-impl Plugin {
     fn validate_class(&self, class: &str, request: &str) -> Result<(), Status> {
         if class.is_empty() {
             return Err(Status::new(Code::Error, [format!("request {request}: unsupported request type")]));
@@ -412,38 +508,95 @@ impl Plugin {
     }
 }
 
+/// The cycle's extended-resource claim and what Filter needs for it.
+#[derive(Debug)]
+struct Extended {
+    /// `<extended-resources>` in memory, or the pod's claim of an earlier cycle.
+    claim: ResourceClaim,
+    /// The pod's requests (`draExtendedResource.podScalarResources`).
+    request: PodInfo,
+    resolver: Arc<ClassResolver>,
+}
+
 /// One pod's cycle: its claims as PreFilter found them.
 #[derive(Debug)]
 struct Cycle {
     plugin: Plugin,
     pod: Pod,
+    /// The pod's own claims.
     claims: Vec<ResourceClaim>,
+    extended: Option<Extended>,
 }
 
-impl Cycle {
-    fn to_allocate(&self) -> Vec<&ResourceClaim> {
-        self.claims.iter().filter(|c| c.status.as_ref().and_then(|s| s.allocation.as_ref()).is_none()).collect()
-    }
+/// Filter's rejection of a node, or the allocations the pod would get there.
+type Solved = Result<Option<Allocations>, DraReason>;
 
-    /// Filter's verdict with the error text for [`DraReason::Error`].
-    fn verdict(&self, node: &NodeInfo) -> Result<Option<DraReason>, String> {
+impl Cycle {
+    /// Filter on `node`: `Ok(Ok(Some))` what the claims get, `Ok(Ok(None))` nothing
+    /// to allocate, `Ok(Err)` the rejection; `Err` the text of a Filter error.
+    fn solve_on(&self, node: &NodeInfo) -> Result<Solved, String> {
+        // `filterExtendedResources`.
+        let mut node_claim = None;
+        if let Some(x) = &self.extended {
+            if x.claim.spec.devices.as_ref().and_then(|d| d.requests.as_ref()).is_some() {
+                return Ok(Err(DraReason::StaleExtendedClaim));
+            }
+            match extended::on_node(&x.request.request, &node.allocatable, &x.resolver) {
+                OnNode::CannotFit => return Ok(Err(DraReason::CannotFitResource)),
+                OnNode::DevicePlugin => {}
+                OnNode::Dra(_) if x.claim.status.as_ref().is_some_and(|s| s.allocation.is_some()) => {}
+                OnNode::Dra(resources) => node_claim = Some(extended::node_claim(&x.claim, &self.pod, &resources, &x.resolver)),
+            }
+        }
+        if node_claim.is_none() && self.claims.is_empty() {
+            return Ok(Ok(None));
+        }
         let unavailable = self.claims.iter().any(|c| {
             let sel = c.status.as_ref().and_then(|s| s.allocation.as_ref()).and_then(|a| a.node_selector.as_ref());
             sel.is_some_and(|sel| !node_selector_matches(sel, NodeFields::of(&node.node)))
         });
-        let to_allocate = self.to_allocate();
+        let mut to_allocate: Vec<&ResourceClaim> =
+            self.claims.iter().filter(|c| c.status.as_ref().and_then(|s| s.allocation.as_ref()).is_none()).collect();
+        if let Some((claim, _)) = &node_claim {
+            to_allocate.push(claim);
+        }
+        let mut out = Allocations::default();
         if !to_allocate.is_empty() {
             match self.plugin.allocator().allocate(&node.node, &to_allocate) {
-                Ok(Some(results)) if results.len() == to_allocate.len() => {}
-                Ok(_) => return Ok(Some(DraReason::CannotAllocate)),
-                Err(AllocateError::OnNode(text)) if text == DraReason::InvalidPools.text() => {
-                    return Ok(Some(DraReason::InvalidPools))
+                Ok(Some(results)) if results.len() == to_allocate.len() => {
+                    let mut results = results.into_iter();
+                    for c in to_allocate.iter().take(to_allocate.len() - usize::from(node_claim.is_some())) {
+                        if let Some(a) = results.next() {
+                            out.claims.push((name(&c.metadata).to_string(), a));
+                        }
+                    }
+                    if let (Some((claim, mappings)), Some(allocation)) = (node_claim.clone(), results.next()) {
+                        out.extended = Some(ExtendedAllocation { claim, allocation, mappings });
+                    }
                 }
-                Err(AllocateError::OnNode(_)) => return Ok(Some(DraReason::TimedOut)),
+                Ok(_) => return Ok(Err(DraReason::CannotAllocate)),
+                Err(AllocateError::OnNode(text)) if text == DraReason::InvalidPools.text() => {
+                    return Ok(Err(DraReason::InvalidPools))
+                }
+                Err(AllocateError::OnNode(_)) => return Ok(Err(DraReason::TimedOut)),
                 Err(AllocateError::Fatal(e)) => return Err(e),
             }
         }
-        Ok(unavailable.then_some(DraReason::NotAvailable))
+        if unavailable {
+            return Ok(Err(DraReason::NotAvailable));
+        }
+        Ok(Ok(Some(out)))
+    }
+
+    /// What the claims get on `node`, or why not (`Err` of the outer result: a
+    /// Filter error's text).
+    fn solve(&self, node: &NodeInfo) -> Result<Option<Allocations>, String> {
+        Ok(self.solve_on(node)?.ok().flatten())
+    }
+
+    /// Filter's verdict with the error text for [`DraReason::Error`].
+    fn verdict(&self, node: &NodeInfo) -> Result<Option<DraReason>, String> {
+        Ok(self.solve_on(node)?.err())
     }
 }
 
@@ -461,6 +614,11 @@ impl DraCycle for Cycle {
             rejected.iter().copied().filter(|n| self.verdict(n) == Ok(Some(DraReason::NotAvailable))).collect();
         if self.plugin.claim_to_deallocate(&self.pod, &dra_rejected).is_some() {
             return Status::new(Code::Unschedulable, [DEALLOCATED]);
+        }
+        // A claim the scheduler made in an earlier cycle (it has a real name) is deleted.
+        let stale = self.extended.as_ref().is_some_and(|x| name(&x.claim.metadata) != extended::SPECIAL_CLAIM_IN_MEM_NAME);
+        if stale {
+            return Status::new(Code::Unschedulable, [DELETED]);
         }
         let reasons: &[&str] = if self.plugin.version.dra_still_not_schedulable_message() { &[STILL_NOT_SCHEDULABLE] } else { &[] };
         Status::new(Code::Unschedulable, reasons.iter().copied())

@@ -20,11 +20,14 @@
 //! - [`apply`]: a pod with claims through the control plane, step by step.
 //! - [`dynamicresources`]: the scheduler plugin over the allocator, the resource
 //!   claim controller's claims from templates, and what binding writes.
+//! - [`extended`]: extended resources a DeviceClass backs (`DRAExtendedResource`,
+//!   1.36+): which class a resource name means, the claim the scheduler makes.
 //! - [`nvidia`]: the node side of NVIDIA's GPU driver — the ResourceSlices it
 //!   publishes per GPU model, its DeviceClasses, its opaque sharing config.
 //! - [`kubelet`]: the kubelet's `PrepareResources` and `FailedPrepareDynamicResources`.
 //! - [`printed`]: what `gpulab schedule` and step 6 print about claims, and what they
-//!   refuse before scheduling (DRA before 1.34; an extended resource DRA backs).
+//!   refuse before scheduling (DRA before 1.34; a pod with claims of its own whose
+//!   extended resource a node's device plugin also serves).
 //!
 //! **API Boundary:** pure functions over k8s-openapi objects; nothing here reads
 //! files.
@@ -33,6 +36,7 @@ pub mod allocator;
 pub mod apply;
 pub mod cel;
 pub mod dynamicresources;
+pub mod extended;
 pub mod kubelet;
 pub mod nvidia;
 pub mod printed;
@@ -40,6 +44,8 @@ pub mod validation;
 
 #[cfg(test)]
 mod allocator_tests;
+#[cfg(test)]
+mod extended_tests;
 #[cfg(test)]
 mod nvidia_tests;
 #[cfg(test)]

@@ -2,14 +2,15 @@
 //! per-node table every pod gets — the devices each claim got, a claim the
 //! scheduler's PostFilter deallocated, a pod the scheduler never tried — and what it
 //! refuses before scheduling: DRA objects on a release that does not serve them, and
-//! an extended resource a DeviceClass backs where the model does not follow it. One
+//! the one extended-resource case the model does not follow. One
 //! home for the companion and step 6 of the app (the chunk), so both print the same
 //! bytes.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::resource::v1::{AllocationResult, DeviceClass};
 
 use super::apply::Applied;
+use super::extended::{is_dra_extended_resource_name, requested_names, ClassResolver};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kubernetes::kubectl::describe_events;
 use crate::kubernetes::yaml::Located;
@@ -22,51 +23,43 @@ pub fn not_served(version: KubeVersion) -> Option<String> {
     })
 }
 
-/// The name a DeviceClass gives the extended resource it backs without
-/// `extendedResourceName` (`deviceclass.resource.kubernetes.io/<class>`, KEP-5004).
-fn implicit_name(class: &DeviceClass) -> String {
-    format!("deviceclass.resource.kubernetes.io/{}", class.metadata.name.as_deref().unwrap_or(""))
-}
-
-/// The extended resources `pod` asks for (requests or limits of any container).
-fn requested(pod: &Pod) -> Vec<String> {
-    let spec = pod.spec.as_ref();
-    let containers = spec.into_iter().flat_map(|s| s.containers.iter().chain(s.init_containers.iter().flatten()));
-    let mut names: Vec<String> = containers
-        .filter_map(|c| c.resources.as_ref())
-        .flat_map(|r| r.requests.iter().flatten().chain(r.limits.iter().flatten()).map(|(k, _)| k.clone()))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
-}
-
-/// `DRAExtendedResource` (KEP-5004: alpha, off, in 1.34 and 1.35; beta and on from
-/// 1.36; GA in 1.37) hands an extended resource a DeviceClass backs to DRA: the
-/// scheduler allocates a device for it through a claim of its own. The model does
-/// not follow that path, so from 1.36 a pod asking for such a resource is refused
-/// here, at the DeviceClass's line, rather than given the device plugin's verdict.
-/// Before 1.36 the gate is off and the resource is checked against the node's
-/// allocatable like any other (the scheduler's `NodeResourcesFit`).
-pub fn extended_resource_unmodelled(classes: &[Located<DeviceClass>], pod: &Pod, version: KubeVersion) -> Vec<Diagnostic> {
-    if version < KubeVersion::V1_36 {
+/// The one case of `DRAExtendedResource` (on from 1.36) the model refuses before
+/// scheduling: a pod with ResourceClaims of its own that also asks for an extended
+/// resource a DeviceClass backs, when some node advertises that resource itself (a
+/// device plugin). On such a node upstream's Filter hands the allocator the
+/// extended-resource claim without requests beside the pod's own claims, and
+/// PreBind then looks for that node's extended-resource claim, which Filter never
+/// made; the model does not follow that path. Every other pod with such a resource
+/// is scheduled as upstream does it ([`super::extended`]). The finding is at the
+/// class's file:line and names the node.
+pub fn extended_resource_unmodelled(classes: &[Located<DeviceClass>], nodes: &[Node], pod: &Pod, version: KubeVersion) -> Vec<Diagnostic> {
+    let own_claims = pod.spec.as_ref().and_then(|s| s.resource_claims.as_ref()).is_some_and(|c| !c.is_empty());
+    if !version.dra_extended_resource() || !own_claims {
         return Vec::new();
     }
-    let wanted = requested(pod);
-    classes
-        .iter()
-        .filter_map(|c| {
-            let names = [c.object.spec.extended_resource_name.clone(), Some(implicit_name(&c.object))];
-            let name = names.into_iter().flatten().find(|n| wanted.contains(n))?;
-            Some(
-                Diagnostic::new("dra-extended-resource-unmodelled", Severity::Error)
-                    .arg("resource", name)
-                    .arg("deviceClass", c.object.metadata.name.clone().unwrap_or_default())
-                    .arg("version", version.to_string())
-                    .at(c.span.clone()),
-            )
-        })
-        .collect()
+    let plain: Vec<DeviceClass> = classes.iter().map(|c| c.object.clone()).collect();
+    let resolver = ClassResolver::new(&plain);
+    let mut out = Vec::new();
+    for resource in requested_names(pod) {
+        let Some(class) = resolver.class(&resource).filter(|_| is_dra_extended_resource_name(&resource)) else { continue };
+        let advertised = |n: &&Node| {
+            let alloc = n.status.as_ref().and_then(|s| s.allocatable.as_ref()).and_then(|a| a.get(resource.as_str()));
+            alloc.and_then(|q| crate::kubernetes::quantity::parse(q).ok()).is_some_and(|q| q.value() > 0)
+        };
+        let (Some(node), Some(located)) = (nodes.iter().find(advertised), classes.iter().find(|c| c.object.metadata.name.as_deref() == Some(class)))
+        else {
+            continue;
+        };
+        out.push(
+            Diagnostic::new("dra-extended-resource-unmodelled", Severity::Error)
+                .arg("resource", &resource)
+                .arg("deviceClass", class)
+                .arg("node", node.metadata.name.clone().unwrap_or_default())
+                .arg("version", version.to_string())
+                .at(located.span.clone()),
+        );
+    }
+    out
 }
 
 /// The lines after the per-node table: each allocated claim with its devices, and a

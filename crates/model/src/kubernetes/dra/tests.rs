@@ -412,34 +412,43 @@ capacity:
     serde_norway::from_str(yaml).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `DRAExtendedResource` per version: off in 1.34–1.35 (the pod's extended resource is
-/// checked against node status: nothing refused here), on from 1.36, where a pod
-/// asking for a resource a DeviceClass backs — by `extendedResourceName` or by the
-/// class's implicit `deviceclass.resource.kubernetes.io/<name>` — is refused at the
-/// class (not modelled); a pod asking for neither is not.
+/// The one extended-resource case refused before scheduling: from 1.36 (the gate on),
+/// a pod with ResourceClaims of its own asking for a resource a DeviceClass backs —
+/// by `extendedResourceName` or by the implicit
+/// `deviceclass.resource.kubernetes.io/<name>` — that some node also advertises; at
+/// the class, naming the node. Without own claims, with the gate off, with no node
+/// advertising it, or for an unbacked resource: nothing refused.
 #[test]
-fn extended_resources_backed_by_a_class_are_refused_from_1_36() {
+fn extended_resource_with_own_claims_on_a_device_plugin_node_is_refused_from_1_36() {
     use super::printed::extended_resource_unmodelled;
     use crate::kubernetes::KubeVersion;
     let classes = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.nvidia.com\nspec:\n  extendedResourceName: nvidia.com/gpu\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: fpga\nspec: {}\n";
     let (objects, diags) = load("classes.yaml", classes);
     assert!(diags.is_empty(), "{diags:?}");
-    let pod = |resource: &str| {
-        let text = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n  - name: c\n    image: i\n    resources:\n      limits:\n        {resource}: 1\n");
+    let pod = |resource: &str, claims: bool| {
+        let own = if claims { "  resourceClaims: [{name: x, resourceClaimName: x}]\n" } else { "" };
+        let text = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{own}  containers:\n  - name: c\n    image: i\n    resources:\n      limits:\n        {resource}: 1\n");
         let (m, d) = yaml::load("pod.yaml", &text);
         assert!(d.is_empty(), "{d:?}");
         m.pods.into_iter().next().map(|l| l.object).unwrap_or_else(|| panic!("no pod"))
     };
+    let node = |resource: &str| {
+        let text = format!("apiVersion: v1\nkind: Node\nmetadata: {{name: gpu-node}}\nstatus: {{allocatable: {{pods: \"110\", {resource}: \"4\"}}}}\n");
+        let (m, d) = yaml::load("nodes.yaml", &text);
+        assert!(d.is_empty(), "{d:?}");
+        m.nodes.into_iter().map(|l| l.object).collect::<Vec<_>>()
+    };
     let cases = [
-        ("nvidia.com/gpu", KubeVersion::V1_34, None),
-        ("nvidia.com/gpu", KubeVersion::V1_35, None),
-        ("nvidia.com/gpu", KubeVersion::V1_36, Some(("classes.yaml:1:1", "gpu.nvidia.com"))),
-        ("nvidia.com/gpu", KubeVersion::V1_37, Some(("classes.yaml:1:1", "gpu.nvidia.com"))),
-        ("deviceclass.resource.kubernetes.io/fpga", KubeVersion::V1_36, Some(("classes.yaml:8:1", "fpga"))),
-        ("example.com/other", KubeVersion::V1_37, None),
+        ("nvidia.com/gpu", true, "nvidia.com/gpu", KubeVersion::V1_35, None),
+        ("nvidia.com/gpu", false, "nvidia.com/gpu", KubeVersion::V1_36, None),
+        ("nvidia.com/gpu", true, "example.com/other", KubeVersion::V1_36, None),
+        ("nvidia.com/gpu", true, "nvidia.com/gpu", KubeVersion::V1_36, Some(("classes.yaml:1:1", "gpu.nvidia.com"))),
+        ("nvidia.com/gpu", true, "nvidia.com/gpu", KubeVersion::V1_37, Some(("classes.yaml:1:1", "gpu.nvidia.com"))),
+        ("deviceclass.resource.kubernetes.io/fpga", true, "deviceclass.resource.kubernetes.io/fpga", KubeVersion::V1_36, Some(("classes.yaml:8:1", "fpga"))),
+        ("example.com/other", true, "example.com/other", KubeVersion::V1_37, None),
     ];
-    for (resource, version, want) in cases {
-        let got = extended_resource_unmodelled(&objects.device_classes, &pod(resource), version);
+    for (resource, claims, advertised, version, want) in cases {
+        let got = extended_resource_unmodelled(&objects.device_classes, &node(advertised), &pod(resource, claims), version);
         let got: Vec<(String, String)> =
             got.iter().map(|d| (d.primary.as_ref().map(ToString::to_string).unwrap_or_default(), d.get("deviceClass").unwrap_or("").to_string())).collect();
         let want: Vec<(String, String)> = want.into_iter().map(|(at, class)| (at.to_string(), class.to_string())).collect();

@@ -113,6 +113,12 @@ pub enum DraReason {
     InvalidPools,
     /// The allocator gave up (the model's search bound).
     TimedOut,
+    /// A requested extended resource is neither on the node nor backed by a
+    /// DeviceClass (`filterExtendedResources`).
+    CannotFitResource,
+    /// The pod's extended-resource claim of an earlier cycle already has requests
+    /// (PostFilter deletes it).
+    StaleExtendedClaim,
     /// The allocator failed (a CEL runtime error, a broken claim): not a rejection.
     Error,
 }
@@ -125,6 +131,8 @@ impl DraReason {
             DraReason::CannotAllocate => "cannot allocate all claims",
             DraReason::InvalidPools => "invalid resource pools were encountered",
             DraReason::TimedOut => "timed out trying to allocate devices",
+            DraReason::CannotFitResource => "cannot fit resource",
+            DraReason::StaleExtendedClaim => "cannot schedule extended resource claim",
             DraReason::Error => "",
         }
     }

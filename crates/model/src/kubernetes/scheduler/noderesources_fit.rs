@@ -19,8 +19,8 @@ pub struct FitArgs {
     /// `ignoredResourceGroups`: extended-resource domains not checked.
     pub ignored_resource_groups: BTreeSet<String>,
     /// `DRAExtendedResource` gate: `None` off; `Some(names)` on, with the extended
-    /// resource names some DeviceClass maps (`Some` of an empty set = gate on, no
-    /// mapping for the pod's resources). `Some` of `None` inside is not modelled.
+    /// resource names some DeviceClass maps (`dra::extended::ClassResolver`; `Some`
+    /// of an empty set = gate on, no mapping for the pod's resources).
     pub dra_extended_resources: Option<BTreeSet<String>>,
 }
 
@@ -105,14 +105,15 @@ pub fn fits_request_each(
                 continue;
             }
         }
-        let alloc = a.scalar_by_name(rname);
+        let alloc = a.scalar_by_name(rname).unwrap_or(0);
         if let Some(mapped) = &args.dra_extended_resources {
-            // Not on the node's allocatable and backed by a DeviceClass: left to DRA.
-            if alloc.is_none() && mapped.contains(name) {
+            // `shouldDelegateResourceToDRA`: not advertised (absent or 0) and backed by
+            // a DeviceClass: left to DynamicResources.
+            if alloc <= 0 && mapped.contains(name) {
                 continue;
             }
         }
-        let (alloc, used) = (alloc.unwrap_or(0), r.scalar_by_name(rname).unwrap_or(0));
+        let used = r.scalar_by_name(rname).unwrap_or(0);
         if *q > alloc.wrapping_sub(used) {
             each(Shortfall::Scalar(i), *q, used, alloc, *q > alloc);
         }
