@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CLI at a real cluster's size (issue 19): `gpulab rollout` and `gpulab schedule`
-# on clusters from scripts/gen-cluster.sh, timed as a user runs them (the release
-# binary, /usr/bin/time -v: wall time, user + system CPU, max RSS).
+# on clusters from scripts/gen-cluster.sh, timed as a user runs them (the binary of
+# the `native` profile — the release profile at opt-level 3, Cargo.toml — under
+# /usr/bin/time -v: wall time, user + system CPU, max RSS).
 #
 #   scripts/bench-scale.sh [N...]          default: 500 5000 20000
 #
@@ -19,8 +20,8 @@ sizes=("$@")
 dir=${GPULAB_BENCH_DIR:-target/scale}
 sums=scripts/bench-scale.sums
 if [ -z "${GPULAB:-}" ]; then
-  cargo build --release --locked -q -p gpulab
-  GPULAB=target/release/gpulab
+  cargo build --profile native --locked -q -p gpulab
+  GPULAB=${CARGO_TARGET_DIR:-target}/native/gpulab
 fi
 [ -x /usr/bin/time ] || { echo "bench-scale: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 
@@ -61,6 +62,9 @@ same() {
   cmp -s "$1" "$2" || { echo "  $2 differs from $1" >&2; failed=1; }
 }
 
+# The machine's load goes with the figures (wall time on a shared machine is only
+# comparable at a similar load; CPU seconds less so, instructions not at all).
+echo "before: $(cut -d' ' -f1-3 /proc/loadavg) (load average 1/5/15 min), $(nproc) cores"
 printf '%-34s %10s %8s %10s\n' case wall cpu_s max_rss
 for n in "${sizes[@]}"; do
   d=$dir/$n
@@ -82,6 +86,8 @@ for n in "${sizes[@]}"; do
     same "$d/rollout.out" "$d/rollout-dump.out"
   fi
 done
+
+echo "after: $(cut -d' ' -f1-3 /proc/loadavg) (load average 1/5/15 min)"
 
 if [ "${GPULAB_BENCH_RECORD:-}" = 1 ]; then
   # Keep the sums of sizes not run this time.

@@ -11,7 +11,7 @@
 //! | target | reader | input layout |
 //! |---|---|---|
 //! | [`containerd_load`] | `Containerd::load`, every version | byte 0 picks the version; the rest is up to four files split at NUL bytes (see [`containerd_files`]) |
-//! | [`kubernetes_yaml`] | `yaml::load` (YAML or JSON, multi-document, `kind: List`) then `dra::read` | UTF-8 text |
+//! | [`kubernetes_yaml`] | `yaml::load` (YAML or JSON, multi-document, `kind: List`) then `dra::read`; each document the block-YAML fast path reads equals serde_norway's reading | UTF-8 text |
 //! | [`slots_config`] | `slots::load_config`, four plugin versions | byte 0 picks the version; the rest is the config |
 //! | [`cel_selector`] | `dra::cel::compile`, then the selector on three devices | UTF-8 expression |
 //! | [`scenario_dir`] | `scenario::parse` + `run_on_model` | a directory as text (see [`scenario_files`]) |
@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use gpulab_model::containerd::{version::RECORDED, Containerd, Files, Version};
-use gpulab_model::kubernetes::{dra, yaml};
+use gpulab_model::kubernetes::{block_yaml, dra, yaml};
 use gpulab_model::scenario;
 use gpulab_model::slots::{load_config, PluginVersion};
 
@@ -85,6 +85,20 @@ pub fn kubernetes_yaml(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (manifests, _) = yaml::load("fuzz.yaml", text);
     let _ = dra::read(&manifests);
+    // Each document the block-YAML fast path reads, serde_norway reads the same.
+    let mut doc = String::new();
+    for line in text.split('\n').chain(["---"]) {
+        if !line.starts_with("---") {
+            doc.push_str(line);
+            doc.push('\n');
+            continue;
+        }
+        if let Some(fast) = block_yaml::from_str::<serde_json::Value>(&doc) {
+            let slow = serde_norway::from_str::<serde_json::Value>(&doc).ok();
+            assert_eq!(slow.as_ref(), Some(&fast), "the fast path read {doc:?} otherwise than serde_norway");
+        }
+        doc.clear();
+    }
 }
 
 const PLUGIN_VERSIONS: [PluginVersion; 4] =

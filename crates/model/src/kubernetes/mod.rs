@@ -36,6 +36,8 @@ pub mod admission;
 pub mod advertisement;
 pub mod affinity;
 pub mod apply;
+#[cfg(feature = "fast-yaml")]
+pub mod block_yaml;
 pub mod dra;
 pub mod events;
 pub mod kubectl;

@@ -320,6 +320,20 @@ fn parse_quantity_string(s: &str) -> Result<Parts<'_>, QuantityError> {
 }
 
 impl Quantity {
+    /// Whether [`Quantity::parse`] accepts `s`, and its error if not, without working
+    /// out the value (the loader checks every quantity of a cluster; the scheduler
+    /// parses the ones it sums).
+    pub fn validate(s: &str) -> Result<(), QuantityError> {
+        if s.is_empty() {
+            return Err(QuantityError::FormatWrong);
+        }
+        if s == "0" {
+            return Ok(());
+        }
+        let parts = parse_quantity_string(s)?;
+        interpret_suffix(parts.suffix).map(|_| ()).ok_or(QuantityError::Suffix)
+    }
+
     /// `resource.ParseQuantity`.
     pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
         if s.is_empty() {
@@ -550,6 +564,19 @@ pub fn parse(q: &k8s_openapi::apimachinery::pkg::api::resource::Quantity) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `validate` accepts and refuses exactly what `parse` does, with the same error.
+    #[test]
+    fn validate_agrees_with_parse() {
+        let cases = [
+            "", "0", "000", "-", ".", "+", "1", "-1.5", "1.G", "500m", "32Gi", "1e3", "1E", "1e-3", "1e+3", "0.1n",
+            "12345678901234567890", "1Ki", "1ki", "1Qi", "1 ", " 1", "1e", "1e+", "1e3.5", "1.2.3", "Gi", "1GiB", "e3",
+            "1E3", "1Ei", "1Pi", "1i", "1mm", "--1", "+-1", "1e99999999999999999999",
+        ];
+        for s in cases {
+            assert_eq!(Quantity::validate(s).err(), Quantity::parse(s).err(), "{s:?}");
+        }
+    }
 
     /// Values as upstream's `MilliValue` / `Value` compute them, rounding away from zero.
     #[test]

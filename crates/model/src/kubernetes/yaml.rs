@@ -489,11 +489,21 @@ fn load_one(file: &str, doc: &Document, out: &mut Manifests, diags: &mut Vec<Dia
     load_value(file, doc, value, out, diags);
 }
 
+/// `text` as `T`, or `None` when it does not read: the block-YAML fast path where it
+/// applies (feature `fast-yaml`; the same value, [`super::block_yaml`]), else serde_norway.
+fn from_yaml<T: DeserializeOwned>(text: &str) -> Option<T> {
+    #[cfg(feature = "fast-yaml")]
+    if let Some(value) = super::block_yaml::from_str(text) {
+        return Some(value);
+    }
+    serde_norway::from_str(text).ok()
+}
+
 /// Deserialises `doc` as `kind` straight from its text; false (nothing recorded) when
 /// that fails, so the general way reports it.
 fn load_typed(file: &str, doc: &Document, kind: &str, out: &mut Manifests, diags: &mut Vec<Diagnostic>) -> bool {
     fn push<T: DeserializeOwned + Metadata<Ty = ObjectMeta>>(list: &mut Vec<Located<T>>, file: &str, doc: &Document) -> Option<()> {
-        let object = without_managed_fields(serde_norway::from_str::<T>(&doc.text).ok()?);
+        let object = without_managed_fields(from_yaml::<T>(&doc.text)?);
         list.push(Located { object, span: Span::new(file, doc.first_line, 1) });
         Some(())
     }
@@ -555,7 +565,7 @@ impl QuantityField {
 /// `k8s-quantity-invalid` for each `(field, name, text)` that is not a quantity.
 fn check_quantities(file: &str, doc: &Document, diags: &mut Vec<Diagnostic>, entries: Vec<QuantityAt>) {
     for (field, name, text) in entries {
-        if let Err(e) = Quantity::parse(text) {
+        if let Err(e) = Quantity::validate(text) {
             diags.push(
                 Diagnostic::new("k8s-quantity-invalid", Severity::Error)
                     .arg("field", format!("{}[{name}]", field.path()))
