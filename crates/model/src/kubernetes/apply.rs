@@ -52,26 +52,33 @@ impl Scheduled {
     /// preemption nominated — then the Events of `kubectl describe pod`, a blank line and
     /// the node × plugin table. `snapshot` is the cluster it was scheduled on.
     pub fn printed(&self, snapshot: &Snapshot, version: KubeVersion) -> String {
-        let name = self.pod.metadata.name.as_deref().unwrap_or_default();
-        let namespace = self.pod.metadata.namespace.as_deref().unwrap_or("default");
-        let mut out = match &self.result.outcome {
-            Outcome::Scheduled { node, .. } => {
-                let tied = self.result.tied_names(snapshot);
-                if tied.len() > 1 {
-                    format!("{namespace}/{name}: Scheduled to {node} (tied with: {})\n", tied.join(", "))
-                } else {
-                    format!("{namespace}/{name}: Scheduled to {node}\n")
-                }
-            }
-            Outcome::Unschedulable { nominated_node: Some(n), .. } => {
-                format!("{namespace}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}\n")
-            }
-            Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{namespace}/{name}: Pending (Kubernetes {version})\n"),
-        };
+        let mut out = self.verdict(snapshot, version);
+        out.push('\n');
         out.push_str(&describe_events(std::slice::from_ref(&self.event), 0));
         out.push('\n');
         out.push_str(&table(&self.explanation));
         out
+    }
+
+    /// The first lines of [`Scheduled::printed`], without the last newline: where the
+    /// pod went (and the nominated node when preemption found room).
+    pub fn verdict(&self, snapshot: &Snapshot, version: KubeVersion) -> String {
+        let name = self.pod.metadata.name.as_deref().unwrap_or_default();
+        let namespace = self.pod.metadata.namespace.as_deref().unwrap_or("default");
+        match &self.result.outcome {
+            Outcome::Scheduled { node, .. } => {
+                let tied = self.result.tied_names(snapshot);
+                if tied.len() > 1 {
+                    format!("{namespace}/{name}: Scheduled to {node} (tied with: {})", tied.join(", "))
+                } else {
+                    format!("{namespace}/{name}: Scheduled to {node}")
+                }
+            }
+            Outcome::Unschedulable { nominated_node: Some(n), .. } => {
+                format!("{namespace}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}")
+            }
+            Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{namespace}/{name}: Pending (Kubernetes {version})"),
+        }
     }
 }
 
