@@ -132,7 +132,9 @@ class ImportPanel extends Element {
       controls.push(el("p", { class: "field" }, el("label", { for: `${id}-version`, text: say("version") }), " ", select));
     }
     const run = el("button", { type: "button", class: "import-run", onclick: () => this.run(), text: say(step === "6" ? "run6" : "run8") });
-    const cancel = el("button", { type: "button", class: "import-cancel", hidden: !st.busy, onclick: () => cancelRun(st), text: say("cancel") });
+    // Cancel exists only while a run does (the lab's CSS gives buttons a display,
+    // which would beat the hidden attribute).
+    const cancel = st.busy ? el("button", { type: "button", class: "import-cancel", onclick: () => cancelRun(st), text: say("cancel") }) : null;
     this.parts = { run, cancel, say, step, lang, setup };
     this.append(el("section", { class: "import", "aria-labelledby": `${id}-title` },
       el("h3", { id: `${id}-title`, text: say("title") }),
@@ -144,7 +146,7 @@ class ImportPanel extends Element {
       el("p", { class: "field" }, el("label", { for: `${id}-text`, text: say(step === "6" ? "pod" : "ds") })),
       textArea,
       ...controls,
-      el("p", {}, run, " ", cancel),
+      el("p", {}, run, cancel ? " " : null, cancel),
       this.statusView(),
       this.outcomeView()));
   }
