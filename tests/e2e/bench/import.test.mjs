@@ -11,10 +11,10 @@
 // (IMPORT_NODES=N for another size.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { servedLab, newCheckedPage, companion, tempDir } from "../serve.mjs";
+import { servedLab, newCheckedPage, tempDir } from "../serve.mjs";
 
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const GPULAB = path.resolve(process.env.GPULAB ?? "../../target/debug/gpulab");
@@ -22,6 +22,14 @@ const GEN = new URL("../../../scripts/gen-cluster.sh", import.meta.url).pathname
 const NODES = Number(process.env.IMPORT_NODES ?? 5000);
 
 const lab = servedLab(DIST);
+
+/** The companion's stdout (exit 0, or 1: a check failed) — its outputs at this size
+ * are over `companion`'s 1 MB buffer. */
+function big(args, cwd) {
+  const r = spawnSync(GPULAB, args, { cwd, encoding: "utf8", maxBuffer: 1 << 30 });
+  assert.ok(r.status === 0 || r.status === 1, `gpulab ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
 
 /** The generated cluster, once per run. */
 let cluster;
@@ -75,7 +83,7 @@ test(`step 6: a ${NODES}-node dump scheduled in the page equals \`gpulab schedul
     const { page, errors, ms, gap, progress } = await run(6, "en", path.join(dir, dump), pod);
     console.log(`bench: import step 6, ${NODES} nodes (${dump}): ${ms} ms click to answer; longest frame gap ${gap.toFixed(0)} ms; ${progress} progress values shown`);
     assert.ok(progress >= 2, "the panel showed the reading's progress");
-    const cli = companion(GPULAB, ["schedule", "-f", dump, "--pod", "pod-rc.yaml", "--runtimeclasses", "pod-rc.yaml", "--k8s-version", "1.35"], dir);
+    const cli = big(["schedule", "-f", dump, "--pod", "pod-rc.yaml", "--runtimeclasses", "pod-rc.yaml", "--k8s-version", "1.35"], dir);
     assert.equal(await page.locator("gpulab-import .import-text").textContent(), cli);
     assert.equal(await page.locator("gpulab-import .import-table tbody tr").count(), Math.min(100, NODES));
     assert.deepEqual(errors, []);
@@ -91,7 +99,7 @@ test(`step 8: the device plugin's update rolled out on a ${NODES}-node dump equa
   writeFileSync(path.join(dir, "daemonset.yaml"), ds);
   const { page, errors, ms, gap } = await run(8, "en", path.join(dir, "dump.json"), ds);
   console.log(`bench: import step 8, ${NODES} nodes (dump.json): ${ms} ms click to answer; longest frame gap ${gap.toFixed(0)} ms`);
-  const cli = companion(GPULAB, ["rollout", "-f", "dump.json", "daemonset.yaml", "--lang", "en"], dir);
+  const cli = big(["rollout", "-f", "dump.json", "daemonset.yaml", "--lang", "en"], dir);
   assert.equal(await page.locator("gpulab-import .import-text").textContent(), cli);
   assert.match(cli, /\nDiagnosis: Complete — /);
   assert.deepEqual(errors, []);
