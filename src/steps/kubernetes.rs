@@ -12,6 +12,8 @@
 //! lays them out. The chunk does not judge DRA: a request it answers with
 //! [`KubeOutcome::NeedsDra`] goes to the DRA module, imported then (the outcome shows
 //! its loading state, or its failure with a retry, while the rest of the step stays).
+//! Step 6 ends with the chunk's import panel (`<gpulab-import>`, defined by the chunk:
+//! `crates/web-k8s/src/import`), where the learner tries a pod on their own cluster.
 
 use gpulab_view::{api, kube_path, ContainerdFiles, KubeOutcome, KubeRequest, KubeView, NodePatch, Sandbox, PATHS};
 use wasm_bindgen::JsCast;
@@ -197,6 +199,8 @@ pub fn kube_step(props: &KubeStepProps) -> Html {
                 { editor("k8s-cluster", CLUSTER, input.cluster.clone(), KubeAction::Cluster) }
                 { pod_editor }
                 { rc_editor }
+                // The learner's own cluster: the chunk's panel (`crates/web-k8s/src/import`).
+                <gpulab-import step="6" lang={lang.tag()} />
             </>
         }
     };

@@ -5,6 +5,8 @@
 //! `rollout status` and `get pods -o wide` are the model's byte-exact texts. The
 //! learner names the node and the cause; the chunk judges the answer against the
 //! model's diagnosis and writes the incident report, which downloads as Markdown.
+//! The step ends with the chunk's import panel (`<gpulab-import>`, defined by the chunk:
+//! `crates/web-k8s/src/import`), where the learner rolls a DaemonSet out on their own cluster.
 
 use gpulab_view::{api, CellView, Judgement, RolloutRequest, RolloutView, TableView};
 use wasm_bindgen::JsCast;
@@ -264,6 +266,8 @@ pub fn rollout_step(props: &RolloutStepProps) -> Html {
                     <pre class="ro-report-text">{ v.report_md.clone() }</pre>
                 </details>
             </section>
+            // The learner's own cluster: the chunk's panel (`crates/web-k8s/src/import`).
+            <gpulab-import step="8" lang={lang.tag()} />
             <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
         </div>
     }

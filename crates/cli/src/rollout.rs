@@ -5,15 +5,14 @@
 
 use std::collections::BTreeMap;
 
-use gpulab_model::daemonset::diagnosis::{diagnose, Diagnosis};
-use gpulab_model::daemonset::kubectl::{table, GET_DS_HEADER};
+use gpulab_model::daemonset::diagnosis::diagnose;
 use gpulab_model::kubernetes::kubectl::get_pods_wide;
 use gpulab_model::containerd::Version;
 use gpulab_model::incident::run::Incident;
 use gpulab_model::daemonset::rollout::RoundRecord;
 use gpulab_model::daemonset::manifests::Manifests;
 use gpulab_model::incident::seed::{broken_daemon, incident_from_manifests, seed_incident_full, SEED_CONTAINERD_VERSION};
-use gpulab_model::incident::text::{evidence_text, link_text};
+use gpulab_model::incident::transcript;
 use gpulab_model::Lang;
 use gpulab_model::daemonset::NodeOrder;
 
@@ -90,82 +89,10 @@ pub fn build_incident(args: &RolloutArgs) -> Result<Incident, String> {
     incident_from_manifests(&manifests, daemons, &default_version, order, seed)
 }
 
-/// Runs the rounds the arguments ask for; returns them. With `--restart-after-stall`
-/// the stalled nodes are fixed once (see [`Incident::fix_nodes`]) and the run goes on.
+/// Runs the rounds the arguments ask for; returns them
+/// ([`gpulab_model::incident::transcript::run_rounds`]).
 pub fn run_rounds(incident: &mut Incident, args: &RolloutArgs) -> Vec<RoundRecord> {
-    let mut rounds = Vec::new();
-    let max = args.syncs.unwrap_or(500);
-    let mut restarted = false;
-    while rounds.len() < max {
-        let r = incident.rollout.step();
-        let (stalled, done) = (r.stalled, r.rollout_status.as_ref().is_ok_and(|s| s.done));
-        rounds.push(r);
-        if args.syncs.is_some() {
-            continue;
-        }
-        if done {
-            break;
-        }
-        if stalled {
-            if args.restart_after_stall && !restarted {
-                restarted = true;
-                let nodes: Vec<String> = diagnose(&incident.rollout).stalled_nodes.into_iter().map(|n| n.node).collect();
-                incident.fix_nodes(&nodes);
-                continue;
-            }
-            break;
-        }
-    }
-    rounds
-}
-
-fn changes(r: &RoundRecord) -> String {
-    let mut parts = Vec::new();
-    for (name, node) in &r.sync.deleted {
-        parts.push(format!("deleted {name} on {node}"));
-    }
-    for (name, node) in &r.sync.created {
-        parts.push(format!("created {name} on {node}"));
-    }
-    for (node, err) in &r.sync.failed_creates {
-        parts.push(format!("create failed for {node}: {err}"));
-    }
-    for name in &r.started {
-        parts.push(format!("{name} started"));
-    }
-    if !r.sandbox_failures.is_empty() {
-        let pods: Vec<&str> = r.sandbox_failures.iter().map(|(p, _)| p.as_str()).collect();
-        parts.push(format!("sandbox failed for {}", pods.join(", ")));
-    }
-    if parts.is_empty() {
-        "no change".into()
-    } else {
-        parts.join("; ")
-    }
-}
-
-pub fn print_diagnosis(d: &Diagnosis, lang: Lang) {
-    let heading = match lang {
-        Lang::En => "Diagnosis",
-        Lang::Ko => "진단",
-    };
-    println!("{heading}: {:?} — {}", d.verdict, d.rollout_status);
-    for l in &d.summary {
-        println!("  - {}", link_text(l, lang));
-    }
-    for n in &d.stalled_nodes {
-        let held = match lang {
-            Lang::En => format!("held by node {}", n.node),
-            Lang::Ko => format!("막고 있는 노드: {}", n.node),
-        };
-        println!("  {held}");
-        for (i, l) in n.chain.iter().enumerate() {
-            println!("    {}. {}", i + 1, link_text(l, lang));
-            if let Some(e) = evidence_text(&l.evidence, lang) {
-                println!("       ↳ {e}");
-            }
-        }
-    }
+    transcript::run_rounds(incident, args.syncs, args.restart_after_stall)
 }
 
 pub fn run(args: &RolloutArgs, output: OutputFormat) -> ExitCode {
@@ -191,12 +118,12 @@ pub fn run(args: &RolloutArgs, output: OutputFormat) -> ExitCode {
     let before = incident.rollout.rollout_status();
     let rounds = run_rounds(&mut incident, args);
     let rollout = incident.rollout;
-    let diagnosis = diagnose(&rollout);
-    let done = rollout.rollout_status().is_ok_and(|s| s.done);
-    let ds_pods: Vec<_> = rollout.controller.pods.values().collect();
-    let pods = get_pods_wide(ds_pods.iter().copied(), rollout.now());
+    let done = transcript::done(&rollout);
     match output {
         OutputFormat::Json => {
+            let diagnosis = diagnose(&rollout);
+            let ds_pods: Vec<_> = rollout.controller.pods.values().collect();
+            let pods = get_pods_wide(ds_pods.iter().copied(), rollout.now());
             let json = serde_json::json!({
                 "daemonSet": rollout.controller.name(),
                 "rounds": rounds,
@@ -207,30 +134,7 @@ pub fn run(args: &RolloutArgs, output: OutputFormat) -> ExitCode {
             println!("{json:#}");
         }
         OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => {
-            println!("$ kubectl apply -f <updated DaemonSet>   # generation {}", rollout.controller.ds.metadata.generation.unwrap_or(0));
-            if let Ok(s) = before {
-                print!("{}", s.message);
-            }
-            let mut text = format!("{GET_DS_HEADER}\n");
-            for r in &rounds {
-                text.push_str(&r.get_ds_row);
-                text.push('\n');
-            }
-            let aligned = table(&text);
-            let mut lines = aligned.lines();
-            let header = lines.next().unwrap_or_default().to_string();
-            for (r, row) in rounds.iter().zip(lines) {
-                println!("\n── sync {} (+{}s): {}", r.round, r.now - start, changes(r));
-                println!("{header}\n{row}");
-                match &r.rollout_status {
-                    Ok(s) => print!("{}", s.message),
-                    Err(e) => println!("error: {e}"),
-                }
-            }
-            println!("\n$ kubectl get pods -o wide -l <selector>");
-            print!("{pods}");
-            println!();
-            print_diagnosis(&diagnosis, lang);
+            print!("{}", transcript::text(&rollout, &before.map(|s| s.message), &rounds, start, lang));
         }
     }
     if done {

@@ -14,8 +14,6 @@ use gpulab_model::kubernetes::dra::apply::Applied;
 use gpulab_model::kubernetes::dra::dynamicresources::State;
 use gpulab_model::kubernetes::dra::printed;
 use gpulab_model::kubernetes::events::Event;
-use gpulab_model::kubernetes::kubectl::describe_events;
-use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{Located, Manifests};
 use gpulab_model::kubernetes::KubeVersion;
@@ -145,19 +143,7 @@ pub fn run(args: &ScheduleArgs, output: OutputFormat) -> ExitCode {
     };
     match output {
         OutputFormat::Text | OutputFormat::Md | OutputFormat::Csv => {
-            match &node {
-                Some(n) if tied.len() > 1 => {
-                    println!("{namespace}/{name}: Scheduled to {n} (tied with: {})", tied.join(", "))
-                }
-                Some(n) => println!("{namespace}/{name}: Scheduled to {n}"),
-                None => println!("{namespace}/{name}: Pending (Kubernetes {version})"),
-            }
-            if let Some(n) = &nominated {
-                println!("Nominated node (preemption): {n}");
-            }
-            print!("{}", describe_events(std::slice::from_ref(&created.event), 0));
-            println!();
-            print!("{}", table(&created.explanation));
+            print!("{}", created.printed(&snapshot, version));
             print!("{}", printed::claims(&allocations, deallocated.as_ref()));
         }
         OutputFormat::Json => {

@@ -327,25 +327,9 @@ fn outcome(
     (created_view, Some(created.event))
 }
 
-/// The first lines `gpulab schedule` prints: where the pod went (and the nominated
-/// node when preemption found room).
+/// The first lines `gpulab schedule` prints ([`Scheduled::verdict`], the model's).
 fn verdict(created: &Scheduled, snapshot: &Snapshot, version: KubeVersion) -> String {
-    let name = created.pod.metadata.name.clone().unwrap_or_default();
-    let ns = created.pod.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-    match &created.result.outcome {
-        Outcome::Scheduled { node, .. } => {
-            let tied = created.result.tied_names(snapshot);
-            if tied.len() > 1 {
-                format!("{ns}/{name}: Scheduled to {node} (tied with: {})", tied.join(", "))
-            } else {
-                format!("{ns}/{name}: Scheduled to {node}")
-            }
-        }
-        Outcome::Unschedulable { nominated_node: Some(n), .. } => {
-            format!("{ns}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}")
-        }
-        Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{ns}/{name}: Pending (Kubernetes {version})"),
-    }
+    created.verdict(snapshot, version)
 }
 
 /// The kubelet on `node` (running the step 1–2 containerd) starting the pod's sandbox.

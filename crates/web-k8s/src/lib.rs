@@ -17,6 +17,9 @@
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
 //! - [`scenario`]: an author's scenario given to the page (loaded before such a lab
 //!   mounts).
+//! - [`import`]: steps 6 and 8 on the learner's own cluster (a kubectl dump), its
+//!   panel (`<gpulab-import>`, defined when this chunk loads: `start`) and the
+//!   worker that runs it; the `import_*` functions are its API.
 //! - [`containerd_defaults`]: a containerd version's built-in defaults for steps 1
 //!   and 2 (the first load embeds only the default version's).
 //! - [`containerd_syntax`]: containerd's own verdict on a file's syntax for steps 1, 2
@@ -25,6 +28,7 @@
 
 pub mod cells;
 pub mod check;
+pub mod import;
 pub mod kube;
 pub mod node;
 pub mod report;
@@ -117,6 +121,61 @@ pub fn containerd_defaults(version: &str) -> String {
 #[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn messages_ko() -> String {
     include_str!(concat!(env!("OUT_DIR"), "/ko-late.ftl")).to_string()
+}
+
+#[cfg(feature = "exports")]
+#[wasm_bindgen(module = "/src/import/panel.js")]
+extern "C" {
+    fn define_import(version: &str, ko: &str, en: &str);
+}
+
+/// When the chunk loads on a page: defines the import panel's element
+/// (`<gpulab-import step lang>`, which steps 6 and 8 render) with its words and
+/// defaults in both languages. In the panel's worker it does nothing.
+#[cfg(feature = "exports")]
+#[wasm_bindgen(start)]
+pub fn start() {
+    define_import(env!("CARGO_PKG_VERSION"), &import_setup(gpulab_model::Lang::Ko), &import_setup(gpulab_model::Lang::En));
+}
+
+/// The import panel's words in `lang` and its defaults: the Kubernetes versions
+/// (step 6 picks one, `gpulab schedule`'s default first chosen), a GPU pod to try, and
+/// the lab's device-plugin DaemonSet before and after its update (step 8).
+pub fn import_setup(lang: gpulab_model::Lang) -> String {
+    use gpulab_model::kubernetes::KubeVersion;
+    serde_json::json!({
+        "texts": import::text::json(lang),
+        "versions": KubeVersion::ALL.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "version": import::DEFAULT_VERSION,
+        "pod": import::DEFAULT_POD,
+        "ds": import::default_daemonset(),
+    })
+    .to_string()
+}
+
+/// Import: starts reading a dump (`file` names it in findings; `cluster` for step 6);
+/// returns how many pieces it has ([`import::open`]).
+#[cfg_attr(feature = "exports", wasm_bindgen)]
+pub fn import_open(file: &str, text: &str, cluster: bool) -> u32 {
+    import::open(file, text, cluster)
+}
+
+/// Import: loads up to `count` more pieces; returns how many are loaded ([`import::read`]).
+#[cfg_attr(feature = "exports", wasm_bindgen)]
+pub fn import_read(count: u32) -> u32 {
+    import::read(count)
+}
+
+/// Import, step 6: `Reply<import::Outcome>` JSON of `gpulab schedule` on the dump read.
+#[cfg_attr(feature = "exports", wasm_bindgen)]
+pub fn import_schedule(pod_file: &str, pod_text: &str, version: &str, lang: &str) -> String {
+    reply(import::schedule(pod_file, pod_text, version, slots::model_lang(lang)))
+}
+
+/// Import, step 8: `Reply<import::Outcome>` JSON of `gpulab rollout` on the dump read.
+#[cfg_attr(feature = "exports", wasm_bindgen)]
+pub fn import_rollout(ds_file: &str, ds_text: &str, lang: &str) -> String {
+    reply(import::rollout(ds_file, ds_text, slots::model_lang(lang)))
 }
 
 /// The files a `scenario.toml` references, as a JSON array of paths.

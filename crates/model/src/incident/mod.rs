@@ -16,6 +16,8 @@
 //! - [`report`]: the incident report (Markdown and JSON, Korean and English).
 //! - [`labels`]: the report's labels and sentences, each with its English and Korean.
 //! - [`text`]: Korean and English sentences for the diagnosis codes.
+//! - [`transcript`]: what `gpulab rollout` prints for a rollout of manifests, and its
+//!   loop of syncs (the companion and step 8's import of a learner's cluster).
 //! - [`work`]: the learner's lab state as the progress file holds it, read with serde
 //!   (the companion's `gpulab report --work` and the chunk read the same text).
 //! - [`node`]: the learner's node (steps 1–4): files, version, the daemon after their
@@ -36,6 +38,7 @@ pub mod run;
 pub mod scenario;
 pub mod seed;
 pub mod text;
+pub mod transcript;
 pub mod work;
 
 pub use run::{Incident, IncidentRun};

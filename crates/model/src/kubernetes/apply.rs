@@ -10,7 +10,9 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 
 use super::events::{scheduling_event, Condition, Event};
 use super::runtimeclass;
-use super::scheduler::explain::{explain_cycle, NodeExplanation};
+use super::kubectl::describe_events;
+use super::scheduler::explain::{explain_cycle, table, NodeExplanation};
+use super::version::KubeVersion;
 use super::scheduler::{schedule_one, FilterOptions, Outcome, PodInfo, ScheduleResult, Snapshot};
 use super::validation::{default_requests_from_limits, invalid_message, validate_pod_resources};
 
@@ -42,6 +44,42 @@ pub struct Scheduled {
     pub event: Event,
     pub condition: Condition,
     pub explanation: Vec<NodeExplanation>,
+}
+
+impl Scheduled {
+    /// What `gpulab schedule` prints for the pod (its text output, before any claims'
+    /// devices): where it went — with the nodes it tied with, or Pending and the node
+    /// preemption nominated — then the Events of `kubectl describe pod`, a blank line and
+    /// the node × plugin table. `snapshot` is the cluster it was scheduled on.
+    pub fn printed(&self, snapshot: &Snapshot, version: KubeVersion) -> String {
+        let mut out = self.verdict(snapshot, version);
+        out.push('\n');
+        out.push_str(&describe_events(std::slice::from_ref(&self.event), 0));
+        out.push('\n');
+        out.push_str(&table(&self.explanation));
+        out
+    }
+
+    /// The first lines of [`Scheduled::printed`], without the last newline: where the
+    /// pod went (and the nominated node when preemption found room).
+    pub fn verdict(&self, snapshot: &Snapshot, version: KubeVersion) -> String {
+        let name = self.pod.metadata.name.as_deref().unwrap_or_default();
+        let namespace = self.pod.metadata.namespace.as_deref().unwrap_or("default");
+        match &self.result.outcome {
+            Outcome::Scheduled { node, .. } => {
+                let tied = self.result.tied_names(snapshot);
+                if tied.len() > 1 {
+                    format!("{namespace}/{name}: Scheduled to {node} (tied with: {})", tied.join(", "))
+                } else {
+                    format!("{namespace}/{name}: Scheduled to {node}")
+                }
+            }
+            Outcome::Unschedulable { nominated_node: Some(n), .. } => {
+                format!("{namespace}/{name}: Pending (Kubernetes {version})\nNominated node (preemption): {n}")
+            }
+            Outcome::Unschedulable { .. } | Outcome::Error { .. } => format!("{namespace}/{name}: Pending (Kubernetes {version})"),
+        }
+    }
 }
 
 /// Creates `pod` at time `at` and schedules it once.
