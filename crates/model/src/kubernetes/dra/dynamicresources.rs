@@ -77,9 +77,11 @@ fn pod_ns(pod: &Pod) -> &str {
 }
 
 /// The allocator's gates for a version (`pkg/features/kube_features.go`):
-/// DRAPrioritizedList beta and on from 1.34, DRAPartitionableDevices from 1.36.
+/// DRAPrioritizedList beta and on from 1.34, DRAPartitionableDevices and
+/// DRAConsumableCapacity from 1.36.
 pub fn features(version: KubeVersion) -> Features {
-    Features { prioritized_list: version >= KubeVersion::V1_34, partitionable_devices: version >= KubeVersion::V1_36 }
+    let from_1_36 = version >= KubeVersion::V1_36;
+    Features { prioritized_list: version >= KubeVersion::V1_34, partitionable_devices: from_1_36, consumable_capacity: from_1_36 }
 }
 
 impl State {
@@ -279,13 +281,16 @@ pub struct Plugin {
     pub features: Features,
     pub version: KubeVersion,
     allocated: Arc<BTreeSet<DeviceId>>,
+    /// What allocated claims consume of shared devices (consumable capacity).
+    consumed: Arc<Vec<super::allocator::Consumed>>,
 }
 
 impl Plugin {
     /// The plugin for `version` over `state`.
     pub fn new(state: Arc<State>, version: KubeVersion) -> Plugin {
         let allocated = Arc::new(state.allocated_devices());
-        Plugin { state, features: features(version), version, allocated }
+        let consumed = Arc::new(super::allocator::consumed_by(&state.claims));
+        Plugin { state, features: features(version), version, allocated, consumed }
     }
 
     /// `PreEnqueue`: why the pod waits before any scheduling attempt (no event is
@@ -315,6 +320,7 @@ impl Plugin {
             classes: &self.state.classes,
             slices: &self.state.slices,
             allocated: &self.allocated,
+            consumed: &self.consumed,
         }
     }
 
