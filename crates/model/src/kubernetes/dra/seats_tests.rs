@@ -130,3 +130,4 @@ fn markdown_has_the_rows_and_notes() {
     assert!(md.contains("| DRA: whole GPU per claim | gpu.nvidia.com: 8 | 1 | 8 | 16 | 81559 | whole GPU | exclusive device | two devices |"), "{md}");
     assert!(md.contains("\n- DRA time-slicing has no replicas:"), "{md}");
 }
+
