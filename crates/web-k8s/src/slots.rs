@@ -137,10 +137,9 @@ fn view_with<const DRA: bool>(req: &SlotsRequest) -> Result<SlotsView, String> {
 mod tests {
     use super::*;
 
-    /// The view carries the model's table cell for cell, and its exports.
-    #[test]
-    fn view_is_the_models_table() {
-        let req = SlotsRequest {
+    /// Eight H100s on two nodes, replicas 4, Kubernetes 1.37, in English.
+    fn h100() -> SlotsRequest {
+        SlotsRequest {
             gpu_model: "NVIDIA H100 80GB HBM3".into(),
             gpus_per_node: 8,
             nodes: 2,
@@ -148,7 +147,13 @@ mod tests {
             config: String::new(),
             lang: "en".into(),
             k8s_version: "1.37".into(),
-        };
+        }
+    }
+
+    /// The view carries the model's table cell for cell, and its exports.
+    #[test]
+    fn view_is_the_models_table() {
+        let req = h100();
         let v = view(&req).unwrap();
         let t = compute(&req, &load_data().unwrap());
         assert_eq!(v.rows.len(), t.rows.len());
@@ -163,15 +168,7 @@ mod tests {
     /// error reply.
     #[test]
     fn dra_view_adds_the_dra_rows() {
-        let req = SlotsRequest {
-            gpu_model: "NVIDIA H100 80GB HBM3".into(),
-            gpus_per_node: 8,
-            nodes: 2,
-            replicas: 4,
-            config: String::new(),
-            lang: "en".into(),
-            k8s_version: "1.37".into(),
-        };
+        let req = h100();
         let plain = view(&req).unwrap();
         let dra = view_dra(&req).unwrap();
         assert_eq!(dra.rows.get(..plain.rows.len()), Some(&plain.rows[..]));

@@ -104,6 +104,26 @@ pub struct SlotRow {
     pub error: Option<String>,
 }
 
+impl SlotRow {
+    /// A row with no seats: the mode fails with `error` (`request_two` says what a
+    /// request for 2 meets).
+    pub fn failed(mode: Mode, lang: Lang, request_two: &str, error: Option<String>) -> SlotRow {
+        SlotRow {
+            label: mode_label(&mode, lang),
+            mode,
+            resources: Vec::new(),
+            seats_per_gpu: Some(0),
+            seats_per_node: 0,
+            seats_cluster: 0,
+            guaranteed_memory_mib: Vec::new(),
+            compute: ("n/a".into(), String::new()),
+            isolation: "n/a".into(),
+            request_two: request_two.into(),
+            error,
+        }
+    }
+}
+
 /// The two lines, from the config row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Headline {
@@ -127,6 +147,23 @@ pub struct SlotTable {
     /// Sentences under the table (the DRA rows' version, gates and sharing rules).
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+impl SlotTable {
+    /// A table of no rows yet for `gpus` GPUs of `model` on `nodes` nodes.
+    pub fn empty(model: &str, gpus: u32, nodes: u32, lang: Lang) -> SlotTable {
+        SlotTable {
+            gpu_model: model.to_string(),
+            gpus_per_node: gpus,
+            nodes,
+            lang,
+            headline: None,
+            rows: Vec::new(),
+            diagnostics: Vec::new(),
+            mig_reconfiguration_requires_drain: false,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// The default comparison: none, the config, time-slicing and MPS at `replicas`, and the
@@ -164,17 +201,7 @@ pub fn default_modes(model: &GpuModel, catalog: &MigCatalog, replicas: u32, comp
 
 /// Builds the table.
 pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotTable {
-    let mut table = SlotTable {
-        gpu_model: req.model.name.clone(),
-        gpus_per_node: req.gpus_per_node,
-        nodes: req.nodes,
-        lang,
-        headline: None,
-        rows: Vec::new(),
-        diagnostics: Vec::new(),
-        mig_reconfiguration_requires_drain: false,
-        notes: Vec::new(),
-    };
+    let mut table = SlotTable::empty(&req.model.name, req.gpus_per_node, req.nodes, lang);
     for mode in &req.modes {
         let built = match mode {
             Mode::Config => req
@@ -231,19 +258,10 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
         }
         let node = NodeSpec::uniform("node", req.model.clone(), req.gpus_per_node, mig);
         let row = match &loaded.config {
-            None => SlotRow {
-                mode: mode.clone(),
-                label: mode_label(mode, lang),
-                resources: Vec::new(),
-                seats_per_gpu: Some(0),
-                seats_per_node: 0,
-                seats_cluster: 0,
-                guaranteed_memory_mib: Vec::new(),
-                compute: ("n/a".into(), String::new()),
-                isolation: "n/a".into(),
-                request_two: "rejected".into(),
-                error: loaded.error.as_ref().map(|e| format!("{} ({})", e.startup_error(), e.span)),
-            },
+            None => {
+                let error = loaded.error.as_ref().map(|e| format!("{} ({})", e.startup_error(), e.span));
+                SlotRow::failed(mode.clone(), lang, "rejected", error)
+            }
             Some(cfg) => {
                 let ad = advertise(&node, cfg, &deployment, req.version, catalog);
                 let seats_per_node = ad.seats();

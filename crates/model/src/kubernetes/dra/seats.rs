@@ -94,20 +94,7 @@ fn smallest_profile<'c>(model: &GpuModel, catalog: &'c MigCatalog) -> Option<(&'
 }
 
 fn error_row(path: DraPath, lang: Lang, error: String) -> SlotRow {
-    let mode = Mode::Dra { path };
-    SlotRow {
-        label: crate::slots::table::mode_label(&mode, lang),
-        mode,
-        resources: Vec::new(),
-        seats_per_gpu: Some(0),
-        seats_per_node: 0,
-        seats_cluster: 0,
-        guaranteed_memory_mib: Vec::new(),
-        compute: ("n/a".into(), String::new()),
-        isolation: "n/a".into(),
-        request_two: "n/a".into(),
-        error: Some(error),
-    }
+    SlotRow::failed(Mode::Dra { path }, lang, "n/a", Some(error))
 }
 
 /// A claim `name` in `default` for one device of `class` (`count` of them),

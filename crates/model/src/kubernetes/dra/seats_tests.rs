@@ -17,17 +17,7 @@ fn t4() -> GpuModel {
 }
 
 fn table(model: &GpuModel, gpus: u32, replicas: u32, version: KubeVersion, lang: Lang) -> SlotTable {
-    let mut t = SlotTable {
-        gpu_model: model.name.clone(),
-        gpus_per_node: gpus,
-        nodes: 2,
-        lang,
-        headline: None,
-        rows: Vec::new(),
-        diagnostics: Vec::new(),
-        mig_reconfiguration_requires_drain: false,
-        notes: Vec::new(),
-    };
+    let mut t = SlotTable::empty(&model.name, gpus, 2, lang);
     let catalog = MigCatalog::embedded().unwrap_or_else(|e| panic!("{e}"));
     add_rows(&mut t, &Request { model, gpus_per_node: gpus, nodes: 2, replicas, version }, &catalog);
     t
