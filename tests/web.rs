@@ -731,7 +731,7 @@ fn view_readers_agree_with_serde() {
     assert!(typed.as_ref().is_ok_and(|v| v.judgement.is_some()));
     assert_eq!(wire::reply(&json).map(|v| wire::rollout_view(&v)), typed);
     let slots = gpu_node_lab::state::SlotsInput { config: "version: v1\nsharing: [".into(), ..Default::default() };
-    let req = gpu_node_lab::steps::slots::request(&slots, gpu_node_lab::i18n::Lang::En);
+    let req = gpu_node_lab::steps::slots::request(&slots, gpu_node_lab::i18n::Lang::En, "1.36");
     let json = gpu_node_lab_k8s::slots(&serde_json::to_string(&req).unwrap());
     let typed: Reply<SlotsView> = serde_json::from_str(&json).unwrap();
     assert!(typed.as_ref().is_ok_and(|v| !v.diagnostics.is_empty()));

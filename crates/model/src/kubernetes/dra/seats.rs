@@ -312,9 +312,10 @@ impl Rows<'_, '_> {
                 serde_json::json!({ "strategy": "TimeSlicing", "timeSlicingConfig": { "replicas": replicas } })
             }
             DraPath::Mps { .. } => {
-                let mut mps = serde_json::json!({ "defaultActiveThreadPercentage": 100 / r });
+                let mut mps = serde_json::Map::new();
+                mps.insert("defaultActiveThreadPercentage".into(), (100 / r).into());
                 if let Some(m) = memory_mib {
-                    mps["defaultPinnedDeviceMemoryLimit"] = serde_json::Value::String(format!("{}Mi", m / u64::from(r)));
+                    mps.insert("defaultPinnedDeviceMemoryLimit".into(), format!("{}Mi", m / u64::from(r)).into());
                 }
                 serde_json::json!({ "strategy": "MPS", "mpsConfig": mps })
             }
