@@ -147,12 +147,15 @@ fn provide_chunk() {
     gpu_node_lab::steps::chunk::provide(Some(module.into()));
 }
 
-/// Hands the app the DRA module's one function (`crates/web-dra`'s `kube`).
+/// Hands the app the DRA module's functions (`crates/web-dra`'s `kube` and `slots`).
 fn provide_dra() {
     let module = js_sys::Object::new();
     let kube = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::kube_dra(&r));
     js_sys::Reflect::set(&module, &"kube".into(), kube.as_ref()).unwrap();
     kube.forget();
+    let slots = wasm_bindgen::closure::Closure::<dyn Fn(String) -> String>::new(|r: String| gpu_node_lab_k8s::slots_dra(&r));
+    js_sys::Reflect::set(&module, &"slots".into(), slots.as_ref()).unwrap();
+    slots.forget();
     gpu_node_lab::steps::chunk::provide_module(gpu_node_lab::steps::chunk::DRA, Some(module.into()));
 }
 
@@ -264,10 +267,12 @@ fn clear_saved_work() {
     web_sys::window().unwrap().local_storage().unwrap().unwrap().remove_item(gpu_node_lab::storage::KEY).unwrap();
 }
 
-/// The model's table for the given inputs, in the page's language.
+/// The model's table for the given inputs, in the page's language, with the DRA
+/// rows of step 6's default version (the tests provide the DRA module).
 fn model_table(input: &gpu_node_lab::state::SlotsInput, lang: gpu_node_lab::i18n::Lang) -> gpulab_model::slots::SlotTable {
     let data = gpu_node_lab_k8s::slots::load_data().unwrap();
-    gpu_node_lab_k8s::slots::compute(&gpu_node_lab::steps::slots::request(input, lang), &data)
+    let req = gpu_node_lab::steps::slots::request(input, lang, &gpu_node_lab::state::KubeInput::default().version);
+    gpu_node_lab_k8s::slots::compute_with::<true>(&req, &data).unwrap()
 }
 
 /// Step 7 shows the model's headline and every cell of the model's table, in English
@@ -277,6 +282,7 @@ async fn step7_shows_the_models_slot_table() {
     use gpu_node_lab::i18n::Lang;
     use gpulab_model::slots::table;
     clear_saved_work();
+    provide_dra();
     let root = new_root();
     let mut handle = mount(root.clone(), options(&[("lang", "en".into()), ("step", 7.into())])).unwrap();
     yew::scheduler::flush().await;
@@ -721,7 +727,7 @@ fn view_readers_agree_with_serde() {
     assert!(typed.as_ref().is_ok_and(|v| v.judgement.is_some()));
     assert_eq!(wire::reply(&json).map(|v| wire::rollout_view(&v)), typed);
     let slots = gpu_node_lab::state::SlotsInput { config: "version: v1\nsharing: [".into(), ..Default::default() };
-    let req = gpu_node_lab::steps::slots::request(&slots, gpu_node_lab::i18n::Lang::En);
+    let req = gpu_node_lab::steps::slots::request(&slots, gpu_node_lab::i18n::Lang::En, "1.36");
     let json = gpu_node_lab_k8s::slots(&serde_json::to_string(&req).unwrap());
     let typed: Reply<SlotsView> = serde_json::from_str(&json).unwrap();
     assert!(typed.as_ref().is_ok_and(|v| !v.diagnostics.is_empty()));

@@ -97,7 +97,7 @@ impl Step {
 /// on failure).
 pub fn view(step: Step, lang: Lang, work: &Work, dispatch: Callback<LabAction>) -> Html {
     match step {
-        Step::Slots => html! { <SlotsStep {lang} input={work.slots.clone()} {dispatch} /> },
+        Step::Slots => html! { <SlotsStep {lang} input={work.slots.clone()} k8s_version={work.kube.version.clone()} {dispatch} /> },
         Step::MainConfig | Step::DropIn => {
             html! { <ContainerdStep {lang} {step} input={work.containerd.clone()} {dispatch} /> }
         }

@@ -4,7 +4,10 @@
 //! `gpulab_model::slots` output (`slot_table`, `headline_lines`, `cells`,
 //! `to_markdown`, `to_csv`) — the same the `gpulab slots` command prints — computed
 //! by the on-demand chunk ([`crate::steps::chunk`]), which carries the YAML parser
-//! and the MIG catalogue so the first load does not.
+//! and the MIG catalogue so the first load does not. The DRA rows (and the notes
+//! under the table) come from the DRA module, imported when the chunk's view says
+//! `needs_dra`: the chunk's table shows meanwhile, with the module's loading state
+//! or its failure and a retry under it. Their Kubernetes version is step 6's.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,13 +20,13 @@ use crate::components::diagnostics::DiagItem;
 use crate::components::editor::{unique_id, Editor};
 use crate::i18n::{t, tf, Lang, MessageId};
 use crate::state::{Bound, LabAction};
-use crate::steps::chunk::{call, model_error, placeholder, use_chunk, Chunk};
+use crate::steps::chunk::{call, model_error, placeholder, placeholder_with, use_chunk, use_module, Chunk, DRA};
 use crate::json::{Object, Value};
 use crate::state::{GPUS_PER_NODE, NODES, REPLICAS};
 use crate::work_json::Reader;
 
-/// The chunk's request for the learner's inputs.
-pub fn request(input: &SlotsInput, lang: Lang) -> SlotsRequest {
+/// The chunk's request for the learner's inputs; `k8s_version` is step 6's.
+pub fn request(input: &SlotsInput, lang: Lang, k8s_version: &str) -> SlotsRequest {
     SlotsRequest {
         gpu_model: input.gpu_model.clone(),
         gpus_per_node: input.gpus_per_node,
@@ -31,6 +34,7 @@ pub fn request(input: &SlotsInput, lang: Lang) -> SlotsRequest {
         replicas: input.replicas,
         config: input.config.clone(),
         lang: lang.tag().to_string(),
+        k8s_version: k8s_version.to_string(),
     }
 }
 
@@ -52,6 +56,8 @@ pub fn diag_items(view: &SlotsView) -> Vec<DiagItem> {
 pub struct SlotsStepProps {
     pub lang: Lang,
     pub input: SlotsInput,
+    /// Step 6's Kubernetes version: the DRA rows'.
+    pub k8s_version: String,
     pub dispatch: Callback<LabAction>,
 }
 
@@ -134,21 +140,28 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
     let lang = props.lang;
     let input = props.input.clone();
     let (chunk, retry) = use_chunk();
-    let view = use_memo((chunk.clone(), request(&input, lang)), |(chunk, req)| match chunk {
+    let req = request(&input, lang, &props.k8s_version);
+    let ask = |(module, req): &(Chunk, SlotsRequest)| match module {
         Chunk::Ready(module) => Some(call(module, api::SLOTS, req, gpulab_view::wire::slots_view)),
         _ => None,
-    });
+    };
+    let view = use_memo((chunk.clone(), req.clone()), ask);
+    // The DRA rows: the same request to the DRA module, once the chunk says so.
+    let needs_dra = matches!(*view, Some(Ok(SlotsView { needs_dra: true, .. })));
+    let (dra, dra_retry) = use_module(DRA, needs_dra);
+    let dra_view = use_memo((if needs_dra { dra.clone() } else { Chunk::Loading }, req), ask);
     let select_id = use_state(|| unique_id("slots-gpu-model"));
     let rejected = use_mut_ref(<[Option<String>; 3]>::default);
     let shown = use_state(|| 0u32);
     if let Some(html) = placeholder(lang, &chunk, &retry) {
         return html! { <div class="step-slots">{ html }</div> };
     }
-    let table = match view.as_ref() {
+    let table = match dra_view.as_ref().as_ref().or(view.as_ref().as_ref()) {
         Some(Ok(v)) => v,
         Some(Err(e)) => return model_error(lang, e),
         None => return html! {},
     };
+    let dra_pending = if needs_dra { placeholder_with(lang, &dra, &dra_retry, [MessageId::K8sDraLoading, MessageId::K8sDraFailed]) } else { None };
 
     let on_model = {
         let dispatch = props.dispatch.clone();
@@ -225,6 +238,12 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
             </div>
             if let Some(drain) = &table.drain {
                 <p class="slots-drain">{ drain.clone() }</p>
+            }
+            { dra_pending.unwrap_or_default() }
+            if !table.notes.is_empty() {
+                <ul class="slots-notes">
+                    { for table.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+                </ul>
             }
             <section class="slots-export" aria-label={t(lang, MessageId::SlotsExport)}>
                 <h3>{ t(lang, MessageId::SlotsExport) }</h3>

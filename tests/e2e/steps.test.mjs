@@ -38,19 +38,24 @@ async function open(lang, step) {
   return { page, errors };
 }
 
-test("step 7: the slot table and its export equal `gpulab slots`, in English and Korean", async () => {
+test("step 7: the slot table with its DRA rows and its export equal `gpulab slots`, in English and Korean", async () => {
   const dir = tempDir("gpulab-slots-");
   for (const lang of ["en", "ko"]) {
     const { page, errors } = await open(lang, 7);
-    // Step 7 renders from the on-demand chunk, and the editor takes its text in an
-    // effect after the first render: read it once it is there.
+    // Step 7 renders from the on-demand chunk, then the DRA module adds the DRA rows
+    // and their notes; the editor takes its text in an effect after the first
+    // render: read it once it is there.
     await page.locator(".export-preview").waitFor({ state: "attached", timeout: 20000 });
+    await page.locator(".slots-notes li").first().waitFor({ state: "attached", timeout: 20000 });
     await page.waitForFunction(() => document.querySelector(".slots-config textarea")?.value.length > 0);
     const config = await page.locator(".slots-config textarea").inputValue();
     writeFileSync(path.join(dir, "config.yaml"), config);
-    const cli = (nodes) => gpulab(["--output", "md", "slots", "--gpu-model", "NVIDIA H100 80GB HBM3", "--gpus-per-node", "8",
-      "--nodes", String(nodes), "--replicas", "4", "--config", "config.yaml", "--lang", lang], dir);
+    const cli = (nodes, version = "1.36") => gpulab(["--output", "md", "slots", "--gpu-model", "NVIDIA H100 80GB HBM3", "--gpus-per-node", "8",
+      "--nodes", String(nodes), "--replicas", "4", "--config", "config.yaml", "--lang", lang, "--k8s-version", version], dir);
     assert.equal(await page.locator(".export-preview").textContent(), cli(2));
+    const rows = await page.locator(".slot-table tbody th").allTextContents();
+    assert.ok(rows.includes(lang === "en" ? "DRA: MIG 1g.10gb from counters" : "DRA: 카운터로 나눈 MIG 1g.10gb"), rows.join("\n"));
+    assert.ok(rows.some((r) => r.startsWith("DRA: ")), "the DRA rows are in the page's table");
     // Keyboard: change the node count by typing.
     await page.locator(".slots-nodes input").focus();
     await page.keyboard.press("Control+A");
@@ -60,7 +65,16 @@ test("step 7: the slot table and its export equal `gpulab slots`, in English and
     assert.equal(await page.locator(".export-preview").textContent(), md);
     const headline = md.split("\n").filter((l) => l.startsWith("- **")).map((l) => l.slice(4, -2));
     assert.deepEqual(await page.locator(".slots-headline li").allTextContents(), headline);
+    const notes = md.split("\n").filter((l) => l.startsWith("- ") && !l.startsWith("- **")).map((l) => l.slice(2));
+    assert.deepEqual(await page.locator(".slots-notes li").allTextContents(), notes);
     await page.screenshot({ path: path.join(OUT, `step7-${lang}.png`), fullPage: true });
+    // The DRA rows follow step 6's Kubernetes version: on 1.35 the MIG row is static
+    // MIG devices and consumable capacity is off — as `gpulab slots --k8s-version 1.35`.
+    await page.locator("[data-step='6']").click();
+    await page.locator(".k8s-version select").selectOption("1.35");
+    await page.locator("[data-step='7']").click();
+    await page.locator(".export-preview").filter({ hasText: "Kubernetes 1.35" }).waitFor({ state: "attached", timeout: 20000 });
+    assert.equal(await page.locator(".export-preview").textContent(), cli(3, "1.35"));
     assert.deepEqual(errors, []);
     await page.close();
   }

@@ -297,9 +297,12 @@ pub struct SlotsArgs {
     pub gpus_per_node: u32,
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub nodes: u32,
-    /// Modes to compare with the config: none, ts, mps, mig, all (default: all).
+    /// Modes to compare with the config: none, ts, mps, mig, dra, all (default: all).
     #[arg(long, value_delimiter = ',', value_name = "MODES")]
     pub compare: Vec<String>,
+    /// Kubernetes version of the DRA rows: 1.33, 1.34, 1.35, 1.36 or 1.37.
+    #[arg(long, value_name = "VERSION", default_value = "1.36")]
+    pub k8s_version: String,
     /// Replicas for the compared time-slicing and MPS modes (default: the config's, else 4).
     #[arg(long, value_name = "N")]
     pub replicas: Option<u32>,

@@ -1,7 +1,9 @@
 //! `gpulab slots` and `gpulab mig`: the model's slot calculator on the command line.
 //! Resolving what was typed (model facts, MIG layout, replicas) is here; every number comes
-//! from `gpulab_model::slots`.
+//! from `gpulab_model::slots`, and the DRA rows from `gpulab_model::kubernetes::dra::seats`
+//! (the page's step 7 prints the same table).
 
+use gpulab_model::kubernetes::{dra::seats, KubeVersion};
 use gpulab_model::Lang;
 use gpulab_model::slots::{
     self, config_map,
@@ -147,6 +149,11 @@ fn build(args: &SlotsArgs) -> Result<SlotsReport, String> {
         deployment: deployment.clone(),
     };
     let mut table = slots::slot_table(&req, &catalog, lang);
+    if compare.is_empty() || compare.contains(&"all") || compare.contains(&"dra") {
+        let version: KubeVersion = args.k8s_version.parse().map_err(|e| format!("--k8s-version {:?}: {e}", args.k8s_version))?;
+        let r = seats::Request { model: &model, gpus_per_node: args.gpus_per_node, nodes: args.nodes, replicas, version };
+        seats::add_rows(&mut table, &r, &catalog);
+    }
     // Spans inside a ConfigMap key point at the ConfigMap file's own lines.
     if let Some((cm, key)) = &selected_from {
         if let Some(mapped) = config_map::load_key(cm, key, version) {

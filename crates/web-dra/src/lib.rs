@@ -11,6 +11,10 @@
 //!
 //! - [`kube`]: `KubeRequest` JSON in, `Reply<KubeView>` JSON out —
 //!   `gpu_node_lab_k8s::kube::view_dra`, the chunk's steps 5–6 view with DRA.
+//! - [`slots`]: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out —
+//!   `gpu_node_lab_k8s::slots::view_dra`, step 7's table with the DRA rows (the
+//!   allocator over the NVIDIA driver's slices), asked for when the chunk's view
+//!   says `needs_dra`.
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -18,6 +22,12 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen]
 pub fn kube(request: &str) -> String {
     gpu_node_lab_k8s::kube_dra(request)
+}
+
+/// Step 7 with the DRA rows: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out.
+#[wasm_bindgen]
+pub fn slots(request: &str) -> String {
+    gpu_node_lab_k8s::slots_dra(request)
 }
 
 #[cfg(test)]
@@ -44,5 +54,28 @@ mod tests {
         assert!(claims.contains("  gpu: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
         let bad: Reply<KubeView> = serde_json::from_str(&super::kube("{")).unwrap();
         assert!(bad.unwrap_err().starts_with("bad request"));
+    }
+
+    /// Step 7: the chunk's table says it needs the DRA module; the module's has the
+    /// device plugin's rows and the DRA rows after them, every cell the model's.
+    #[test]
+    fn step7_rows_come_from_the_module() {
+        use gpulab_view::SlotsView;
+        let request = serde_json::json!({
+            "gpu_model": "NVIDIA H100 80GB HBM3", "gpus_per_node": 8, "nodes": 2, "replicas": 4,
+            "config": "", "lang": "ko", "k8s_version": "1.35",
+        })
+        .to_string();
+        let chunk: Reply<SlotsView> = serde_json::from_str(&gpu_node_lab_k8s::slots(&request)).unwrap();
+        let chunk = chunk.unwrap();
+        assert!(chunk.needs_dra);
+        let dra: Reply<SlotsView> = serde_json::from_str(&super::slots(&request)).unwrap();
+        let dra = dra.unwrap();
+        assert!(!dra.needs_dra);
+        assert_eq!(dra.rows.get(..chunk.rows.len()), Some(&chunk.rows[..]));
+        let labels: Vec<&str> = dra.rows.iter().skip(chunk.rows.len()).filter_map(|r| r.first()).map(String::as_str).collect();
+        assert_eq!(labels.first(), Some(&"DRA: 클레임마다 GPU 전체"));
+        assert!(labels.contains(&"DRA: 고정 MIG 장치 1g.10gb"), "{labels:?}");
+        assert!(dra.notes.iter().any(|n| n.contains("DRAConsumableCapacity는 알파이고 꺼져")), "{:?}", dra.notes);
     }
 }

@@ -13,7 +13,7 @@
 //! - [`rollout`]: step 8 on the learner's cluster (controller syncs, kubectl texts,
 //!   how the rollout ends, diagnosis).
 //! - [`report`]: the learner's incident report from their work (also `gpulab report --work`).
-//! - [`slots`]: step 7 (slot table, findings, exports).
+//! - [`slots`]: step 7 (slot table, findings, exports; the DRA rows for the DRA module).
 //! - [`node`]: the step 1–2 node's containerd files as model inputs.
 //! - [`scenario`]: an author's scenario given to the page (loaded before such a lab
 //!   mounts).
@@ -74,10 +74,16 @@ pub fn rollout(request: &str) -> String {
     reply(parse(request).and_then(|r| rollout::view(&r)))
 }
 
-/// Step 7: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out.
+/// Step 7: `SlotsRequest` JSON in, `Reply<SlotsView>` JSON out — without the DRA
+/// rows (the view says `needs_dra`).
 #[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn slots(request: &str) -> String {
     reply(parse(request).and_then(|r| slots::view(&r)))
+}
+
+/// Step 7 with the DRA rows, the DRA module's `slots` (`crates/web-dra` exports it).
+pub fn slots_dra(request: &str) -> String {
+    reply(parse(request).and_then(|r| slots::view_dra(&r)))
 }
 
 /// Steps 3 and 4: `CheckRequest` JSON in, `Reply<CheckView>` JSON out.

@@ -179,7 +179,7 @@ pub fn gather(work: &LabWork, lang: Lang) -> Result<LabReport, String> {
         .collect();
     // Step 7: the learner's slot table.
     let s = &work.slots;
-    let slots_req = SlotsRequest { gpu_model: s.gpu_model.clone(), gpus_per_node: s.gpus_per_node, nodes: s.nodes, replicas: s.replicas, config: s.config.clone(), lang: tag(lang) };
+    let slots_req = SlotsRequest { gpu_model: s.gpu_model.clone(), gpus_per_node: s.gpus_per_node, nodes: s.nodes, replicas: s.replicas, config: s.config.clone(), lang: tag(lang), k8s_version: String::new() };
     artifacts.slots = Some(crate::slots::compute(&slots_req, &*crate::slots::load_data()?));
 
     let r = &work.rollout;

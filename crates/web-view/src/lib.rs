@@ -63,6 +63,8 @@ pub struct SlotsRequest {
     pub config: String,
     /// `ko` or `en`: the language of the model's labels.
     pub lang: String,
+    /// The Kubernetes version of the DRA rows (step 6's: `--k8s-version`).
+    pub k8s_version: String,
 }
 
 /// A finding as the diagnostics panel shows it; the message is the model's text.
@@ -94,6 +96,11 @@ pub struct SlotsView {
     pub diagnostics: Vec<DiagLine>,
     pub markdown: String,
     pub csv: String,
+    /// The sentences under the table (the DRA rows').
+    pub notes: Vec<String>,
+    /// Set by the chunk, which has no DRA code: the DRA module answers the same
+    /// request with the DRA rows added.
+    pub needs_dra: bool,
 }
 
 /// The learner's files for steps 5 and 6 (as `gpulab schedule` reads them).

@@ -44,6 +44,7 @@ impl ToJson for SlotsRequest {
             .num("replicas", self.replicas.into())
             .str("config", &self.config)
             .str("lang", &self.lang)
+            .str("k8s_version", &self.k8s_version)
             .end();
         out
     }
@@ -312,6 +313,8 @@ pub fn slots_view(v: &Value) -> SlotsView {
         diagnostics: list(v, "diagnostics", diag_line),
         markdown: text(v, "markdown"),
         csv: text(v, "csv"),
+        notes: texts(v, "notes"),
+        needs_dra: flag(v, "needs_dra"),
     }
 }
 
@@ -378,7 +381,7 @@ mod tests {
     /// (which reads with serde) gets exactly what it got before.
     #[test]
     fn same_json_as_serde() {
-        let slots = SlotsRequest { gpu_model: "Tesla T4".into(), gpus_per_node: 4, nodes: u32::MAX, replicas: 0, config: TRICKY.into(), lang: "ko".into() };
+        let slots = SlotsRequest { gpu_model: "Tesla T4".into(), gpus_per_node: 4, nodes: u32::MAX, replicas: 0, config: TRICKY.into(), lang: "ko".into(), k8s_version: "1.36".into() };
         assert_eq!(slots.to_json(), serde_json::to_string(&slots).unwrap());
         let patch = NodePatch { node: "gpu-node-1".into(), resource: "nvidia.com/gpu".into(), quantity: "8".into() };
         for (patches, node_ops) in [(vec![], vec![]), (vec![patch.clone(), patch], vec!["write-dropin".to_string(), "restart".to_string()])] {
@@ -463,6 +466,8 @@ mod tests {
                 diagnostics: vec![diag],
                 markdown: TRICKY.into(),
                 csv: "c".into(),
+                notes: vec![TRICKY.into()],
+                needs_dra: true,
             },
             slots_view,
         );

@@ -3,6 +3,10 @@
 //! Every row is computed by [`super::node::advertise`] over a real config text, so the table
 //! and the lab's node status cannot disagree. Exports as Markdown and CSV, in English or Korean.
 //!
+//! The DRA rows ([`Mode::Dra`]) are computed elsewhere — by the structured allocator over
+//! the slices NVIDIA's DRA driver publishes (`kubernetes::dra::seats`, which this area
+//! cannot import) — and appended to the table with their notes; this module words them.
+//!
 //! The headline is the two lines that end half the conversation about time-slicing:
 //! `seats: 20` and `guaranteed memory per seat: 0`.
 
@@ -34,6 +38,32 @@ pub enum Mode {
         strategy: MigStrategy,
         time_slicing: Option<u32>,
     },
+    /// A path through Dynamic Resource Allocation (NVIDIA's DRA driver).
+    Dra {
+        path: DraPath,
+    },
+}
+
+/// The DRA rows: how pods get GPUs through ResourceClaims.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DraPath {
+    /// `gpu.nvidia.com`, one claim (from a template) per pod: a whole GPU each.
+    WholeGpu,
+    /// `mig.nvidia.com` claims for one profile: placements from the GPUs' counters
+    /// (partitionable devices) or the static MIG devices of a geometry.
+    Mig { profile: String, partitionable: bool },
+    /// One claim with the driver's time-slicing config, named by several pods.
+    TimeSlicing,
+    /// The same with the device plugin's `replicas` written into the config.
+    TimeSlicingReplicas { replicas: u32 },
+    /// One claim with the driver's MPS config (limits for `replicas` clients).
+    Mps { replicas: u32 },
+    /// The driver's consumable shares (`--consumable-shares=N`): a claim per pod,
+    /// one share each; `gate_on` says whether DRAConsumableCapacity is on.
+    ConsumableShares { shares: u32, gate_on: bool },
+    /// A version that serves no `resource.k8s.io/v1`.
+    NotServed,
 }
 
 /// What the table is about.
@@ -74,6 +104,26 @@ pub struct SlotRow {
     pub error: Option<String>,
 }
 
+impl SlotRow {
+    /// A row with no seats: the mode fails with `error` (`request_two` says what a
+    /// request for 2 meets).
+    pub fn failed(mode: Mode, lang: Lang, request_two: &str, error: Option<String>) -> SlotRow {
+        SlotRow {
+            label: mode_label(&mode, lang),
+            mode,
+            resources: Vec::new(),
+            seats_per_gpu: Some(0),
+            seats_per_node: 0,
+            seats_cluster: 0,
+            guaranteed_memory_mib: Vec::new(),
+            compute: ("n/a".into(), String::new()),
+            isolation: "n/a".into(),
+            request_two: request_two.into(),
+            error,
+        }
+    }
+}
+
 /// The two lines, from the config row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Headline {
@@ -94,6 +144,26 @@ pub struct SlotTable {
     pub diagnostics: Vec<crate::Diagnostic>,
     /// Set when a MIG row is present: changing geometry means draining the node's GPU pods.
     pub mig_reconfiguration_requires_drain: bool,
+    /// Sentences under the table (the DRA rows' version, gates and sharing rules).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl SlotTable {
+    /// A table of no rows yet for `gpus` GPUs of `model` on `nodes` nodes.
+    pub fn empty(model: &str, gpus: u32, nodes: u32, lang: Lang) -> SlotTable {
+        SlotTable {
+            gpu_model: model.to_string(),
+            gpus_per_node: gpus,
+            nodes,
+            lang,
+            headline: None,
+            rows: Vec::new(),
+            diagnostics: Vec::new(),
+            mig_reconfiguration_requires_drain: false,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// The default comparison: none, the config, time-slicing and MPS at `replicas`, and the
@@ -131,16 +201,7 @@ pub fn default_modes(model: &GpuModel, catalog: &MigCatalog, replicas: u32, comp
 
 /// Builds the table.
 pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotTable {
-    let mut table = SlotTable {
-        gpu_model: req.model.name.clone(),
-        gpus_per_node: req.gpus_per_node,
-        nodes: req.nodes,
-        lang,
-        headline: None,
-        rows: Vec::new(),
-        diagnostics: Vec::new(),
-        mig_reconfiguration_requires_drain: false,
-    };
+    let mut table = SlotTable::empty(&req.model.name, req.gpus_per_node, req.nodes, lang);
     for mode in &req.modes {
         let built = match mode {
             Mode::Config => req
@@ -187,6 +248,8 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
                 let deployment = Deployment { mig_strategy: Some(strategy.as_str().into()), ..req.deployment.clone() };
                 Some((format!("{layout}.yaml"), text, Some(geometry), deployment))
             }
+            // Not the device plugin's: `kubernetes::dra::seats` adds these rows.
+            Mode::Dra { .. } => None,
         };
         let Some((file, text, mig, deployment)) = built else { continue };
         let loaded = config::load(&file, &text, req.version);
@@ -195,19 +258,10 @@ pub fn slot_table(req: &TableRequest, catalog: &MigCatalog, lang: Lang) -> SlotT
         }
         let node = NodeSpec::uniform("node", req.model.clone(), req.gpus_per_node, mig);
         let row = match &loaded.config {
-            None => SlotRow {
-                mode: mode.clone(),
-                label: mode_label(mode, lang),
-                resources: Vec::new(),
-                seats_per_gpu: Some(0),
-                seats_per_node: 0,
-                seats_cluster: 0,
-                guaranteed_memory_mib: Vec::new(),
-                compute: ("n/a".into(), String::new()),
-                isolation: "n/a".into(),
-                request_two: "rejected".into(),
-                error: loaded.error.as_ref().map(|e| format!("{} ({})", e.startup_error(), e.span)),
-            },
+            None => {
+                let error = loaded.error.as_ref().map(|e| format!("{} ({})", e.startup_error(), e.span));
+                SlotRow::failed(mode.clone(), lang, "rejected", error)
+            }
             Some(cfg) => {
                 let ad = advertise(&node, cfg, &deployment, req.version, catalog);
                 let seats_per_node = ad.seats();
@@ -341,6 +395,10 @@ pub fn text(key: &str, lang: Lang) -> &'static str {
         ("error", Lang::Ko) => "플러그인 오류",
         ("drain", Lang::En) => "Changing the MIG geometry requires draining the node's GPU workloads first.",
         ("drain", Lang::Ko) => "MIG 구성을 바꾸려면 먼저 노드의 GPU 워크로드를 비워야(drain) 합니다.",
+        ("same-device-twice", Lang::En) => "one device twice",
+        ("same-device-twice", Lang::Ko) => "같은 장치 두 번",
+        ("dra-error", Lang::En) => "fails",
+        ("dra-error", Lang::Ko) => "실패",
         _ => "",
     }
 }
@@ -360,7 +418,55 @@ pub fn mode_label(mode: &Mode, lang: Lang) -> String {
                 None => base,
             }
         }
+        Mode::Dra { path } => dra_label(path, lang),
     }
+}
+
+/// How a DRA row reads.
+fn dra_label(path: &DraPath, lang: Lang) -> String {
+    let ko = lang == Lang::Ko;
+    let text = match path {
+        DraPath::WholeGpu => (if ko { "클레임마다 GPU 전체" } else { "whole GPU per claim" }).to_string(),
+        DraPath::Mig { profile, partitionable: true } => {
+            if ko {
+                format!("카운터로 나눈 MIG {profile}")
+            } else {
+                format!("MIG {profile} from counters")
+            }
+        }
+        DraPath::Mig { profile, partitionable: false } => {
+            if ko {
+                format!("고정 MIG 장치 {profile}")
+            } else {
+                format!("static MIG devices {profile}")
+            }
+        }
+        DraPath::TimeSlicing => (if ko { "타임 슬라이싱, 클레임 하나를 파드들이 공유" } else { "time-slicing, one claim shared by pods" }).to_string(),
+        DraPath::TimeSlicingReplicas { replicas } => {
+            if ko {
+                format!("타임 슬라이싱 설정에 replicas: {replicas}")
+            } else {
+                format!("time-slicing config with replicas: {replicas}")
+            }
+        }
+        DraPath::Mps { replicas } => {
+            if ko {
+                format!("MPS (클라이언트 {replicas}개 기준 상한), 클레임 하나를 파드들이 공유")
+            } else {
+                format!("MPS (limits for {replicas} clients), one claim shared by pods")
+            }
+        }
+        DraPath::ConsumableShares { shares, gate_on } => {
+            let base = if ko { format!("consumable capacity, 장치당 shares {shares}") } else { format!("consumable capacity, {shares} shares per device") };
+            match (gate_on, ko) {
+                (true, _) => base,
+                (false, false) => format!("{base} (DRAConsumableCapacity off)"),
+                (false, true) => format!("{base} (DRAConsumableCapacity 꺼짐)"),
+            }
+        }
+        DraPath::NotServed => "resource.k8s.io/v1".to_string(),
+    };
+    format!("DRA: {text}")
 }
 
 fn memory_cell(row: &SlotRow, lang: Lang) -> String {
@@ -397,9 +503,10 @@ pub fn cells(row: &SlotRow, lang: Lang) -> Vec<String> {
         "" => label_or_dash(&row.compute.0, lang),
         v => format!("{} {v}", label_or_dash(&row.compute.0, lang)),
     };
+    let who = if matches!(row.mode, Mode::Dra { .. }) { "dra-error" } else { "error" };
     let request_two = match &row.error {
-        Some(e) => format!("{}: {e}", text("error", lang)),
-        None => text(&row.request_two, lang).to_string(),
+        Some(e) => format!("{}: {e}", text(who, lang)),
+        None => label_or_dash(&row.request_two, lang),
     };
     vec![
         row.label.clone(),
@@ -458,6 +565,12 @@ pub fn to_markdown(table: &SlotTable) -> String {
     }
     if table.mig_reconfiguration_requires_drain {
         out.push_str(&format!("\n{}\n", text("drain", lang)));
+    }
+    if !table.notes.is_empty() {
+        out.push('\n');
+        for note in &table.notes {
+            out.push_str(&format!("- {note}\n"));
+        }
     }
     out
 }

@@ -11,15 +11,25 @@
 //! 1.36) — a pool's `sharedCounters` from its counter-set slices, each device's
 //! `consumesCounters` checked against them less what allocated devices consume
 //! (`checkAvailableCounters`); with the gate off a device that consumes counters is
-//! not allocatable and counter slices are skipped. Not modelled: admin access,
-//! device taints, `perDeviceNodeSelection`, consumable capacity, binding conditions.
+//! not allocatable and counter slices are skipped; consumable capacity
+//! (DRAConsumableCapacity: alpha and off in 1.34–1.35, beta and on from 1.36;
+//! `internal/incubating/consumable_capacity.go`) — a device with
+//! `allowMultipleAllocations` is never "in use", every selectable device's capacity
+//! is checked against the request's `capacity.requests` (rounded up by the
+//! capacity's `requestPolicy`, its `default` or the whole value when not requested)
+//! plus what other claims and this search consume, and its results carry a `shareID`
+//! and `consumedCapacity` — with the gate off those fields are ignored, as the API
+//! server drops them (`dropDisabledDRAResourceClaimConsumableCapacityFields`). Not
+//! modelled: admin access, device taints, `perDeviceNodeSelection`,
+//! `distinctAttribute`, fractional ranges (DRAFractionalCapacityRange), binding
+//! conditions.
 //!
 //! Order: upstream visits the pools of a node in Go map order, so with devices of
 //! several pools the real pick among equal solutions is random; the model visits
 //! them in the order of the slices as given (within one slice both take the devices
 //! in order).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 use k8s_openapi::api::resource::v1::{
@@ -27,6 +37,7 @@ use k8s_openapi::api::resource::v1::{
     DeviceRequestAllocationResult, DeviceSelector, ResourceClaim, ResourceSlice,
 };
 
+use super::capacity::{self, Consumption};
 use super::cel;
 use crate::kubernetes::quantity::Quantity;
 use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
@@ -54,6 +65,35 @@ pub struct Features {
     pub prioritized_list: bool,
     /// DRAPartitionableDevices: shared counters and `consumesCounters`.
     pub partitionable_devices: bool,
+    /// DRAConsumableCapacity: `allowMultipleAllocations`, capacity requests.
+    pub consumable_capacity: bool,
+}
+
+/// What the allocations of other claims consume of one shared device (results with
+/// a `shareID`), by capacity name as the results record it (`AggregatedCapacity`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consumed {
+    pub device: DeviceId,
+    pub capacity: Consumption,
+}
+
+/// `GatherAllocatedState`'s shared part: every result with a `shareID` and its
+/// `consumedCapacity`, one entry per result.
+pub fn consumed_by<'c>(claims: impl IntoIterator<Item = &'c ResourceClaim>) -> Vec<Consumed> {
+    let mut out = Vec::new();
+    for c in claims {
+        let results = c.status.as_ref().and_then(|s| s.allocation.as_ref()).and_then(|a| a.devices.as_ref()).and_then(|d| d.results.as_ref());
+        for r in results.into_iter().flatten().filter(|r| r.share_id.is_some()) {
+            let capacity = r
+                .consumed_capacity
+                .iter()
+                .flatten()
+                .filter_map(|(k, v)| crate::kubernetes::quantity::parse(v).ok().map(|q| (k.clone(), q)))
+                .collect();
+            out.push(Consumed { device: DeviceId { driver: r.driver.clone(), pool: r.pool.clone(), device: r.device.clone() }, capacity });
+        }
+    }
+    out
 }
 
 /// Why `Allocate` failed with an error.
@@ -170,6 +210,8 @@ struct RequestData<'a> {
     class: &'a DeviceClass,
     selectors: &'a [DeviceSelector],
     all: bool,
+    /// `capacity.requests` (DRAConsumableCapacity).
+    capacity: Option<&'a BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
     /// For `All`: the devices fixed up front.
     all_devices: Vec<Candidate<'a>>,
     num_devices: usize,
@@ -261,6 +303,8 @@ pub struct Allocator<'a> {
     pub classes: &'a [DeviceClass],
     pub slices: &'a [ResourceSlice],
     pub allocated: &'a BTreeSet<DeviceId>,
+    /// What other claims consume of shared devices ([`consumed_by`]).
+    pub consumed: &'a [Consumed],
 }
 
 struct Search<'a, 'b> {
@@ -279,6 +323,9 @@ struct Search<'a, 'b> {
     steps: u64,
     /// Counters the devices being allocated consume, by (pool, counter set, counter).
     consumed: Vec<((String, String, String), Quantity)>,
+    /// Capacity this search takes of shared devices (`allocatingCapacity`): the
+    /// claim, the index of its result, and what that result consumes.
+    sharing: Vec<(usize, usize, Consumed)>,
 }
 
 /// Search steps after which the model gives up (the real one has a filter timeout
@@ -312,6 +359,7 @@ impl<'a> Allocator<'a> {
             compiled: Vec::new(),
             steps: 0,
             consumed: Vec::new(),
+            sharing: Vec::new(),
         };
         for claim in claims {
             let key = claim_key(claim);
@@ -321,7 +369,8 @@ impl<'a> Allocator<'a> {
             for r in devices.and_then(|d| d.requests.as_ref()).into_iter().flatten() {
                 if let Some(e) = &r.exactly {
                     let mode = e.allocation_mode.as_deref().unwrap_or("ExactCount");
-                    let data = s.request_data(&key, r.name.clone(), &r.name, None, &e.device_class_name, e.selectors.as_deref(), mode, e.count)?;
+                    let capacity = e.capacity.as_ref().and_then(|c| c.requests.as_ref());
+                    let data = s.request_data(&key, (r.name.clone(), &r.name, None), &e.device_class_name, e.selectors.as_deref(), (mode, e.count), capacity)?;
                     min_devices += data.num_devices;
                     reqs.push(Request::Exactly(data));
                 } else if let Some(subs) = r.first_available.as_ref().filter(|s| !s.is_empty()) {
@@ -335,7 +384,8 @@ impl<'a> Allocator<'a> {
                     for sub in subs {
                         let mode = sub.allocation_mode.as_deref().unwrap_or("ExactCount");
                         let name = format!("{}/{}", r.name, sub.name);
-                        let data = s.request_data(&key, name, &r.name, Some(&sub.name), &sub.device_class_name, sub.selectors.as_deref(), mode, sub.count)?;
+                        let capacity = sub.capacity.as_ref().and_then(|c| c.requests.as_ref());
+                        let data = s.request_data(&key, (name, &r.name, Some(&sub.name)), &sub.device_class_name, sub.selectors.as_deref(), (mode, sub.count), capacity)?;
                         alts.push(data);
                     }
                     min_devices += alts.iter().map(|a| a.num_devices).min().unwrap_or(0);
@@ -389,17 +439,16 @@ enum Stop {
 }
 
 impl<'a, 'b> Search<'a, 'b> {
-    #[allow(clippy::too_many_arguments)]
+    /// `validateDeviceRequest`: `names` is the request's (name, base request,
+    /// subrequest), `mode` its allocation mode and count.
     fn request_data(
         &mut self,
         key: &str,
-        name: String,
-        base: &'a str,
-        sub: Option<&'a str>,
+        (name, base, sub): (String, &'a str, Option<&'a str>),
         class_name: &'a str,
         selectors: Option<&'a [DeviceSelector]>,
-        mode: &str,
-        count: Option<i64>,
+        (mode, count): (&str, Option<i64>),
+        capacity: Option<&'a BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
     ) -> Result<RequestData<'a>, AllocateError> {
         let request_name = sub.unwrap_or(base);
         for (i, sel) in selectors.into_iter().flatten().enumerate() {
@@ -424,6 +473,8 @@ impl<'a, 'b> Search<'a, 'b> {
             class,
             selectors: selectors.unwrap_or(&[]),
             all: false,
+            // With the gate off the API server drops the field.
+            capacity: capacity.filter(|_| self.alloc.features.consumable_capacity),
             all_devices: Vec::new(),
             num_devices: 0,
         };
@@ -503,8 +554,30 @@ impl<'a, 'b> Search<'a, 'b> {
         Ok(true)
     }
 
-    fn in_use(&self, id: &DeviceId) -> bool {
-        self.alloc.allocated.contains(id) || self.allocating.contains(id)
+    /// `allowMultipleAllocations` under DRAConsumableCapacity (ignored with the gate off).
+    fn shareable(&self, d: &Device) -> bool {
+        self.alloc.features.consumable_capacity && d.allow_multiple_allocations == Some(true)
+    }
+
+    /// `deviceInUse`: held by another claim or by this search; a shareable device
+    /// never is (its capacity decides).
+    fn in_use(&self, c: &Candidate<'a>) -> bool {
+        !self.shareable(c.device) && (self.alloc.allocated.contains(&c.id) || self.allocating.contains(&c.id))
+    }
+
+    /// `deviceCapacityInUse`: some of a shared device's capacity is taken already.
+    fn capacity_in_use(&self, id: &DeviceId) -> bool {
+        self.alloc.consumed.iter().any(|c| c.device == *id) || self.sharing.iter().any(|(_, _, c)| c.device == *id)
+    }
+
+    /// `CmpRequestOverCapacity` (every device, the gate on): what the request
+    /// consumes of the device, if it serves the request and that fits beside what
+    /// others and this search consume.
+    fn capacity_for(&self, claim: usize, request: usize, sub: usize, c: &Candidate<'a>) -> Option<Consumption> {
+        let requests = self.data(claim, request, sub)?.capacity;
+        let wanted = capacity::consumption(requests, &c.id.driver, c.device)?;
+        let used = self.alloc.consumed.iter().chain(self.sharing.iter().map(|(_, _, c)| c)).filter(|u| u.device == c.id).map(|u| &u.capacity);
+        capacity::fits(c.device, &wanted, used).then_some(wanted)
     }
 
     fn data(&self, claim: usize, request: usize, sub: usize) -> Option<&RequestData<'a>> {
@@ -517,15 +590,33 @@ impl<'a, 'b> Search<'a, 'b> {
     /// `allocateDevice`: in use, counters, constraints; on success the device is
     /// recorded and `true` returned (undo with [`Self::deallocate`]).
     fn allocate_device(&mut self, claim: usize, request: usize, sub: usize, c: &Candidate<'a>, must: bool) -> Result<bool, Stop> {
-        if self.in_use(&c.id) {
+        if self.in_use(c) {
             return Ok(false);
         }
+        let shareable = self.shareable(c.device);
         let consumes = c.device.consumes_counters.as_ref().is_some_and(|v| !v.is_empty());
-        if consumes && (!self.alloc.features.partitionable_devices || !self.reserve_counters(c)) {
+        if consumes && !self.alloc.features.partitionable_devices {
             return Ok(false);
         }
+        // A shared device whose capacity is in use consumed its counters already.
+        let counters = consumes && !(shareable && self.capacity_in_use(&c.id));
+        let mut wanted = None;
+        if self.alloc.features.consumable_capacity {
+            match self.capacity_for(claim, request, sub, c) {
+                Some(w) => wanted = Some(w).filter(|_| shareable),
+                None => return Ok(false),
+            }
+        }
+        if counters && !self.reserve_counters(c) {
+            return Ok(false);
+        }
+        let release = |s: &mut Self| {
+            if counters {
+                s.release_counters(c);
+            }
+        };
         let Some(d) = self.data(claim, request, sub) else {
-            self.release_counters(c);
+            release(self);
             return Ok(false);
         };
         let (base, subname, name) = (d.base, d.sub, d.name.clone());
@@ -537,7 +628,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 for m in cons.iter_mut().take(i) {
                     m.remove(base, subname);
                 }
-                self.release_counters(c);
+                release(self);
                 if must {
                     let request_name = subname.unwrap_or(base);
                     return Err(Stop::Error(AllocateError::Fatal(format!(
@@ -548,7 +639,12 @@ impl<'a, 'b> Search<'a, 'b> {
                 return Ok(false);
             }
         }
-        self.allocating.insert(c.id.clone());
+        if let Some(capacity) = wanted {
+            let index = self.result.get(claim).map_or(0, Vec::len);
+            self.sharing.push((claim, index, Consumed { device: c.id.clone(), capacity }));
+        } else {
+            self.allocating.insert(c.id.clone());
+        }
         if let Some(r) = self.result.get_mut(claim) {
             r.push((name, c.clone()));
         }
@@ -613,8 +709,17 @@ impl<'a, 'b> Search<'a, 'b> {
 
     fn deallocate(&mut self, claim: usize, request: usize, sub: usize) {
         let Some((_, c)) = self.result.get_mut(claim).and_then(|r| r.pop()) else { return };
-        self.allocating.remove(&c.id);
-        self.release_counters(&c);
+        let index = self.result.get(claim).map_or(0, Vec::len);
+        if let Some(i) = self.sharing.iter().position(|(ci, ri, _)| *ci == claim && *ri == index) {
+            self.sharing.remove(i);
+            // Counters stay consumed while the device's capacity is in use.
+            if !self.capacity_in_use(&c.id) {
+                self.release_counters(&c);
+            }
+        } else {
+            self.allocating.remove(&c.id);
+            self.release_counters(&c);
+        }
         let Some(d) = self.data(claim, request, sub) else { return };
         let (base, subname) = (d.base, d.sub);
         if let Some(cons) = self.constraints.get_mut(claim) {
@@ -698,8 +803,17 @@ impl<'a, 'b> Search<'a, 'b> {
                 }
             }
         }
+        // `startLocation`: a request's next device comes after its previous one (a
+        // shared device is never picked twice for one request, and no order of the
+        // same devices is tried twice).
+        let after = if device > 0 { self.result.get(claim).and_then(|r| r.last()).map(|(_, c)| c.id.clone()) } else { None };
+        let mut skipping = after.is_some();
         for c in candidates {
-            if self.in_use(&c.id) {
+            if skipping {
+                skipping = after.as_ref() != Some(&c.id);
+                continue;
+            }
+            if self.in_use(&c) {
                 continue;
             }
             if !self.selectable_at(&key, claim, request, sub, &c).map_err(Stop::Error)? {
@@ -734,12 +848,20 @@ impl<'a, 'b> Search<'a, 'b> {
             let devices = self.result.get(ci).map(Vec::as_slice).unwrap_or(&[]);
             let results = devices
                 .iter()
-                .map(|(name, c)| DeviceRequestAllocationResult {
-                    request: name.clone(),
-                    driver: c.id.driver.clone(),
-                    pool: c.id.pool.clone(),
-                    device: c.id.device.clone(),
-                    ..Default::default()
+                .enumerate()
+                .map(|(i, (name, c))| {
+                    let shared = self.sharing.iter().find(|(cj, ri, _)| *cj == ci && *ri == i).map(|(_, _, s)| s);
+                    DeviceRequestAllocationResult {
+                        request: name.clone(),
+                        driver: c.id.driver.clone(),
+                        pool: c.id.pool.clone(),
+                        device: c.id.device.clone(),
+                        share_id: shared.map(|_| share_id(&claim_key(claim), i)),
+                        consumed_capacity: shared.map(|s| {
+                            s.capacity.iter().map(|(k, v)| (k.clone(), k8s_openapi::apimachinery::pkg::api::resource::Quantity(v.to_string()))).collect()
+                        }),
+                        ..Default::default()
+                    }
                 })
                 .collect::<Vec<_>>();
             let config = self.configs(ci, claim);
@@ -818,6 +940,17 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         out
     }
+}
+
+/// Lab's: a result's `shareID` (upstream a random UID, `GenerateShareID`), derived
+/// from the claim and the result's index so runs repeat.
+fn share_id(claim: &str, index: usize) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in format!("{claim}/{index}").bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", h >> 32, (h >> 16) & 0xffff, h & 0xffff, (h >> 48) & 0xffff, h & 0xffff_ffff_ffff)
 }
 
 /// `createNodeSelector`: a device of a slice for one node restricts the claim to

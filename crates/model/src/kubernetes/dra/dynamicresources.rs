@@ -80,9 +80,11 @@ fn pod_ns(pod: &Pod) -> &str {
 }
 
 /// The allocator's gates for a version (`pkg/features/kube_features.go`):
-/// DRAPrioritizedList beta and on from 1.34, DRAPartitionableDevices from 1.36.
+/// DRAPrioritizedList beta and on from 1.34, DRAPartitionableDevices and
+/// DRAConsumableCapacity from 1.36.
 pub fn features(version: KubeVersion) -> Features {
-    Features { prioritized_list: version >= KubeVersion::V1_34, partitionable_devices: version >= KubeVersion::V1_36 }
+    let from_1_36 = version >= KubeVersion::V1_36;
+    Features { prioritized_list: version >= KubeVersion::V1_34, partitionable_devices: from_1_36, consumable_capacity: from_1_36 }
 }
 
 impl State {
@@ -350,6 +352,8 @@ pub struct Plugin {
     /// Which class an extended resource name means, when `DRAExtendedResource` is
     /// on (`None` before 1.36).
     resolver: Option<Arc<ClassResolver>>,
+    /// What allocated claims consume of shared devices (consumable capacity).
+    consumed: Arc<Vec<super::allocator::Consumed>>,
 }
 
 impl Plugin {
@@ -357,7 +361,8 @@ impl Plugin {
     pub fn new(state: Arc<State>, version: KubeVersion) -> Plugin {
         let allocated = Arc::new(state.allocated_devices());
         let resolver = version.dra_extended_resource().then(|| Arc::new(ClassResolver::new(&state.classes)));
-        Plugin { state, features: features(version), version, allocated, resolver }
+        let consumed = Arc::new(super::allocator::consumed_by(&state.claims));
+        Plugin { state, features: features(version), version, allocated, resolver, consumed }
     }
 
     /// The extended resource names DeviceClasses back, for NodeResourcesFit
@@ -395,6 +400,7 @@ impl Plugin {
             classes: &self.state.classes,
             slices: &self.state.slices,
             allocated: &self.allocated,
+            consumed: &self.consumed,
         }
     }
 

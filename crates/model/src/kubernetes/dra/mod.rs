@@ -17,6 +17,7 @@
 //! - [`cel`]: the selector language: lexer, parser, checker, interpreter, and
 //!   `compile.go`'s `CompileCELExpression` / `DeviceMatches`.
 //! - [`allocator`]: the structured allocator (`structured/internal/stable`).
+//! - [`capacity`]: consumable capacity — what a request consumes of a shared device.
 //! - [`apply`]: a pod with claims through the control plane, step by step.
 //! - [`dynamicresources`]: the scheduler plugin over the allocator, the resource
 //!   claim controller's claims from templates, and what binding writes.
@@ -25,6 +26,7 @@
 //! - [`nvidia`]: the node side of NVIDIA's GPU driver — the ResourceSlices it
 //!   publishes per GPU model, its DeviceClasses, its opaque sharing config.
 //! - [`kubelet`]: the kubelet's `PrepareResources` and `FailedPrepareDynamicResources`.
+//! - [`seats`]: step 7's DRA rows — how many pods get a GPU on each DRA path.
 //! - [`printed`]: what `gpulab schedule` and step 6 print about claims, and what they
 //!   refuse before scheduling (DRA before 1.34; a pod with claims of its own whose
 //!   extended resource a node's device plugin also serves).
@@ -34,12 +36,14 @@
 
 pub mod allocator;
 pub mod apply;
+pub mod capacity;
 pub mod cel;
 pub mod dynamicresources;
 pub mod extended;
 pub mod kubelet;
 pub mod nvidia;
 pub mod printed;
+pub mod seats;
 pub mod validation;
 
 #[cfg(test)]
@@ -48,6 +52,8 @@ mod allocator_tests;
 mod extended_tests;
 #[cfg(test)]
 mod nvidia_tests;
+#[cfg(test)]
+mod seats_tests;
 #[cfg(test)]
 mod tests;
 

@@ -27,7 +27,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::resource::v1::{
-    CELDeviceSelector, Counter, CounterSet, Device, DeviceAttribute, DeviceCapacity, DeviceClass, DeviceClassSpec,
+    CELDeviceSelector, CapacityRequestPolicy, CapacityRequestPolicyRange, Counter, CounterSet, Device, DeviceAttribute, DeviceCapacity, DeviceClass, DeviceClassSpec,
     DeviceCounterConsumption, DeviceSelector, ResourcePool, ResourceSlice, ResourceSliceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -393,6 +393,59 @@ pub fn resource_slices(gpus: &NodeGpus, memory_mib: Option<u64>, catalog: &MigCa
                 out.push(slice(gpus, i as usize + 1, count, ResourceSliceSpec { devices: Some(devices), ..Default::default() }));
             }
             Ok(out)
+        }
+    }
+}
+
+/// The kubelet plugin's `--consumable-shares` (`consumableShares` in the chart,
+/// behind the driver's `ConsumableShares` feature gate, alpha and off by default):
+/// how it lets independent claims share a GPU through Kubernetes' consumable
+/// capacity (DRAConsumableCapacity). From the driver's docs ("Share GPUs with
+/// consumable capacity", `demo/specs/consumable-shares/README.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsumableShares {
+    /// `disabled`: no multi-allocation, no policies (the default).
+    Disabled,
+    /// `memory`: a claim consumes the memory it requests, all of it by default.
+    Memory,
+    /// `unlimited`: a claim consumes no memory unless it requests some.
+    Unlimited,
+    /// A positive integer N: N `shares` per device, one per claim by default.
+    Shares(u32),
+}
+
+fn policy(default: &str, min: &str, max: Option<String>, step: &str) -> Option<CapacityRequestPolicy> {
+    Some(CapacityRequestPolicy {
+        default: Some(Quantity(default.into())),
+        valid_range: Some(CapacityRequestPolicyRange { min: Quantity(min.into()), max: max.map(Quantity), step: Some(Quantity(step.into())) }),
+        valid_values: None,
+    })
+}
+
+/// `slices` as the kubelet plugin publishes them in `mode`: every device
+/// `allowMultipleAllocations: true`, its `memory` with a request policy — `memory`:
+/// default the whole memory, min `1Mi`, step `1Mi`; `unlimited` and N: default `0`,
+/// min `0`, step `1Mi`, max the whole memory — and for N a `shares` capacity of N
+/// (default 1, min 1, max N, step 1). The docs give no max for `memory` mode: the
+/// lab leaves it unset. The lab publishes memory in whole MiB, so "rounded down to
+/// 1 MiB" is the value itself.
+pub fn with_consumable_shares(slices: &mut [ResourceSlice], mode: ConsumableShares) {
+    if mode == ConsumableShares::Disabled {
+        return;
+    }
+    for d in slices.iter_mut().flat_map(|s| s.spec.devices.iter_mut().flatten()) {
+        d.allow_multiple_allocations = Some(true);
+        let capacity = d.capacity.get_or_insert_with(BTreeMap::new);
+        if let Some(memory) = capacity.get_mut("memory") {
+            let total = memory.value.0.clone();
+            memory.request_policy = match mode {
+                ConsumableShares::Memory => policy(&total, "1Mi", None, "1Mi"),
+                _ => policy("0", "0", Some(total), "1Mi"),
+            };
+        }
+        if let ConsumableShares::Shares(n) = mode {
+            let value = DeviceCapacity { value: Quantity(n.to_string()), request_policy: policy("1", "1", Some(n.to_string()), "1") };
+            capacity.insert("shares".into(), value);
         }
     }
 }
