@@ -163,7 +163,7 @@ fn main() -> std::io::Result<()> {
         let requests: [(u8, String); 8] = [
             (0, kubernetes::request(&w.kube, &w.containerd, &w.restart, Lang::En).to_json()),
             (1, rollout::request(&w, Lang::Ko, false).map_err(std::io::Error::other)?.to_json()),
-            (2, slots::request(&w.slots, Lang::En).to_json()),
+            (2, slots::request(&w.slots, Lang::En, &w.kube.version).to_json()),
             (3, check::check_request(&w.containerd, &w.restart, &w.check, Lang::Ko).to_json()),
             (4, serde_json::to_string(&scenario_request).map_err(std::io::Error::other)?),
             (5, SyntaxRequest { version: w.containerd.version.clone(), path: "/etc/containerd/conf.d/99-nvidia.toml".into(), text: w.containerd.dropin.clone() }.to_json()),
