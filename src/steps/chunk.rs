@@ -363,7 +363,7 @@ mod tests {
         assert!(loader.contains(&format!("const WASM_BG = \"gpu-node-lab-{v}_bg.wasm\";")), "www/gpu-lab.js loads gpu-node-lab-{v}_bg.wasm");
         assert!(loader.contains(&format!("const WASM_EN = \"{}\";", crate::i18n::EN_FILE)), "www/gpu-lab.js loads {}", crate::i18n::EN_FILE);
         let index = include_str!("../../index.html");
-        assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" data-wasm-opt-params="--converge --low-memory-unused" />"#));
+        assert!(index.contains(r#"<link data-trunk rel="rust" data-wasm-opt="z" data-wasm-opt-params="--converge --low-memory-unused --strip-producers --strip-target-features" />"#));
         assert!(index.contains(r#"href="crates/web-k8s/Cargo.toml" data-type="worker""#));
         assert!(index.contains(r#"href="crates/web-dra/Cargo.toml" data-type="worker""#));
         let hook = include_str!("../../scripts/version-bundle.sh");
