@@ -29,7 +29,7 @@ use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
 use gpulab_model::{Diagnostic, Lang, Severity};
 use gpulab_model::containerd::Daemon;
-use gpulab_view::{kube_path, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
+use gpulab_view::{kube_path, ContainerdFiles, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::resource::v1::DeviceClass;
@@ -83,12 +83,12 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     let rcs = read(RUNTIMECLASS, &req.runtimeclass);
     let pods = read(path.pod, &pod_text);
     let objects = if path.objects.is_empty() { Rc::default() } else { read(path.objects, &objects_text) };
-    let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
-    let patch_errors = patch_nodes(&mut nodes, &req.patches);
+    let patched = patched(&req.cluster, &cluster, &req.patches);
+    let Patched { nodes, snapshot, .. } = &*patched;
+    let patch_errors = patched.patch_errors.clone();
     let patches_applied = req.patches.len().saturating_sub(patch_errors.len());
-    let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
-    let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
-    let get_nodes = get_nodes(&nodes, 0);
+    let cluster_view = patched.cluster_view.clone();
+    let get_nodes = patched.get_nodes.clone();
     let files = [(CLUSTER, &req.cluster, &cluster), (RUNTIMECLASS, &req.runtimeclass, &rcs), (path.pod, &pod_text, &pods), (path.objects, &objects_text, &objects)];
     let runtime_classes = || -> Vec<RuntimeClass> {
         [&cluster, &rcs, &objects].iter().flat_map(|m| m.runtime_classes.iter()).map(|l| l.object.clone()).collect()
@@ -103,13 +103,13 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
             if !m.deferred.is_empty() {
                 let o = read_dra(file, text, m);
                 diags.extend(o.1.iter().cloned());
-                classes.extend(o.0.device_classes.iter().cloned());
-                state.extend(o.0.clone());
+                classes.extend(o.0.iter().cloned());
+                state.merge(&o.2);
             }
         }
         let version = req.version.parse().ok();
         for pod in pods.pods.iter().filter(|_| version.is_some()) {
-            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, &nodes, &pod.object, v)).unwrap_or_default());
+            diags.extend(version.map(|v| printed::extended_resource_unmodelled(&classes, nodes, &pod.object, v)).unwrap_or_default());
         }
         let has_dra = !(state.classes.is_empty() && state.claims.is_empty() && state.templates.is_empty() && state.slices.is_empty());
         match version.and_then(printed::not_served).filter(|_| has_dra) {
@@ -117,7 +117,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
             Some(text) => (KubeOutcome::Rejected { text }, None),
             None => {
                 let rcs = runtime_classes();
-                outcome(req, &nodes, &bound, &pods, path.pod, &rcs, |snapshot, pod, opts| {
+                outcome(req, nodes, snapshot, &pods, path.pod, &rcs, |snapshot, pod, opts| {
                     if !(has_dra || uses_claims(pod)) {
                         return plain_cycle(snapshot, pod, &rcs, opts, path.pod);
                     }
@@ -133,7 +133,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
         (KubeOutcome::NeedsDra {}, None)
     } else if diags.is_empty() {
         let rcs = runtime_classes();
-        outcome(req, &nodes, &bound, &pods, path.pod, &rcs, |snapshot, pod, opts| plain_cycle(snapshot, pod, &rcs, opts, path.pod))
+        outcome(req, nodes, snapshot, &pods, path.pod, &rcs, |snapshot, pod, opts| plain_cycle(snapshot, pod, &rcs, opts, path.pod))
     } else {
         bad(&diags)
     };
@@ -161,13 +161,15 @@ const KEPT: usize = 6;
 
 /// A cache of what was made from files: (name, text, what was made), newest first.
 type Cache<T> = RefCell<Vec<(String, String, Rc<T>)>>;
-/// A file's DRA objects, typed and validated, and their findings.
-type DraRead = (dra::Objects, Vec<Diagnostic>);
+/// A file's DRA objects, typed and validated: its DeviceClasses where they are, the
+/// findings, and the objects as the API server holds them (the slices shared with
+/// every call's state while the text stays).
+type DraRead = (Vec<Located<DeviceClass>>, Vec<Diagnostic>, State);
 
 thread_local! {
     /// The files read last (name, text), most recently used first: an edit reads again only the file
     /// it changed. With 1,000 devices, reading the ResourceSlices, typing and validating
-    /// them was about 70 % of a call (ARCHITECTURE.md, "Size").
+    /// them was about 70 % of a call (ARCHITECTURE.md, "The 1,000-device frame").
     static READ: Cache<Read> = const { RefCell::new(Vec::new()) };
     /// The DRA objects of the files read last (name, text), typed and validated (the
     /// API server's errors), most recently used first; only the DRA module's build uses it.
@@ -212,7 +214,60 @@ fn read_dra(file: &str, text: &str, m: &Manifests) -> Rc<DraRead> {
     cached(&READ_DRA, file, text, || {
         let (o, mut found) = dra::read(m);
         found.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
-        (o, found)
+        let classes = o.device_classes.clone();
+        (classes, found, State::from(o))
+    })
+}
+
+/// The cluster file's nodes with the learner's patches applied, and what is made of
+/// them and the file's bound pods for every call: the scheduler's snapshot before the
+/// pod, the cluster view, `kubectl get nodes`.
+struct Patched {
+    nodes: Vec<Node>,
+    patch_errors: Vec<String>,
+    cluster_view: Vec<NodeView>,
+    get_nodes: String,
+    snapshot: Snapshot,
+}
+
+thread_local! {
+    /// The cluster text and patches of the last call, and what [`Patched`] made of them:
+    /// an edit of the pod or the objects file makes none of it again (at 125 nodes,
+    /// about a tenth of the DRA path's call once the files' readings were kept).
+    static PATCHED: RefCell<Option<(String, Vec<NodePatch>, Rc<Patched>)>> = const { RefCell::new(None) };
+}
+
+/// The cluster (`text`, read as `cluster`) with `patches` applied, or the last call's
+/// when both are the same.
+fn patched(text: &str, cluster: &Manifests, patches: &[NodePatch]) -> Rc<Patched> {
+    let hit = PATCHED.with(|p| p.borrow().as_ref().filter(|(t, ps, _)| t == text && ps == patches).map(|(_, _, made)| made.clone()));
+    hit.unwrap_or_else(|| {
+        let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
+        let patch_errors = patch_nodes(&mut nodes, patches);
+        let bound: Vec<Pod> = cluster.pods.iter().map(|l| l.object.clone()).collect();
+        let cluster_view = nodes.iter().map(|n| node_view(n, &bound)).collect();
+        let get_nodes = get_nodes(&nodes, 0);
+        let snapshot = Snapshot::new(nodes.iter().cloned(), &bound);
+        let made = Rc::new(Patched { nodes, patch_errors, cluster_view, get_nodes, snapshot });
+        PATCHED.with(|p| *p.borrow_mut() = Some((text.to_string(), patches.to_vec(), made.clone())));
+        made
+    })
+}
+
+thread_local! {
+    /// The containerd files of the last call and the lab's two what-ifs on them
+    /// (loading containerd twice was about 8 % of the DRA path's call at 125 nodes).
+    static WHAT_IFS: RefCell<Option<(ContainerdFiles, Rc<Vec<(Daemon, bool)>>)>> = const { RefCell::new(None) };
+}
+
+/// The step 1–2 containerd as loaded before the drop-in and after a restart (the
+/// ones that load), or the last call's for the same files.
+fn what_ifs(files: &ContainerdFiles) -> Rc<Vec<(Daemon, bool)>> {
+    let hit = WHAT_IFS.with(|w| w.borrow().as_ref().filter(|(f, _)| f == files).map(|(_, made)| made.clone()));
+    hit.unwrap_or_else(|| {
+        let made: Rc<Vec<(Daemon, bool)>> = Rc::new([false, true].iter().filter_map(|r| node::daemon(files, *r).ok().map(|d| (d, *r))).collect());
+        WHAT_IFS.with(|w| *w.borrow_mut() = Some((files.clone(), made.clone())));
+        made
     })
 }
 
@@ -279,7 +334,7 @@ fn plain_cycle(snapshot: &mut Snapshot, pod: &Pod, rcs: &[RuntimeClass], opts: &
 fn outcome(
     req: &KubeRequest,
     nodes: &[Node],
-    bound: &[Pod],
+    snapshot: &Snapshot,
     pods: &Manifests,
     pod_file: &str,
     rcs: &[RuntimeClass],
@@ -292,7 +347,7 @@ fn outcome(
     let [pod] = pods.pods.as_slice() else {
         return (KubeOutcome::Rejected { text: format!("{pod_file}: expected exactly one Pod, found {}", pods.pods.len()) }, None);
     };
-    let mut snapshot = Snapshot::new(nodes.iter().cloned(), bound);
+    let mut snapshot = snapshot.clone();
     let opts = FilterOptions { version, ..Default::default() };
     let (created, claims) = match schedule(&mut snapshot, &pod.object, &opts) {
         Ok(c) => c,
@@ -310,12 +365,12 @@ fn outcome(
     // The node as step 4 left it when the learner did something there; else
     // the lab's two what-ifs (as loaded before the drop-in, after a restart).
     let sandboxes = node.map_or_else(Vec::new, |node| {
-        let daemons: Vec<(Daemon, bool, Vec<String>)> = if req.node_ops.is_empty() {
-            [false, true].iter().filter_map(|r| node::daemon(&req.containerd, *r).ok().map(|d| (d, *r, Vec::new()))).collect()
+        let run = |d: &Daemon, restarted: bool, ops: Vec<String>| sandbox(&created, &node, scheduled, rcs, d, restarted, ops);
+        if req.node_ops.is_empty() {
+            what_ifs(&req.containerd).iter().map(|(d, restarted)| run(d, *restarted, Vec::new())).collect()
         } else {
-            node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| (d, r, req.node_ops.clone())).into_iter().collect()
-        };
-        daemons.into_iter().map(|(d, restarted, ops)| sandbox(&created, &node, scheduled, rcs, &d, restarted, ops)).collect()
+            node::after_step_4(&req.containerd, req.by_hand, &req.node_ops).ok().map(|(d, r)| run(&d, r, req.node_ops.clone())).into_iter().collect()
+        }
     });
     let created_view = KubeOutcome::Created {
         verdict,
@@ -601,7 +656,7 @@ mod tests {
         let cluster = read_file(CLUSTER, &cluster_text);
         let objects = read_file("dra.yaml", &objects_text);
         let dra = read_dra("dra.yaml", &objects_text, &objects);
-        assert!(!dra.0.resource_slices.is_empty() && dra.1.is_empty());
+        assert!(!dra.2.slices.is_empty() && dra.1.is_empty());
         for i in 0..3 * KEPT {
             read_file(POD, &format!("{}# edit {i}\n", request().pod));
             assert!(Rc::ptr_eq(&cluster, &read_file(CLUSTER, &cluster_text)), "{i}");

@@ -318,7 +318,7 @@ impl Cluster {
                 slices.extend(nvidia::resource_slices(&d.gpus, None, catalog)?);
             }
         }
-        self.dra.slices = slices;
+        self.dra.slices = std::sync::Arc::new(slices);
         Ok(())
     }
 

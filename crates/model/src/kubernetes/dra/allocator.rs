@@ -305,6 +305,24 @@ pub struct Allocator<'a> {
     pub allocated: &'a BTreeSet<DeviceId>,
     /// What other claims consume of shared devices ([`consumed_by`]).
     pub consumed: &'a [Consumed],
+    /// Selectors compiled beforehand ([`compile_selectors`]: the classes', once for
+    /// every node a cycle filters); others are compiled once per call.
+    pub compiled: &'a [Compiled],
+}
+
+/// A CEL selector's expression and its compilation (the error's detail).
+pub type Compiled = (String, std::sync::Arc<Result<cel::Selector, String>>);
+
+/// The classes' selectors compiled, each expression once.
+pub fn compile_selectors(classes: &[DeviceClass]) -> Vec<Compiled> {
+    let mut out: Vec<Compiled> = Vec::new();
+    let expressions = classes.iter().flat_map(|c| c.spec.selectors.iter().flatten()).filter_map(|s| s.cel.as_ref());
+    for e in expressions.map(|c| c.expression.as_str()) {
+        if !out.iter().any(|(x, _)| x == e) {
+            out.push((e.to_string(), std::sync::Arc::new(cel::compile(e).map_err(|e| e.detail))));
+        }
+    }
+    out
 }
 
 struct Search<'a, 'b> {
@@ -318,8 +336,8 @@ struct Search<'a, 'b> {
     result: Vec<Vec<(String, Candidate<'a>)>>,
     /// Per claim and request: the chosen subrequest.
     chosen: Vec<Vec<usize>>,
-    /// The compiled selectors, by expression.
-    compiled: Vec<(String, Result<cel::Selector, String>)>,
+    /// The selectors compiled in this call (beside the allocator's), by expression.
+    compiled: Vec<Compiled>,
     steps: u64,
     /// Counters the devices being allocated consume, by (pool, counter set, counter).
     consumed: Vec<((String, String, String), Quantity)>,
@@ -520,11 +538,11 @@ impl<'a, 'b> Search<'a, 'b> {
         Ok(data)
     }
 
-    fn compiled(&mut self, expression: &str) -> Result<cel::Selector, String> {
-        if let Some((_, r)) = self.compiled.iter().find(|(e, _)| e == expression) {
+    fn compiled(&mut self, expression: &str) -> std::sync::Arc<Result<cel::Selector, String>> {
+        if let Some((_, r)) = self.alloc.compiled.iter().chain(&self.compiled).find(|(e, _)| e == expression) {
             return r.clone();
         }
-        let r = cel::compile(expression).map_err(|e| e.detail);
+        let r = std::sync::Arc::new(cel::compile(expression).map_err(|e| e.detail));
         self.compiled.push((expression.to_string(), r.clone()));
         r
     }
@@ -536,9 +554,11 @@ impl<'a, 'b> Search<'a, 'b> {
         for (who, selectors) in [(format!("class {class_name}"), class_selectors), (format!("claim {key}"), request_selectors)] {
             for (i, sel) in selectors.iter().enumerate() {
                 let Some(expr) = sel.cel.as_ref().map(|c| c.expression.as_str()) else { continue };
-                let compiled = self
-                    .compiled(expr)
-                    .map_err(|e| AllocateError::Fatal(format!("{who}: selector #{i}: CEL compile error: {e}")))?;
+                let compiled = self.compiled(expr);
+                let compiled = match &*compiled {
+                    Ok(s) => s,
+                    Err(e) => return Err(AllocateError::Fatal(format!("{who}: selector #{i}: CEL compile error: {e}"))),
+                };
                 match compiled.matches(&c.id.driver, c.device) {
                     Ok(true) => {}
                     Ok(false) => return Ok(false),

@@ -635,7 +635,7 @@ fn allocator_cases_from_upstream() {
             .iter()
             .map(|(d, p, n)| DeviceId { driver: d.to_string(), pool: p.to_string(), device: n.to_string() })
             .collect();
-        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &case.classes, slices: &case.slices, allocated: &allocated, consumed: &[] };
+        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &case.classes, slices: &case.slices, allocated: &allocated, consumed: &[], compiled: &[] };
         let claims: Vec<&ResourceClaim> = case.claims.iter().collect();
         let got = alloc.allocate(&case.node, &claims);
         match (&case.expect, got) {
@@ -684,7 +684,7 @@ fn constraint_not_satisfied() {
     );
     let allocated = BTreeSet::new();
     for (name, slices) in [("with-constraint-non-existent-attribute", mk(vec![])), ("with-constraint-not-matching-int-attribute", mk(vec![("numa", int(2))]))] {
-        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &classes, slices: &slices, allocated: &allocated, consumed: &[] };
+        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[] };
         assert_eq!(alloc.allocate(&node(NODE1, REGION1), &[&claim]), Ok(None), "{name}");
     }
 }

@@ -40,13 +40,15 @@ pub const DEALLOCATED: &str = "deallocation of ResourceClaim completed";
 /// PostFilter after it deleted the pod's extended-resource claim of an earlier cycle.
 pub const DELETED: &str = "deletion of ResourceClaim completed";
 
-/// The DRA objects of the cluster, as the API server holds them.
+/// The DRA objects of the cluster, as the API server holds them. The slices (the
+/// drivers', by far the most of it at a cluster's size) are shared: a clone of the
+/// state — each scheduling cycle's plugin takes one — copies none of them.
 #[derive(Debug, Clone, Default)]
 pub struct State {
     pub classes: Vec<DeviceClass>,
     pub claims: Vec<ResourceClaim>,
     pub templates: Vec<ResourceClaimTemplate>,
-    pub slices: Vec<ResourceSlice>,
+    pub slices: Arc<Vec<ResourceSlice>>,
 }
 
 impl State {
@@ -55,7 +57,21 @@ impl State {
         self.classes.extend(objects.device_classes.into_iter().map(|o| o.object));
         self.claims.extend(objects.resource_claims.into_iter().map(|o| o.object));
         self.templates.extend(objects.resource_claim_templates.into_iter().map(|o| o.object));
-        self.slices.extend(objects.resource_slices.into_iter().map(|o| o.object));
+        let slices = objects.resource_slices.into_iter().map(|o| o.object);
+        Arc::make_mut(&mut self.slices).extend(slices);
+    }
+
+    /// Adds another state's objects after this one's (the slices shared when this
+    /// state has none).
+    pub fn merge(&mut self, other: &State) {
+        self.classes.extend(other.classes.iter().cloned());
+        self.claims.extend(other.claims.iter().cloned());
+        self.templates.extend(other.templates.iter().cloned());
+        if self.slices.is_empty() {
+            self.slices = other.slices.clone();
+        } else {
+            Arc::make_mut(&mut self.slices).extend(other.slices.iter().cloned());
+        }
     }
 }
 
@@ -354,6 +370,8 @@ pub struct Plugin {
     resolver: Option<Arc<ClassResolver>>,
     /// What allocated claims consume of shared devices (consumable capacity).
     consumed: Arc<Vec<super::allocator::Consumed>>,
+    /// The classes' selectors, compiled once for every node Filter looks at.
+    compiled: Arc<Vec<super::allocator::Compiled>>,
 }
 
 impl Plugin {
@@ -362,7 +380,8 @@ impl Plugin {
         let allocated = Arc::new(state.allocated_devices());
         let resolver = version.dra_extended_resource().then(|| Arc::new(ClassResolver::new(&state.classes)));
         let consumed = Arc::new(super::allocator::consumed_by(&state.claims));
-        Plugin { state, features: features(version), version, allocated, resolver, consumed }
+        let compiled = Arc::new(super::allocator::compile_selectors(&state.classes));
+        Plugin { state, features: features(version), version, allocated, resolver, consumed, compiled }
     }
 
     /// The extended resource names DeviceClasses back, for NodeResourcesFit
@@ -401,6 +420,7 @@ impl Plugin {
             slices: &self.state.slices,
             allocated: &self.allocated,
             consumed: &self.consumed,
+            compiled: &self.compiled,
         }
     }
 

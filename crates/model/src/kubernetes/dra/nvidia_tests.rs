@@ -159,7 +159,7 @@ fn partitionable_mig_through_the_allocator() {
     let run = |version: KubeVersion, taken: &[&str], claims: &[ResourceClaim]| {
         let allocated: BTreeSet<DeviceId> =
             taken.iter().map(|d| DeviceId { driver: DRIVER.into(), pool: "gpu-node-1".into(), device: (*d).into() }).collect();
-        let alloc = Allocator { features: features(version), classes: &classes, slices: &s, allocated: &allocated, consumed: &[] };
+        let alloc = Allocator { features: features(version), classes: &classes, slices: &s, allocated: &allocated, consumed: &[], compiled: &[] };
         let refs: Vec<&ResourceClaim> = claims.iter().collect();
         alloc.allocate(&node(), &refs).map(|r| {
             r.map(|r| r.iter().flat_map(|a| a.devices.iter().flat_map(|d| d.results.iter().flatten())).map(|d| d.device.clone()).collect::<Vec<_>>())

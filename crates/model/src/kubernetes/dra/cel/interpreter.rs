@@ -5,6 +5,7 @@
 //! `no such key: <name>`. Evaluation is bounded by cel-go's runtime cost limit
 //! (Kubernetes sets 1,000,000 for DRA), counted here as one unit per node visited.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use super::ast::{BinOp, Expr, ExprKind, Quantifier};
@@ -85,36 +86,7 @@ impl<'a> Interpreter<'a> {
                 None if name == "device" => Ok(self.device.clone()),
                 None => Err(format!("no such attribute: {name}")),
             },
-            ExprKind::Select { operand, field, test } => {
-                let v = self.eval(operand)?;
-                let key = Value::Str(field.clone());
-                match (lookup(&v, &key)?, test) {
-                    (Some(_), true) => Ok(Value::Bool(true)),
-                    (None, true) => Ok(Value::Bool(false)),
-                    (Some(x), false) => Ok(x),
-                    (None, false) => Err(format!("no such key: {field}")),
-                }
-            }
-            ExprKind::Index { operand, index } => {
-                let v = self.eval(operand)?;
-                let i = self.eval(index)?;
-                if let Value::List(items) = &v {
-                    let n = match i {
-                        Value::Int(n) => n,
-                        Value::Uint(n) => i64::try_from(n).unwrap_or(i64::MAX),
-                        Value::Double(d) if d.fract() == 0.0 => d as i64,
-                        _ => return Err(no_such_overload()),
-                    };
-                    return usize::try_from(n)
-                        .ok()
-                        .and_then(|k| items.get(k).cloned())
-                        .ok_or_else(|| format!("index out of bounds: {n}"));
-                }
-                match lookup(&v, &i)? {
-                    Some(x) => Ok(x),
-                    None => Err(format!("no such key: {}", display_key(&i))),
-                }
-            }
+            ExprKind::Select { .. } | ExprKind::Index { .. } => self.path(e).map(Cow::into_owned),
             ExprKind::List(items) => Ok(Value::List(items.iter().map(|i| self.eval(i)).collect::<Result<_, _>>()?)),
             ExprKind::Map(entries) => {
                 let mut out = Vec::new();
@@ -221,12 +193,92 @@ fn display_key(v: &Value) -> String {
 }
 
 /// A map entry (`None`: no such key); field selection on anything else is an error.
-fn lookup(v: &Value, key: &Value) -> Result<Option<Value>, EvalError> {
+impl<'a> Interpreter<'a> {
+    /// [`Self::eval`], borrowing what a path from `device` names (`device`,
+    /// `device.attributes["domain"]`, …) instead of copying the device's maps at every
+    /// step; anything else is evaluated as by `eval`. The same cost and errors.
+    fn eval_ref(&mut self, e: &Expr) -> Result<Cow<'a, Value>, EvalError> {
+        match &e.kind {
+            ExprKind::Ident(name) if name == "device" && !self.scope.iter().any(|(n, _)| n == name) => {
+                self.tick()?;
+                Ok(Cow::Borrowed(self.device))
+            }
+            ExprKind::Select { .. } | ExprKind::Index { .. } => {
+                self.tick()?;
+                self.path(e)
+            }
+            _ => self.eval(e).map(Cow::Owned),
+        }
+    }
+
+    /// One node of the cost; the limit's error past it.
+    fn tick(&mut self) -> Result<(), EvalError> {
+        self.cost += 1;
+        if self.cost > COST_LIMIT {
+            return Err("operation cancelled: actual cost limit exceeded".into());
+        }
+        Ok(())
+    }
+
+    /// `Select` and `Index` (the caller counted the node).
+    fn path(&mut self, e: &Expr) -> Result<Cow<'a, Value>, EvalError> {
+        match &e.kind {
+            ExprKind::Select { operand, field, test } => {
+                let v = self.eval_ref(operand)?;
+                let key = Value::Str(field.clone());
+                match (within(v, |v| lookup_ref(v, &key))?, test) {
+                    (Some(_), true) => Ok(Cow::Owned(Value::Bool(true))),
+                    (None, true) => Ok(Cow::Owned(Value::Bool(false))),
+                    (Some(x), false) => Ok(x),
+                    (None, false) => Err(format!("no such key: {field}")),
+                }
+            }
+            ExprKind::Index { operand, index } => {
+                let v = self.eval_ref(operand)?;
+                let i = self.eval(index)?;
+                let found = within(v, |v| {
+                    if let Value::List(items) = v {
+                        let n = match i {
+                            Value::Int(n) => n,
+                            Value::Uint(n) => i64::try_from(n).unwrap_or(i64::MAX),
+                            Value::Double(d) if d.fract() == 0.0 => d as i64,
+                            _ => return Err(no_such_overload()),
+                        };
+                        return usize::try_from(n)
+                            .ok()
+                            .and_then(|k| items.get(k))
+                            .map(|x| Some(Cow::Borrowed(x)))
+                            .ok_or_else(|| format!("index out of bounds: {n}"));
+                    }
+                    lookup_ref(v, &i)
+                })?;
+                found.ok_or_else(|| format!("no such key: {}", display_key(&i)))
+            }
+            _ => Err(no_such_overload()),
+        }
+    }
+}
+
+/// `f` on a borrowed or owned value, its borrowed answer kept as long as the value's
+/// borrow (copied out of an owned one).
+fn within<'a, F>(v: Cow<'a, Value>, f: F) -> Result<Option<Cow<'a, Value>>, EvalError>
+where
+    F: for<'v> FnOnce(&'v Value) -> Result<Option<Cow<'v, Value>>, EvalError>,
+{
     match v {
-        Value::Map(entries) => Ok(entries.iter().find(|(k, _)| equals(k, key)).map(|(_, v)| v.clone())),
+        Cow::Borrowed(b) => f(b),
+        Cow::Owned(o) => Ok(f(&o)?.map(|c| Cow::Owned(c.into_owned()))),
+    }
+}
+
+/// A map's entry for `key` (borrowed); a `device.attributes` / `device.capacity`
+/// domain that is not there is an empty map.
+fn lookup_ref<'v>(v: &'v Value, key: &Value) -> Result<Option<Cow<'v, Value>>, EvalError> {
+    match v {
+        Value::Map(entries) => Ok(entries.iter().find(|(k, _)| equals(k, key)).map(|(_, v)| Cow::Borrowed(v))),
         Value::DomainMap(entries) => {
-            let Value::Str(k) = key else { return Ok(Some(Value::Map(Vec::new()))) };
-            Ok(Some(entries.iter().find(|(d, _)| d == k).map(|(_, v)| v.clone()).unwrap_or(Value::Map(Vec::new()))))
+            let Value::Str(k) = key else { return Ok(Some(Cow::Owned(Value::Map(Vec::new())))) };
+            Ok(Some(entries.iter().find(|(d, _)| d == k).map_or(Cow::Owned(Value::Map(Vec::new())), |(_, v)| Cow::Borrowed(v))))
         }
         _ => Err(no_such_overload()),
     }
