@@ -230,17 +230,20 @@ struct Patched {
     snapshot: Snapshot,
 }
 
+/// A memo of the last call's input (`K`) and what was made of it.
+type Last<K, T> = RefCell<Option<(K, Rc<T>)>>;
+
 thread_local! {
     /// The cluster text and patches of the last call, and what [`Patched`] made of them:
     /// an edit of the pod or the objects file makes none of it again (at 125 nodes,
     /// about a tenth of the DRA path's call once the files' readings were kept).
-    static PATCHED: RefCell<Option<(String, Vec<NodePatch>, Rc<Patched>)>> = const { RefCell::new(None) };
+    static PATCHED: Last<(String, Vec<NodePatch>), Patched> = const { RefCell::new(None) };
 }
 
 /// The cluster (`text`, read as `cluster`) with `patches` applied, or the last call's
 /// when both are the same.
 fn patched(text: &str, cluster: &Manifests, patches: &[NodePatch]) -> Rc<Patched> {
-    let hit = PATCHED.with(|p| p.borrow().as_ref().filter(|(t, ps, _)| t == text && ps == patches).map(|(_, _, made)| made.clone()));
+    let hit = PATCHED.with(|p| p.borrow().as_ref().filter(|((t, ps), _)| t == text && ps == patches).map(|(_, made)| made.clone()));
     hit.unwrap_or_else(|| {
         let mut nodes: Vec<Node> = cluster.nodes.iter().map(|l| l.object.clone()).collect();
         let patch_errors = patch_nodes(&mut nodes, patches);
@@ -249,7 +252,7 @@ fn patched(text: &str, cluster: &Manifests, patches: &[NodePatch]) -> Rc<Patched
         let get_nodes = get_nodes(&nodes, 0);
         let snapshot = Snapshot::new(nodes.iter().cloned(), &bound);
         let made = Rc::new(Patched { nodes, patch_errors, cluster_view, get_nodes, snapshot });
-        PATCHED.with(|p| *p.borrow_mut() = Some((text.to_string(), patches.to_vec(), made.clone())));
+        PATCHED.with(|p| *p.borrow_mut() = Some(((text.to_string(), patches.to_vec()), made.clone())));
         made
     })
 }
@@ -257,7 +260,7 @@ fn patched(text: &str, cluster: &Manifests, patches: &[NodePatch]) -> Rc<Patched
 thread_local! {
     /// The containerd files of the last call and the lab's two what-ifs on them
     /// (loading containerd twice was about 8 % of the DRA path's call at 125 nodes).
-    static WHAT_IFS: RefCell<Option<(ContainerdFiles, Rc<Vec<(Daemon, bool)>>)>> = const { RefCell::new(None) };
+    static WHAT_IFS: Last<ContainerdFiles, Vec<(Daemon, bool)>> = const { RefCell::new(None) };
 }
 
 /// The step 1–2 containerd as loaded before the drop-in and after a restart (the
