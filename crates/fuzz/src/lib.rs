@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 use gpulab_model::containerd::{version::RECORDED, Containerd, Files, Version};
 use gpulab_model::kubernetes::{block_yaml, dra, yaml};
 use gpulab_model::scenario;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use gpulab_model::slots::{load_config, PluginVersion};
 
 /// Every target by its corpus directory name (`fuzz/corpus/<name>/`).
@@ -85,7 +86,9 @@ pub fn kubernetes_yaml(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (manifests, _) = yaml::load("fuzz.yaml", text);
     let _ = dra::read(&manifests);
-    // Each document the block-YAML fast path reads, serde_norway reads the same.
+    // Each document the block-YAML fast path reads, serde_norway reads the same: its
+    // value, and a Node and a Pod typed from it (the app's path) or from the events
+    // (the companion's, feature `fast-yaml`).
     let mut doc = String::new();
     for line in text.split('\n').chain(["---"]) {
         if !line.starts_with("---") {
@@ -93,11 +96,21 @@ pub fn kubernetes_yaml(data: &[u8]) {
             doc.push('\n');
             continue;
         }
-        if let Some(fast) = block_yaml::from_str::<serde_json::Value>(&doc) {
+        if let Some(fast) = block_yaml::to_value(&doc) {
             let slow = serde_norway::from_str::<serde_json::Value>(&doc).ok();
             assert_eq!(slow.as_ref(), Some(&fast), "the fast path read {doc:?} otherwise than serde_norway");
+            same_typed::<Node>(&doc);
+            same_typed::<Pod>(&doc);
         }
         doc.clear();
+    }
+}
+
+/// Whatever either fast path types `doc` as, serde_norway types the same.
+fn same_typed<T: k8s_openapi::serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(doc: &str) {
+    for fast in [block_yaml::from_str::<T>(doc), block_yaml::from_str_events::<T>(doc)].into_iter().flatten() {
+        let slow = serde_norway::from_str::<T>(doc).ok();
+        assert_eq!(slow.as_ref(), Some(&fast), "the fast path typed {doc:?} otherwise than serde_norway");
     }
 }
 

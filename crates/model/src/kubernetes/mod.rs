@@ -36,7 +36,6 @@ pub mod admission;
 pub mod advertisement;
 pub mod affinity;
 pub mod apply;
-#[cfg(feature = "fast-yaml")]
 pub mod block_yaml;
 pub mod dra;
 pub mod events;

@@ -490,9 +490,15 @@ fn load_one(file: &str, doc: &Document, out: &mut Manifests, diags: &mut Vec<Dia
 }
 
 /// `text` as `T`, or `None` when it does not read: the block-YAML fast path where it
-/// applies (feature `fast-yaml`; the same value, [`super::block_yaml`]), else serde_norway.
+/// applies (the same value, [`super::block_yaml`]: typed through a `serde_json::Value`,
+/// or with feature `fast-yaml` by its copy of serde_norway's deserialiser), else
+/// serde_norway.
 fn from_yaml<T: DeserializeOwned>(text: &str) -> Option<T> {
     #[cfg(feature = "fast-yaml")]
+    if let Some(value) = super::block_yaml::from_str_events(text) {
+        return Some(value);
+    }
+    #[cfg(not(feature = "fast-yaml"))]
     if let Some(value) = super::block_yaml::from_str(text) {
         return Some(value);
     }
