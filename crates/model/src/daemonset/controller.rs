@@ -22,6 +22,7 @@
 //! are computed directly, not in turn).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, DaemonSetStatus};
 use k8s_openapi::api::core::v1::{
@@ -113,8 +114,9 @@ impl SyncResult {
 pub struct DaemonSetsController {
     pub ds: DaemonSet,
     /// The node lister's contents, in list order (changed through
-    /// [`DaemonSetsController::update_nodes`], which keeps the pod index right).
-    nodes: Vec<Node>,
+    /// [`DaemonSetsController::update_nodes`], which keeps the pod index right);
+    /// shared with the binding pass's per-node scheduler views, never copied.
+    nodes: Vec<Arc<Node>>,
     /// The DaemonSet's pods by name, indexed by target node.
     pub pods: PodStore,
     pub revisions: Vec<ControllerRevision>,
@@ -129,6 +131,8 @@ pub struct DaemonSetsController {
     /// Events the controller recorded itself (see [`SyncResult::controller_events`]).
     own_events: usize,
     cache: SyncCache,
+    /// Moves on every [`DaemonSetsController::update_nodes`].
+    nodes_version: u64,
 }
 
 impl DaemonSetsController {
@@ -139,6 +143,7 @@ impl DaemonSetsController {
             NodeOrder::Seeded(s) => s ^ seed.rotate_left(32),
             NodeOrder::Listed | NodeOrder::Fixed(_) => seed,
         };
+        let nodes: Vec<Arc<Node>> = nodes.into_iter().map(Arc::new).collect();
         DaemonSetsController {
             ds,
             pods: PodStore::new(&nodes),
@@ -153,20 +158,30 @@ impl DaemonSetsController {
             syncs: 0,
             own_events: 0,
             cache: SyncCache::default(),
+            nodes_version: 0,
         }
     }
 
     /// The node lister's contents, in list order.
-    pub fn nodes(&self) -> &[Node] {
+    pub fn nodes(&self) -> &[Arc<Node>] {
         &self.nodes
     }
 
     /// Changes the nodes (a taint, a label, a node added or gone): the pod index is
     /// rebuilt and every per-node verdict computed again at the next sync.
     pub fn update_nodes(&mut self, f: impl FnOnce(&mut Vec<Node>)) {
-        f(&mut self.nodes);
+        let mut nodes: Vec<Node> = self.nodes.iter().map(|n| Node::clone(n)).collect();
+        f(&mut nodes);
+        self.nodes = nodes.into_iter().map(Arc::new).collect();
         self.pods.set_nodes(&self.nodes);
         self.cache = SyncCache::default();
+        self.nodes_version += 1;
+    }
+
+    /// Moves whenever the nodes may have changed ([`DaemonSetsController::update_nodes`]):
+    /// what is kept per node is valid for one version.
+    pub fn nodes_version(&self) -> u64 {
+        self.nodes_version
     }
 
     pub fn name(&self) -> &str {

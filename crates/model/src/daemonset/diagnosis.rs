@@ -255,7 +255,7 @@ fn node_chain(rollout: &Rollout, node: &str, ds_object: &str, failed_creates: &[
     };
     chain.push(link("sandbox-create-failed", &[("pod", name.clone())], event_evidence(sandbox)));
     let handler = sandbox.message.split("no runtime for \"").nth(1).and_then(|s| s.split('"').next()).map(str::to_string);
-    if let (Some(handler), Some(rt)) = (handler, rollout.runtimes.get(node)) {
+    if let (Some(handler), Some(rt)) = (handler, rollout.runtime(node)) {
         chain.push(link(
             "handler-not-loaded",
             &[("node", node.into()), ("handler", handler.clone()), ("containerdVersion", rt.containerd_version.clone()), ("loaded", rt.loaded_handlers.join(", "))],
@@ -266,7 +266,7 @@ fn node_chain(rollout: &Rollout, node: &str, ds_object: &str, failed_creates: &[
                 Evidence::Runtime { node: node.into(), field: "fileHandlers".into(), value: format!("[{}]", rt.file_handlers.clone().unwrap_or_default().join(", ")) }));
         }
         push_findings(&mut chain, rt, node);
-    } else if let (true, Some(rt)) = (sandbox.message.contains("unknown service runtime.v1.RuntimeService"), rollout.runtimes.get(node)) {
+    } else if let (true, Some(rt)) = (sandbox.message.contains("unknown service runtime.v1.RuntimeService"), rollout.runtime(node)) {
         // The CRI plugin is not serving at all (e.g. it failed to load after a restart).
         chain.push(link(
             "cri-not-serving",

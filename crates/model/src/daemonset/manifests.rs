@@ -87,7 +87,22 @@ pub fn rollout_from_manifests(
     seed: u64,
     now: i64,
 ) -> Result<Rollout, String> {
-    let mut daemon_sets = manifests.daemon_sets.iter();
+    rollout_from_owned_manifests(manifests.clone(), runtimes, None, order, seed, now)
+}
+
+/// [`rollout_from_manifests`] taking the manifests (their Nodes become the
+/// controller's without a copy), with `default_runtime` for every node without an
+/// entry in `runtimes` ([`Rollout::default_runtime`]).
+pub fn rollout_from_owned_manifests(
+    manifests: Manifests,
+    runtimes: BTreeMap<String, NodeRuntime>,
+    default_runtime: Option<NodeRuntime>,
+    order: NodeOrder,
+    seed: u64,
+    now: i64,
+) -> Result<Rollout, String> {
+    let Manifests { nodes, daemon_sets, runtime_classes } = manifests;
+    let mut daemon_sets = daemon_sets.into_iter();
     let first = daemon_sets.next().ok_or("no DaemonSet in the manifests")?;
     let update = daemon_sets.next().ok_or("one DaemonSet only: give the running version and the updated one")?;
     if first.metadata.name != update.metadata.name {
@@ -97,21 +112,21 @@ pub fn rollout_from_manifests(
             update.metadata.name.as_deref().unwrap_or("")
         ));
     }
-    if manifests.nodes.is_empty() {
+    if nodes.is_empty() {
         return Err("no Node in the manifests".into());
     }
-    let mut rollout = Rollout::new(first.clone(), manifests.nodes.clone(), manifests.runtime_classes.clone(), order, seed, now);
+    let mut rollout = Rollout::new(first, nodes, runtime_classes, order, seed, now);
     rollout.runtimes = runtimes;
+    rollout.default_runtime = default_runtime;
     if !rollout.run_until_settled(200) {
         return Err("the running DaemonSet does not roll out cleanly before the update".into());
     }
     // The cluster has been running for a while when the update comes.
     rollout.controller.now += 14 * 60 - rollout.interval;
     rollout.rounds.clear();
-    rollout.apply_update(update.clone());
+    rollout.apply_update(update);
     Ok(rollout)
 }
-
 
 #[cfg(test)]
 mod tests {

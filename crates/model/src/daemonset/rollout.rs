@@ -33,7 +33,7 @@ use crate::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, ma
 use crate::kubernetes::scheduler::framework::run_filter_plugins;
 use crate::kubernetes::scheduler::node_affinity::{pre_filter, NodeAffinityPreFilter};
 use crate::kubernetes::scheduler::{schedule_one, CycleState, FilterOptions, Outcome, PodInfo};
-use super::bind_index::BindIndex;
+use super::bind_index::{BindIndex, NodeBases};
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
 use crate::kubernetes::time;
 use super::pod::{get_target_node_name, is_pod_available, is_pod_ready, pod_node_name, DEPRECATED_TEMPLATE_GENERATION_ANNOTATION};
@@ -143,8 +143,12 @@ pub struct RoundRecord {
 pub struct Rollout {
     pub controller: DaemonSetsController,
     pub runtime_classes: Vec<RuntimeClass>,
-    /// Per node; a node without an entry has every handler.
+    /// Per node; a node of the cluster without an entry runs [`Rollout::default_runtime`].
     pub runtimes: BTreeMap<String, NodeRuntime>,
+    /// The runtime of every node of the cluster without an entry in `runtimes`, kept
+    /// once (a cluster of 5,000 identical healthy nodes holds one copy, not 5,000);
+    /// `None`: such a node has every handler.
+    pub default_runtime: Option<NodeRuntime>,
     /// Seconds between rounds.
     pub interval: i64,
     pub rounds: Vec<RoundRecord>,
@@ -154,6 +158,8 @@ pub struct Rollout {
     pending: BTreeSet<String>,
     /// Created pods the scheduler could not bind yet (FailedScheduling), retried each round.
     unscheduled: BTreeSet<String>,
+    /// Each node's scheduler view without pods, kept for the binding passes.
+    node_bases: NodeBases,
 }
 
 /// `SetDefaults_DaemonSet` for the fields the controller reads: RollingUpdate with
@@ -193,12 +199,14 @@ impl Rollout {
             controller,
             runtime_classes,
             runtimes: BTreeMap::new(),
+            default_runtime: None,
             interval: 10,
             rounds: Vec::new(),
             rng: SplitMix64::new(seed ^ 0x5eed),
             ip_counter: 0,
             pending: BTreeSet::new(),
             unscheduled: BTreeSet::new(),
+            node_bases: NodeBases::default(),
         }
     }
 
@@ -295,12 +303,14 @@ impl Rollout {
         }
         let opts = FilterOptions::default();
         let mut index = BindIndex::default();
+        // Out of `self` for the pass (the cycles read `&self`), put back after.
+        let mut bases = std::mem::take(&mut self.node_bases);
         for name in queue {
             // Out of the store while its cycle runs (which leaves it out of the node's
             // pods anyway), so that the pod is moved, not copied.
             let Some(pod) = self.controller.pods.remove(&name) else { continue };
             let info = PodInfo::new(pod, true);
-            let verdict = self.cycle_on_target(&info, &opts, &mut index);
+            let verdict = self.cycle_on_target(&info, &opts, &mut index, &mut bases);
             self.controller.pods.insert(name.clone(), info.pod);
             match verdict {
                 Ok(node) => {
@@ -323,12 +333,19 @@ impl Rollout {
                 }
             }
         }
+        self.node_bases = bases;
     }
 
     /// One scheduling cycle for a daemon pod: `Ok(node)` to bind, or the
     /// FailedScheduling event note and the condition message. `index` is the pass's
     /// view of the cluster (built once per round, see [`BindIndex`]).
-    fn cycle_on_target(&self, info: &PodInfo, opts: &FilterOptions, index: &mut BindIndex) -> Result<String, (String, String)> {
+    fn cycle_on_target(
+        &self,
+        info: &PodInfo,
+        opts: &FilterOptions,
+        index: &mut BindIndex,
+        bases: &mut NodeBases,
+    ) -> Result<String, (String, String)> {
         let spec = info.pod.spec.as_ref();
         let pre = spec.map_or(NodeAffinityPreFilter::Skip, pre_filter);
         let target = match &pre {
@@ -336,9 +353,10 @@ impl Rollout {
             _ => None,
         };
         let nodes = self.controller.nodes();
-        let node = target.as_deref().and_then(|t| index.node(nodes, &self.controller.pods, t));
-        if let (Some(target), Some(node)) = (&target, node) {
-            let node_info = index.node_info(node, &self.controller.pods, info.pod.metadata.name.as_ref());
+        let position = target.as_deref().and_then(|t| self.controller.pods.node_position(t));
+        let base = position.and_then(|i| bases.base(nodes, self.controller.nodes_version(), i));
+        if let (Some(target), Some(base)) = (&target, base) {
+            let node_info = index.node_info(base, &self.controller.pods, info.pod.metadata.name.as_ref());
             let state = CycleState { skip_node_affinity: false, skip_node_ports: info.host_ports.is_empty(), dra: None };
             if run_filter_plugins(info, &node_info, &state, opts).is_none() {
                 return Ok(target.clone());
@@ -366,8 +384,8 @@ impl Rollout {
         for name in names {
             let Some(pod) = self.controller.pods.get(&name) else { continue };
             let node = pod_node_name(pod).to_string();
-            // A node without a runtime entry has every handler the RuntimeClasses name.
-            let cri = match self.runtimes.get(&node) {
+            // A node without a runtime has every handler the RuntimeClasses name.
+            let cri = match self.runtime(&node) {
                 Some(rt) => rt.loaded_cri(),
                 None => LoadedCri {
                     containerd_version: String::new(),
@@ -415,6 +433,14 @@ impl Rollout {
             }
         }
         (started, failures)
+    }
+
+    /// The runtime of `node`: its own entry, else the default one when `node` is a
+    /// node of the cluster.
+    pub fn runtime(&self, node: &str) -> Option<&NodeRuntime> {
+        self.runtimes
+            .get(node)
+            .or_else(|| self.default_runtime.as_ref().filter(|_| self.controller.pods.node_position(node).is_some()))
     }
 
     /// The daemon pods on `node` (live ones).

@@ -14,6 +14,7 @@
 //! [`PodStore::remove`] and [`PodStore::update`], which keep the index and the
 //! versions right; there is no `&mut Pod` into the store otherwise.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -53,17 +54,17 @@ enum Place<'a> {
 
 impl PodStore {
     /// An empty store over `nodes`.
-    pub fn new(nodes: &[Node]) -> Self {
+    pub fn new<N: Borrow<Node>>(nodes: &[N]) -> Self {
         let mut store = PodStore::default();
         store.set_nodes(nodes);
         store
     }
 
     /// The node list changed: rebuilds the index (every slot gets a new version).
-    pub fn set_nodes(&mut self, nodes: &[Node]) {
+    pub fn set_nodes<N: Borrow<Node>>(&mut self, nodes: &[N]) {
         self.node_index.clear();
         for (i, node) in nodes.iter().enumerate() {
-            self.node_index.entry(node.metadata.name.clone().unwrap_or_default()).or_insert(i);
+            self.node_index.entry(node.borrow().metadata.name.clone().unwrap_or_default()).or_insert(i);
         }
         self.slots = vec![Slot::default(); nodes.len()];
         for slot in &mut self.slots {

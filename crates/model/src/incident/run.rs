@@ -104,9 +104,14 @@ impl Incident {
     /// Reads every node's runtime off its daemon (after files changed or a restart).
     pub fn sync_runtimes(&mut self) {
         let handlers = self.handlers();
-        let names = self.rollout.controller.nodes().iter().filter_map(|n| n.metadata.name.as_deref());
-        let runtimes = node_runtimes(names, &self.daemons, self.default_daemon.as_ref(), &handlers);
-        self.rollout.runtimes.extend(runtimes);
+        let (own, default) = node_runtimes(&self.daemons, self.default_daemon.as_ref(), &handlers);
+        if let Some(default) = default {
+            // Every node of the cluster without a daemon of its own runs the default one.
+            let (daemons, pods) = (&self.daemons, &self.rollout.controller.pods);
+            self.rollout.runtimes.retain(|n, _| daemons.contains_key(n) || pods.node_position(n).is_none());
+            self.rollout.default_runtime = Some(default);
+        }
+        self.rollout.runtimes.extend(own);
     }
 
     /// Fixes `nodes`: a node whose files would load a working handler is restarted; any
@@ -189,20 +194,14 @@ impl Incident {
     }
 }
 
-/// Every node's runtime read off its daemon: `daemons` by node, and for the `nodes`
-/// without one, `default`'s — read once and copied.
-pub fn node_runtimes<'a>(
-    nodes: impl Iterator<Item = &'a str>,
+/// Every node's runtime read off its daemon: `daemons`' by node, and `default`'s —
+/// read once, for every node of the cluster without a daemon of its own
+/// ([`Rollout::default_runtime`]).
+pub fn node_runtimes(
     daemons: &BTreeMap<String, Daemon>,
     default: Option<&Daemon>,
     handlers: &[String],
-) -> BTreeMap<String, NodeRuntime> {
-    let mut out: BTreeMap<String, NodeRuntime> = daemons.iter().map(|(n, d)| (n.clone(), node_runtime(d, handlers))).collect();
-    if let Some(default) = default {
-        let runtime = node_runtime(default, handlers);
-        for node in nodes {
-            out.entry(node.to_string()).or_insert_with(|| runtime.clone());
-        }
-    }
-    out
+) -> (BTreeMap<String, NodeRuntime>, Option<NodeRuntime>) {
+    let own = daemons.iter().map(|(n, d)| (n.clone(), node_runtime(d, handlers))).collect();
+    (own, default.map(|d| node_runtime(d, handlers)))
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::artifacts::SlotInput;
 use super::run::{node_runtimes, Incident};
-use crate::daemonset::manifests::{rollout_from_manifests, Manifests, SEED_EPOCH};
+use crate::daemonset::manifests::{rollout_from_owned_manifests, Manifests, SEED_EPOCH};
 use crate::daemonset::node_containerd::node_runtime;
 use crate::daemonset::rollout::{NodeRuntime, Rollout};
 use crate::daemonset::NodeOrder;
@@ -107,12 +107,25 @@ pub fn incident_from_manifests(
     order: NodeOrder,
     seed: u64,
 ) -> Result<Incident, String> {
-    let names = || manifests.nodes.iter().filter_map(|n| n.metadata.name.as_deref());
-    // One healthy daemon for every node without its own (loaded once, not per node).
-    let default = names().any(|n| !daemons.contains_key(n)).then(|| healthy_daemon(version));
+    incident_from_owned_manifests(manifests.clone(), daemons, version, order, seed)
+}
+
+/// [`incident_from_manifests`] taking the manifests: their Nodes become the rollout's
+/// without a copy.
+pub fn incident_from_owned_manifests(
+    manifests: Manifests,
+    daemons: BTreeMap<String, Daemon>,
+    version: &Version,
+    order: NodeOrder,
+    seed: u64,
+) -> Result<Incident, String> {
+    let mut names = manifests.nodes.iter().filter_map(|n| n.metadata.name.as_deref());
+    // One healthy daemon for every node without its own (loaded once, not per node),
+    // and its runtime read once: the rollout keeps it as its default runtime.
+    let default = names.any(|n| !daemons.contains_key(n)).then(|| healthy_daemon(version));
     let handlers: Vec<String> = manifests.runtime_classes.iter().map(|rc| rc.handler.clone()).collect();
-    let runtimes = node_runtimes(names(), &daemons, default.as_ref(), &handlers);
-    let rollout = rollout_from_manifests(manifests, runtimes, order, seed, SEED_EPOCH)?;
+    let (runtimes, default_runtime) = node_runtimes(&daemons, default.as_ref(), &handlers);
+    let rollout = rollout_from_owned_manifests(manifests, runtimes, default_runtime, order, seed, SEED_EPOCH)?;
     let mut incident = Incident::with_default_daemon(rollout, daemons, default);
     incident.fix_files = vec![(NVIDIA_DROPIN_PATH.to_string(), NVIDIA_DROPIN_FULL_TABLE.to_string())];
     Ok(incident)

@@ -2,6 +2,8 @@
 //! bound pods request, their host ports) and the [`PodInfo`] of the pod being
 //! scheduled, both precomputed once so filters are cheap on 5,000 nodes.
 
+use std::sync::Arc;
+
 use k8s_openapi::api::core::v1::{Node, Pod, Taint, Toleration};
 
 use crate::hash::FastMap;
@@ -94,8 +96,10 @@ impl BoundPod {
 /// One node of the snapshot (`framework.NodeInfo`).
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
-    /// The Node object, boxed so the per-node hot data stays small and contiguous.
-    pub node: Box<Node>,
+    /// The Node object, behind a pointer so the per-node hot data stays small and
+    /// contiguous; shared, so a copy of a `NodeInfo` (the rollout keeps one per node
+    /// and binds on copies) does not copy the Node.
+    pub node: Arc<Node>,
     /// `spec.unschedulable` and whether `spec.taints` is non-empty, cached by `new`
     /// (the filters read them for every node of every cycle).
     unschedulable: bool,
@@ -113,6 +117,11 @@ pub struct NodeInfo {
 impl NodeInfo {
     /// A node with no pods yet.
     pub fn new(node: Node) -> NodeInfo {
+        Self::shared(Arc::new(node))
+    }
+
+    /// [`NodeInfo::new`] on a shared Node (not copied).
+    pub fn shared(node: Arc<Node>) -> NodeInfo {
         let allocatable =
             Resource::from_list(&parse_resource_list(node.status.as_ref().and_then(|s| s.allocatable.as_ref())));
         let spec = node.spec.as_ref();
@@ -120,7 +129,7 @@ impl NodeInfo {
             name: node.metadata.name.clone().unwrap_or_default(),
             unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
             has_taints: spec.and_then(|s| s.taints.as_ref()).is_some_and(|t| !t.is_empty()),
-            node: Box::new(node),
+            node,
             allocatable,
             requested: Resource::default(),
             non_zero_requested: (0, 0),
