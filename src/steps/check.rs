@@ -77,10 +77,6 @@ pub fn check_step(props: &CheckStepProps) -> Html {
         Ok(state) => state_text(lang, state),
         Err(e) => return model_error(lang, e),
     };
-    let on_reset = {
-        let d = props.dispatch.clone();
-        Callback::from(move |_| d.emit(LabAction::ResetStep(Step::CheckScript)))
-    };
     let script_href = crate::steps::chunk::asset_url(SCRIPT_FILE);
     let result = match (placeholder(lang, &chunk, &retry), view.as_ref()) {
         (Some(wait), _) => wait,
@@ -99,9 +95,8 @@ pub fn check_step(props: &CheckStepProps) -> Html {
             { result }
             <p>
                 <a class="button ck-download" href={script_href} download="check-runtime.sh">{ t(lang, MessageId::CkDownload) }</a>
-                { " " }
-                <button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button>
             </p>
+            { crate::steps::reset_step(lang, Step::CheckScript, &props.dispatch) }
         </div>
     }
 }

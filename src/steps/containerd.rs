@@ -255,11 +255,6 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
         let d = props.dispatch.clone();
         Callback::from(move |text: String| d.emit(LabAction::Containerd(ContainerdAction::Dropin(text))))
     };
-    let on_reset = {
-        let d = props.dispatch.clone();
-        let step = props.step;
-        Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
-    };
     let e = &result.explanation;
     let all_items = diag_items(lang, result, None);
     let ids = version.cri_plugin_ids().join(", ");
@@ -303,7 +298,7 @@ pub fn containerd_step(props: &ContainerdStepProps) -> Html {
                 }
             </section>
             <DiagnosticsPanel {lang} items={all_items} />
-            <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
+            { crate::steps::reset_step(lang, props.step, &props.dispatch) }
         </div>
     }
 }

@@ -158,11 +158,6 @@ pub fn kube_step(props: &KubeStepProps) -> Html {
         let kube = kube.clone();
         Callback::from(move |text: String| kube(make(text)))
     };
-    let on_reset = {
-        let d = props.dispatch.clone();
-        let step = props.step;
-        Callback::from(move |_| d.emit(LabAction::ResetStep(step)))
-    };
     let outcome = outcome_html(lang, props.step, view, input, &kube, dra_pending);
     // One Editor in the code for the step's files (each html! of a component is code).
     let editor = |class: &'static str, file: &'static str, text: String, make: fn(String) -> KubeAction| {
@@ -199,15 +194,14 @@ pub fn kube_step(props: &KubeStepProps) -> Html {
                 { editor("k8s-cluster", CLUSTER, input.cluster.clone(), KubeAction::Cluster) }
                 { pod_editor }
                 { rc_editor }
-                // The learner's own cluster: the chunk's panel (`crates/web-k8s/src/import`).
-                <gpulab-import step="6" lang={lang.tag()} />
+                { crate::steps::import_panel("6", lang) }
             </>
         }
     };
     html! {
         <div class="step-kube">
             { body }
-            <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
+            { crate::steps::reset_step(lang, props.step, &props.dispatch) }
         </div>
     }
 }

@@ -13,7 +13,7 @@ pub mod syntax;
 
 use yew::prelude::*;
 
-use crate::i18n::{Lang, MessageId};
+use crate::i18n::{t, Lang, MessageId};
 use crate::state::{LabAction, Work};
 use check::CheckStep;
 use containerd::ContainerdStep;
@@ -117,6 +117,24 @@ pub fn view(step: Step, lang: Lang, work: &Work, dispatch: Callback<LabAction>) 
                 check={work.check.clone()} {dispatch} />
         },
     }
+}
+
+/// The "reset this step" button every step ends with (one home: each `html!` is code
+/// in the first load).
+pub fn reset_button(lang: Lang, onclick: Callback<MouseEvent>) -> Html {
+    html! { <p><button type="button" class="reset-step" {onclick}>{ t(lang, MessageId::ResetStep) }</button></p> }
+}
+
+/// [`reset_button`] for a step whose reset is only [`LabAction::ResetStep`].
+pub fn reset_step(lang: Lang, step: Step, dispatch: &Callback<LabAction>) -> Html {
+    let dispatch = dispatch.clone();
+    reset_button(lang, Callback::from(move |_| dispatch.emit(LabAction::ResetStep(step))))
+}
+
+/// The learner's own cluster in steps 6 and 8: the chunk's import panel
+/// (`crates/web-k8s/src/import`), a custom element the chunk defines when it loads.
+pub fn import_panel(step: &'static str, lang: Lang) -> Html {
+    html! { <gpulab-import {step} lang={lang.tag()} /> }
 }
 
 impl Step {

@@ -133,10 +133,6 @@ pub fn restart_step(props: &RestartStepProps) -> Html {
             </label>
         }
     };
-    let on_reset = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| dispatch.emit(LabAction::ResetStep(Step::Restart)))
-    };
     let now = d.now().to_string();
     let handlers = d.runtime_handlers();
     let handlers = if handlers.is_empty() { t(lang, MessageId::CtrNone).to_string() } else { handlers.join(", ") };
@@ -197,7 +193,7 @@ pub fn restart_step(props: &RestartStepProps) -> Html {
                     }) }
                 </ol>
             </section>
-            <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
+            { crate::steps::reset_step(lang, Step::Restart, &props.dispatch) }
         </div>
     }
 }

@@ -194,10 +194,6 @@ pub fn rollout_step(props: &RolloutStepProps) -> Html {
         })
     };
     let words_id = unique_id("ro-words");
-    let on_reset = {
-        let d = props.dispatch.clone();
-        Callback::from(move |_| d.emit(LabAction::ResetStep(Step::Rollout)))
-    };
     let nodes: Vec<(String, String)> = v.nodes.iter().map(|n| (n.clone(), n.clone())).collect();
     let causes: Vec<(String, String)> = v
         .causes
@@ -266,9 +262,8 @@ pub fn rollout_step(props: &RolloutStepProps) -> Html {
                     <pre class="ro-report-text">{ v.report_md.clone() }</pre>
                 </details>
             </section>
-            // The learner's own cluster: the chunk's panel (`crates/web-k8s/src/import`).
-            <gpulab-import step="8" lang={lang.tag()} />
-            <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
+            { crate::steps::import_panel("8", lang) }
+            { crate::steps::reset_step(lang, Step::Rollout, &props.dispatch) }
         </div>
     }
 }

@@ -257,7 +257,7 @@ pub fn slots_step(props: &SlotsStepProps) -> Html {
                     <pre class="export-preview">{ markdown }</pre>
                 </details>
             </section>
-            <p><button type="button" class="reset-step" onclick={on_reset}>{ t(lang, MessageId::ResetStep) }</button></p>
+            { crate::steps::reset_button(lang, on_reset) }
         </div>
     }
 }
