@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use gpulab_model::containerd::Version;
 use gpulab_model::daemonset::manifests::Manifests as RolloutManifests;
 use gpulab_model::daemonset::NodeOrder;
-use gpulab_model::incident::seed::{incident_from_manifests, SEED_CONTAINERD_VERSION};
+use gpulab_model::incident::seed::{incident_from_owned_manifests, SEED_CONTAINERD_VERSION};
 use gpulab_model::incident::transcript;
 use gpulab_model::kubernetes::apply::create_pod;
 use gpulab_model::kubernetes::scheduler::explain::NodeExplanation;
@@ -355,7 +355,7 @@ pub fn rollout(ds_file: &str, ds_text: &str, lang: Lang) -> Result<Outcome, Stri
         let built = Version::parse(SEED_CONTAINERD_VERSION)
             .map_err(|e| e.to_string())
             .and_then(|v| {
-                incident_from_manifests(&manifests, BTreeMap::new(), &v, NodeOrder::Seeded(1), 1)
+                incident_from_owned_manifests(manifests, BTreeMap::new(), &v, NodeOrder::Seeded(1), 1)
             });
         let mut incident = match built {
             Ok(i) => i,
