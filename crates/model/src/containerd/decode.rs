@@ -11,9 +11,10 @@
 use std::borrow::Cow;
 
 use super::gonames;
-use super::gowords::{fits, go_value, type_error, type_error_go, GoField};
+use super::gowords::{fits, go_value, type_error, type_error_go, v1_type_name, GoField};
 use super::load::LoadError;
-use super::schema::{hidden_fields, kind_at, Defaults, EntryType, HiddenKind, Kind};
+use super::goduration;
+use super::schema::{duration_field, hidden_fields, kind_at, omitempty_fields, Defaults, DurationField, EntryType, HiddenKind, Kind};
 use super::value::{Node, Origin, Table, Value};
 use super::version::Version;
 
@@ -47,6 +48,7 @@ pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, defau
     };
     let mut path = Vec::new();
     let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
+    let table = omit_empty(version, plugin, table);
     let mut unknown = Vec::new();
     ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
     Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
@@ -109,6 +111,9 @@ impl Ctx<'_> {
         let node = match h.kind {
             HiddenKind::Map(_) | HiddenKind::Any => Node::builtin(Value::Table(Table::new())),
             HiddenKind::Struct(t) => self.defaults.template(self.version, t),
+            HiddenKind::String => Node::builtin(Value::String(String::new())),
+            HiddenKind::Bool => Node::builtin(Value::Boolean(false)),
+            HiddenKind::Float => Node::builtin(Value::Float(0.0)),
         };
         Some((node, h.after))
     }
@@ -170,6 +175,12 @@ impl Ctx<'_> {
     }
 
     fn field_value(&self, path: &mut Vec<String>, default: &Node, v: &Node) -> Result<Node, LoadError> {
+        if let Some(kind) = duration_field(self.version, self.plugin, path) {
+            return self.duration_value(kind, path, default, v);
+        }
+        if self.version.is_1x() && matches!(v.value, Value::Table(_)) && !matches!(default.value, Value::Table(_)) {
+            return Err(v1_tree_error(v));
+        }
         match (&default.value, &v.value) {
             (Value::Table(d), Value::Table(r)) => {
                 let t = if self.version.is_1x() { self.v1_struct(path, d, r)? } else { self.v2_struct(path, d, r)? };
@@ -182,7 +193,92 @@ impl Ctx<'_> {
                 let f = *i as f64;
                 Ok(Node::new(Value::Float(f), v.origin.clone()))
             }
+            (_, Value::Table(t)) if !self.version.is_1x() => self.v2_table_into_value(path, default, t, v),
             _ => Err(self.field_error(path, default, v)),
+        }
+    }
+
+    /// 2.x given a table where a plain value or a list belongs (measured on 2.0.11,
+    /// 2.3.4 and 2.4.2): go-toml v2.2–2.3 leave the field as it was for an empty table
+    /// and fail inside for any other (`unhandled kv part: int`, a list by its element
+    /// type); v2.4 refuses both (`cannot store a table in a int`).
+    fn v2_table_into_value(&self, path: &[String], default: &Node, t: &Table, v: &Node) -> Result<Node, LoadError> {
+        let owner = gonames::struct_name(self.plugin, parent(path));
+        let key = path.last().map_or("", String::as_str);
+        let go = gonames::go_type(owner, key, Some(default));
+        let go = go.strip_prefix("[]").unwrap_or(&go).to_string();
+        let message = if self.version.line >= super::version::Line::V2_4 {
+            format!("toml: cannot store a table in a {go}")
+        } else if t.entries.is_empty() {
+            return Ok(default.clone());
+        } else {
+            format!("unhandled kv part: {go}")
+        };
+        Err(LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None })
+    }
+
+    /// A duration field ([`DurationField`]): what each go-toml hands the type and what
+    /// the type makes of it, measured on every version for every TOML kind.
+    fn duration_value(&self, kind: DurationField, path: &[String], default: &Node, v: &Node) -> Result<Node, LoadError> {
+        use DurationField as D;
+        let ok = |d: i64| Ok(Node::new(Value::String(goduration::format(d)), v.origin.clone()));
+        let fail = |message: String| Err(LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None });
+        let (line, col) = v.origin.as_ref().map_or((1, 1), |o| (o.line, o.column));
+        let v1_text = |text: &str| match goduration::parse(text) {
+            Ok(d) => ok(d),
+            Err(e) => fail(format!("({line}, {col}): unmarshal text: {e}")),
+        };
+        match (kind, &v.value) {
+            (D::V1TextStruct | D::V1TextInt | D::V1Std, Value::Array(_)) => Err(type_error(self.version, v, "a slice", true)),
+            // go-toml v1 decodes a table into the struct's embedded `time.Duration`
+            // (keys it tries in turn; anything else is ignored, the default kept).
+            (D::V1TextStruct, Value::Table(t)) => match ["Duration", "duration", "DURATION"].iter().find_map(|k| t.get(k)) {
+                Some(inner) => self.duration_value(D::V1Std, path, default, inner),
+                None => Ok(default.clone()),
+            },
+            (D::V1TextInt | D::V1Std, Value::Table(_)) => Err(v1_tree_error(v)),
+            // `UnmarshalText` gets the value as `fmt.Fprint` prints it.
+            (D::V1TextStruct | D::V1TextInt, _) => v1_text(&go_value(v)),
+            (D::V1Std, Value::Integer(i)) => ok(*i),
+            (D::V1Std, Value::String(s)) => match goduration::parse(s) {
+                Ok(d) => ok(d),
+                Err(e) => fail(format!("({line}, {col}): Can't convert {s}(string) to time.Duration. {e}")),
+            },
+            (D::V1Std, _) => fail(format!("({line}, {col}): Can't convert {}({}) to time.Duration", go_value(v), v1_type_name(v))),
+            (D::TomlExt, _) => self.tomlext_value(path, default, v),
+        }
+    }
+
+    /// `tomlext.Duration` under go-toml v2, which decodes a re-encoded copy of the
+    /// plugin's table: v2.2–2.3 (containerd 2.0–2.3) hand `UnmarshalText` the raw text
+    /// of any scalar (an array's is empty; an empty table leaves the default, another
+    /// fails inside go-toml); v2.4 does so for strings, stores an integer as
+    /// nanoseconds, calls `UnmarshalText` on a float's or boolean's text without
+    /// wrapping its error, and refuses the other kinds by the field's type.
+    fn tomlext_value(&self, path: &[String], default: &Node, v: &Node) -> Result<Node, LoadError> {
+        let fail = |message: String| Err(LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None });
+        let parsed = |text: &str, prefix: &str| match goduration::parse(text) {
+            Ok(d) => Ok(Node::new(Value::String(goduration::format(d)), v.origin.clone())),
+            Err(e) => fail(format!("{prefix}{e}")),
+        };
+        let by_type = || {
+            let owner = gonames::struct_name(self.plugin, parent(path));
+            let key = path.last().map_or("", String::as_str);
+            let go = GoField { owner, field: gonames::field_name(owner, key), go_type: "tomlext.Duration".into(), at: None };
+            Err(type_error_go(self.version, v, go))
+        };
+        let v24 = self.version.line >= super::version::Line::V2_4;
+        match &v.value {
+            Value::String(s) => parsed(s, "toml: "),
+            Value::Integer(i) if v24 => Ok(Node::new(Value::String(goduration::format(*i)), v.origin.clone())),
+            Value::Integer(i) => parsed(&i.to_string(), "toml: "),
+            Value::Float(_) | Value::Boolean(_) => parsed(&super::encode::v2_scalar(v), if v24 { "" } else { "toml: " }),
+            Value::Datetime(d) if !v24 => parsed(d, "toml: "),
+            Value::Array(_) if self.version.line <= super::version::Line::V2_2 => fail("toml: time: invalid duration \"\"".into()),
+            Value::Datetime(_) | Value::Array(_) => by_type(),
+            Value::Table(_) if v24 => fail("toml: cannot store a table in a int64".into()),
+            Value::Table(t) if t.entries.is_empty() => Ok(default.clone()),
+            Value::Table(_) => fail("unhandled kv part: int64".into()),
         }
     }
 
@@ -194,7 +290,20 @@ impl Ctx<'_> {
         }
         let owner = gonames::struct_name(self.plugin, parent(path));
         let key = path.last().map_or("", String::as_str);
-        let go = GoField { owner, field: gonames::field_name(owner, key), go_type: gonames::go_type(owner, key, Some(default)), at: None };
+        let go_type = gonames::go_type(owner, key, Some(default));
+        // go-toml v2.2–2.3 word a boolean or a float by the target's kind before naming
+        // the field (as in a file's own fields: `gowords::file_type_error`).
+        if self.version.line <= super::version::Line::V2_3 {
+            let early = match &v.value {
+                Value::Boolean(b) => Some(format!("toml: cannot assign boolean to a {b}")),
+                Value::Float(_) => Some(format!("toml: float cannot be assigned to {}", gonames::go_kind(&go_type))),
+                _ => None,
+            };
+            if let Some(message) = early {
+                return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
+            }
+        }
+        let go = GoField { owner, field: gonames::field_name(owner, key), go_type, at: None };
         type_error_go(self.version, v, go)
     }
 
@@ -322,6 +431,43 @@ impl Ctx<'_> {
             path.pop();
         }
     }
+}
+
+/// go-toml v1 given a table where a plain value belongs (measured on 1.6.20 and
+/// 1.7.34): the table as its `String()` prints it (the go-toml v1 encoder's text), at
+/// the table's position — a `[header]`'s, or `(0, 0)` for an inline table, which go-toml
+/// v1 gives none. The tree keeps no mark of the form, so it is told by where the
+/// entries sit: an inline table's on its own line after it, a header's on later lines,
+/// a dotted key's table where its first key is. An empty table is taken for an
+/// inline `{}` (an empty `[header]` would be at its header).
+fn v1_tree_error(v: &Node) -> LoadError {
+    let (text, first) = match &v.value {
+        Value::Table(t) => (super::encode::encode(t, super::encode::Flavor::GoTomlV1), t.entries.iter().filter_map(|(_, n)| n.origin.as_ref()).min_by_key(|o| (o.line, o.column))),
+        _ => (String::new(), None),
+    };
+    let (line, col) = match (v.origin.as_ref(), first) {
+        (Some(o), Some(f)) if f.line > o.line || f == o => (o.line, o.column),
+        _ => (0, 0),
+    };
+    LoadError { message: format!("({line}, {col}): Can't convert {text}(*toml.Tree) to a tree"), code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None }
+}
+
+/// A plugin config whose fields are all `omitempty` ([`omitempty_fields`]): the
+/// zero values left out, the rest in struct order (go-toml v1 sorts them anyway).
+fn omit_empty(version: &Version, plugin: &str, mut table: Table) -> Table {
+    let fields = omitempty_fields(version, plugin);
+    if fields.is_empty() {
+        return table;
+    }
+    table.entries.retain(|(_, n)| match &n.value {
+        Value::String(s) => !s.is_empty(),
+        Value::Boolean(b) => *b,
+        Value::Float(f) => *f != 0.0,
+        _ => true,
+    });
+    let rank = |k: &str| fields.iter().position(|(name, _)| *name == k).unwrap_or(usize::MAX);
+    crate::sort::sort_by(&mut table.entries, |a, b| rank(&a.0).cmp(&rank(&b.0)));
+    table
 }
 
 /// `path` without its last element.
