@@ -313,6 +313,23 @@ impl Ctx<'_> {
         if self.version.is_1x() {
             return type_error(self.version, v, v1_want, true);
         }
+        // A string or list entry given a boolean, a float or a table (measured on
+        // 2.0.11, 2.3.4, 2.4.2): v2.2–2.3 word the first two by the entry's kind; a
+        // table is `unhandled kv part` in a string, refused by a list (v2.4: by the
+        // list's element).
+        let kind = if entry_type.starts_with("[]") { "slice" } else { entry_type };
+        let simple = matches!(entry_type, "string" | "[]string");
+        let early = match &v.value {
+            Value::Boolean(b) if simple && self.v2_early() => Some(format!("toml: cannot assign boolean to a {b}")),
+            Value::Float(_) if simple && self.v2_early() => Some(format!("toml: float cannot be assigned to {kind}")),
+            Value::Table(_) if entry_type == "string" && self.v2_early() => Some("unhandled kv part: string".to_string()),
+            Value::Table(_) if entry_type == "[]string" && self.v2_early() => Some("toml: cannot store a table in a slice".to_string()),
+            Value::Table(_) if simple => Some("toml: cannot store a table in a string".to_string()),
+            _ => None,
+        };
+        if let Some(message) = early {
+            return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
+        }
         if self.version.line >= super::version::Line::V2_4 {
             let message = format!("toml: cannot decode TOML {} into {entry_type}", gonames::toml_kind(v));
             return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
@@ -336,12 +353,15 @@ impl Ctx<'_> {
         for (name, ev) in &raw.entries {
             path.push(name.clone());
             let decoded = match entry {
-                EntryType::String => {
-                    if ev.as_str().is_none() {
-                        return Err(self.entry_error(path, "string", "string", ev));
+                EntryType::String => match &ev.value {
+                    Value::String(_) => ev.clone(),
+                    // go-toml v2.2–2.3 decode an empty table into the entry as it is
+                    // (the existing string, or "" for a new one).
+                    Value::Table(t) if t.entries.is_empty() && self.v2_early() => {
+                        out.get(name).cloned().unwrap_or_else(|| Node::new(Value::String(String::new()), ev.origin.clone()))
                     }
-                    ev.clone()
-                }
+                    _ => return Err(self.entry_error(path, "string", "string", ev)),
+                },
                 EntryType::StringArray => {
                     if !matches!(ev.value, Value::Array(_)) {
                         return Err(self.entry_error(path, "[]string", "[]string", ev));
@@ -369,6 +389,12 @@ impl Ctx<'_> {
         }
         crate::sort::sort_by(&mut out.entries, |a, b| a.0.cmp(&b.0));
         Ok(Node::new(Value::Table(out), v.origin.clone()))
+    }
+
+    /// go-toml v2.2–2.3 (containerd 2.0–2.3), which word some type errors before
+    /// naming the field.
+    fn v2_early(&self) -> bool {
+        !self.version.is_1x() && self.version.line <= super::version::Line::V2_3
     }
 
     /// go-toml v2 strict mode over the re-encoded table: in each table, its keys then

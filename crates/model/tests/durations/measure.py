@@ -61,6 +61,11 @@ for v in V2:
         CASES.append((v, 'io.containerd.cri.v1.runtime', [f'cdi_spec_dirs = {value}']))
         CASES.append((v, 'io.containerd.gc.v1.scheduler', [f'deletion_threshold = {value}']))
 
+for v in V2:
+    for value in ['true', '0.5', '{}', '{ a = 1 }']:
+        CASES.append((v, 'io.containerd.cri.v1.images', [f'pinned_images.sandbox = {value}', 'pinned_images.zzz = {}']))
+        CASES.append((v, 'io.containerd.cri.v1.images', [f'registry.headers.X = {value}']))
+
 env = dict(os.environ, GOGC='off', GOMAXPROCS='1')
 print('# What the real binaries printed (measure.py): a case per `=== VERSION`, its plugin table, `--- exit N`,')
 print('# then stderr (the 2.x migration warning left out) or, on success, the plugin table as dumped.')
@@ -80,7 +85,9 @@ with tempfile.TemporaryDirectory() as tmp:
             print('\n'.join(err).replace(tmp, ''))
         else:
             out = p.stdout.split('\n')
-            start = next(i for i, l in enumerate(out) if l.strip().startswith('[plugins.') and plugin in l)
+            # the plugin's table, or the sub-table its first key is in (`pinned_images.sandbox`)
+            sub = lines[0].split(' = ')[0].rsplit('.', 1)[0] if '.' in lines[0].split(' = ')[0] else ''
+            start = next(i for i, l in enumerate(out) if l.strip().startswith('[plugins.') and plugin in l and l.strip().endswith((f'.{sub}]' if sub else f"{plugin}']", f'{plugin}"]')))
             block = [out[start]]
             for l in out[start + 1:]:
                 if l.strip() == '' or l.strip().startswith('['):
