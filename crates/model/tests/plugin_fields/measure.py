@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Records what real containerd binaries make of the plugin config fields whose Go type
 is a duration (a type with `UnmarshalText`, or `time.Duration`), the tracing plugins'
-fields (absent from their default dumps) and a table or a boolean or float where a
-plugin wants a plain value, for `durations.rs`:
+fields (absent from their default dumps), a table or a boolean or float where a
+plugin wants a plain value, and numbers too large for their type, for
+`plugin_fields.rs`:
 
-    measure.py > crates/model/tests/durations/recorded.txt
+    measure.py > crates/model/tests/plugin_fields/recorded.txt
 
 Each case is a main config (`version = 2`, a private root and state, then one plugin
 table); the binary runs `config dump`. Recorded: the exit status, stderr without the
@@ -12,7 +13,7 @@ table); the binary runs `config dump`. Recorded: the exit status, stderr without
 success the plugin's table as the dump printed it. Binaries: Debian's 1.6.20 on PATH
 and the oracle's builds in ~/.cache/gpulab/containerd/<version>/.
 """
-import os, subprocess, tempfile
+import os, re, subprocess, tempfile
 
 HOME = os.path.expanduser('~/.cache/gpulab/containerd')
 BINS = {'1.6.20': '/usr/bin/containerd'}
@@ -66,11 +67,22 @@ for v in V2:
         CASES.append((v, 'io.containerd.cri.v1.images', [f'pinned_images.sandbox = {value}', 'pinned_images.zzz = {}']))
         CASES.append((v, 'io.containerd.cri.v1.images', [f'registry.headers.X = {value}']))
 
+# numbers out of range, and a signed leading zero, under a known field and an unknown key
+# (not the forms 1.x takes that the lab parser refuses: `00`, `-01`, and on 1.7 a
+# positive integer up to 2^64 - 1, which wraps round)
+NUMBERS = ['-9223372036854775809', '99_999_999_999_999_999_999', '0xffffffffffffffffff', '0o7777777777777777777777',
+           '1e99999', '-1_0e4_00', '1e-400']
+for v in V1 + V2:
+    for value in NUMBERS + ([] if v in V1 else ['+00', '-01', '00', '9223372036854775808']):
+        for key in ['deletion_threshold', 'unknown_key']:
+            CASES.append((v, 'io.containerd.gc.v1.scheduler', [f'{key} = {value}']))
+
 env = dict(os.environ, GOGC='off', GOMAXPROCS='1')
 print('# What the real binaries printed (measure.py): a case per `=== VERSION`, its plugin table, `--- exit N`,')
 print('# then stderr (the 2.x migration warning left out) or, on success, the plugin table as dumped.')
 with tempfile.TemporaryDirectory() as tmp:
-    config = os.path.join(tmp, 'config.toml')
+    os.makedirs(os.path.join(tmp, 'etc/containerd'))
+    config = os.path.join(tmp, 'etc/containerd/config.toml')
     for v, plugin, lines in CASES:
         quote = '"'
         body = [f'[plugins.{quote}{plugin}{quote}]'] + [f'  {l}' for l in lines]
@@ -82,7 +94,7 @@ with tempfile.TemporaryDirectory() as tmp:
         print(f'--- exit {p.returncode}')
         if p.returncode != 0:
             err = [l for l in p.stderr.rstrip('\n').split('\n') if 'Configuration migrated' not in l]
-            print('\n'.join(err).replace(tmp, ''))
+            print(re.sub(r'time="[^"]*" ', '', '\n'.join(err).replace(tmp, '')))
         else:
             out = p.stdout.split('\n')
             # the plugin's table, or the sub-table its first key is in (`pinned_images.sandbox`)

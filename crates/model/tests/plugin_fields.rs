@@ -1,5 +1,5 @@
 //! The plugin config fields go-toml does not decode by their default's shape, held to
-//! what the real binaries printed (`durations/measure.py`, 2026-12-07: Debian's 1.6.20,
+//! what the real binaries printed (`plugin_fields/measure.py`, 2026-12-07: Debian's 1.6.20,
 //! the oracle's 1.6.38 and 1.7.34 builds and 2.0.11, 2.1.9, 2.2.7, 2.3.4, 2.4.2):
 //!
 //! - the duration fields (`schema::duration_field`): the restart monitor's `interval`,
@@ -13,14 +13,17 @@
 //!   error and a set value would vanish;
 //! - a table where a plugin wants a plain value (go-toml v1 prints the tree; v2.2–2.3
 //!   keep the field for an empty one, v2.4 refuses it) and, on 2.0–2.3, a boolean or a
-//!   float, which go-toml v2.2–2.3 word by the target's kind.
+//!   float, which go-toml v2.2–2.3 word by the target's kind; a string or list map
+//!   entry given any of those;
+//! - a number too large for its type (go-toml's `strconv` words, at the number's first
+//!   column), and on 2.0–2.3 a signed number's leading zero.
 //!
 //! Each case: the exit status and stderr byte for byte (the 2.x migration warning left
 //! out on both sides), or on success the plugin's table as the dump printed it.
 
 use gpulab_model::containerd::{Containerd, Files, Version, MAIN_CONFIG};
 
-const RECORDED: &str = include_str!("durations/recorded.txt");
+const RECORDED: &str = include_str!("plugin_fields/recorded.txt");
 
 struct Case<'a> {
     version: &'a str,
@@ -63,7 +66,7 @@ fn plugin_fields_decode_as_the_binaries_did() {
     let mut failures = Vec::new();
     for case in &cases {
         let version = Version::parse(case.version).unwrap();
-        let text = format!("version = 2\nroot = \"/var/lib/containerd\"\nstate = \"/run/containerd\"\n{}\n", case.body.join("\n"));
+        let text = format!("version = 2\nroot = \"/root\"\nstate = \"/state\"\n{}\n", case.body.join("\n"));
         let dump = Containerd::new(version).load(&Files::new().with(MAIN_CONFIG, text.as_str())).dump;
         let got: Vec<String> = if case.exit == 0 {
             let out: Vec<&str> = dump.stdout.lines().collect();
