@@ -45,7 +45,8 @@ const CASES: &[(&str, u64, usize, &[&str], &str)] = &[
 ];
 
 /// What a long run on fresh seeds found on the 2.x lines (go-toml v2), 2026-12-06,
-/// seeds 7453586491648913723–731, fixed 2026-12-06 from go-toml's source at the
+/// seeds 7453586491648913723–731 (and 2026-12-07, seeds …775 and …782, fixed the same
+/// day), fixed 2026-12-06 from go-toml's source at the
 /// version each release pins (v2.2.3: 2.0.11; v2.2.4: 2.1.9, 2.2.7; v2.3.0: 2.3.4;
 /// v2.4.3: 2.4.2): name, seed, node, versions, exit status, and the lines the
 /// binaries printed on stderr that the model left out or worded otherwise (held as
@@ -88,6 +89,25 @@ const FOUND_2X: &[(&str, u64, usize, &[&str], i32, &[&str])] = &[
         &[
             "level=error msg=\"Failure unmarshaling TOML\" column=20 error=\"toml: cannot decode TOML array into string\" file=/etc/containerd/extra.toml row=4",
             "containerd: failed to unmarshal TOML at row 4 column 20: toml: cannot decode TOML array into string",
+        ],
+    ),
+    (
+        "2.0-2.2's runtime plugin migration asserts every runtime of its own containerd table is a table (a drop-in's `runtimes` entry given a string)",
+        7_453_586_491_648_913_782,
+        15,
+        &["2.0.11", "2.1.9", "2.2.7"],
+        2,
+        &["panic: interface conversion: interface {} is string, not map[string]interface {}"],
+    ),
+    (
+        "go-toml v2.2-2.3 decode each expression as it is parsed: a type error in the file's own fields before a syntax error wins",
+        7_453_586_491_648_913_775,
+        15,
+        &["2.0.11", "2.1.9", "2.2.7", "2.3.4"],
+        1,
+        &[
+            "level=error msg=\"Failure unmarshaling TOML\" column=5 error=\"toml: cannot decode TOML integer into struct field config.Config.Timeouts of type map[string]string\" file=/etc/containerd/extra.toml row=5",
+            "containerd: failed to unmarshal TOML at row 5 column 5: toml: cannot decode TOML integer into struct field config.Config.Timeouts of type map[string]string",
         ],
     ),
 ];

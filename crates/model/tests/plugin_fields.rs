@@ -16,10 +16,12 @@
 //!   float, which go-toml v2.2–2.3 word by the target's kind; a string or list map
 //!   entry given any of those;
 //! - a number too large for its type (go-toml's `strconv` words, at the number's first
-//!   column), and on 2.0–2.3 a signed number's leading zero.
+//!   column), and on 2.0–2.3 a signed number's leading zero;
+//! - an array as a plugin's whole config, which 2.0–2.3 re-encode bare and read back as
+//!   a table header (one element: an unknown table, logged, the defaults kept).
 //!
 //! Each case: the exit status and stderr byte for byte (the 2.x migration warning left
-//! out on both sides), or on success the plugin's table as the dump printed it.
+//! out on both sides), and on success the plugin's table as the dump printed it.
 
 use gpulab_model::containerd::{Containerd, Files, Version, MAIN_CONFIG};
 
@@ -74,7 +76,8 @@ fn plugin_fields_decode_as_the_binaries_did() {
             match out.iter().position(|l| *l == header) {
                 Some(i) => {
                     let rest = out.iter().skip(i + 1).take_while(|l| !l.trim().is_empty() && !l.trim().starts_with('['));
-                    std::iter::once(header.to_string()).chain(rest.map(|l| l.to_string())).collect()
+                    let logged = dump.stderr.lines().filter(|l| !l.contains("Configuration migrated")).map(|l| format!("stderr: {l}"));
+                    std::iter::once(header.to_string()).chain(rest.map(|l| l.to_string())).chain(logged).collect()
                 }
                 None => vec![format!("(no {header} in stdout; stderr {})", dump.stderr.trim_end())],
             }

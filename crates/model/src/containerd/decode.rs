@@ -40,6 +40,11 @@ pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, defau
     let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
         #[cfg(feature = "go-toml-syntax")]
         if default.as_table().is_some() {
+            // An array of one element re-encodes as a `[key]` header: an unknown table
+            // to strict mode, the plugin keeps its defaults (v2.2–2.3).
+            if let Some(Ok(path)) = array_as_header(version, raw) {
+                return Ok((default.clone(), vec![UnknownKey { path, at: raw.origin.clone(), logged: true }]));
+            }
             if let Some(e) = not_a_table(version, raw) {
                 return Err(e);
             }
@@ -84,13 +89,48 @@ fn not_a_table(version: &Version, raw: &Node) -> Option<LoadError> {
             Value::String(s) if !s.chars().any(char::is_control) => "expected = after a key, but the document ends there",
             Value::Datetime(d) if gonames::datetime_type(d) == "toml.LocalDate" => "expected = after a key, but the document ends there",
             Value::Datetime(d) if d.contains(':') && d.len() > 10 => "expected character =",
-            Value::Array(a) if a.is_empty() => "invalid character at start of key: ]",
-            Value::Array(a) if a.len() > 1 && a.first().is_some_and(|e| matches!(e.value, Value::Integer(_))) => "expected character ]",
+            Value::Array(_) => match array_as_header(version, raw)? {
+                Err(text) => text,
+                Ok(_) => return None,
+            },
             _ => return None,
         };
         format!("toml: {text}")
     };
     Some(LoadError { message, code: super::load::LoadErrorCode::Type, at: raw.origin.clone(), dump_ignores: false, log: None })
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// An array as a plugin's whole config on 2.0–2.3: `toml.Marshal` writes it bare
+/// (`[1]`, `['a']`, `[[1]]`), which the decoder reads as a table header — one element
+/// is a table named by it (the key's parts: a float `1.5` is `1` and `5`), more are a
+/// header that does not close, a table element or none a key that does not start.
+/// Measured on 2.0.11 and 2.3.4 for each kind; `None` for a string with a control
+/// character (go-toml v2.2.3 panics on it, v2.3.0 takes it) and an empty inner array.
+fn array_as_header(version: &Version, raw: &Node) -> Option<Result<Vec<String>, &'static str>> {
+    if version.is_1x() || version.line >= super::version::Line::V2_4 {
+        return None;
+    }
+    let Value::Array(items) = &raw.value else { return None };
+    let first = match items.first() {
+        None => return Some(Err("invalid character at start of key: ]")),
+        Some(f) => f,
+    };
+    let key = match &first.value {
+        Value::Table(_) => return Some(Err("invalid character at start of key: ]")),
+        Value::Integer(i) => Ok(vec![i.to_string()]),
+        Value::Float(_) => Ok(super::encode::v2_scalar(first).split('.').map(str::to_string).collect()),
+        Value::Boolean(b) => Ok(vec![b.to_string()]),
+        Value::String(s) if s.chars().any(char::is_control) => return None,
+        Value::String(s) => Ok(vec![s.clone()]),
+        Value::Datetime(d) if gonames::datetime_type(d) == "toml.LocalDate" => Ok(vec![d.clone()]),
+        Value::Datetime(_) => Err("expected character ]"),
+        Value::Array(_) => array_as_header(version, first)?,
+    };
+    Some(match key {
+        Ok(_) if items.len() > 1 => Err("expected character ]"),
+        other => other,
+    })
 }
 
 /// What a table in the re-encoded document maps to.

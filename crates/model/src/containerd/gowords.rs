@@ -40,8 +40,8 @@ pub fn go_value(n: &Node) -> String {
     }
 }
 
-/// A float as Go's `%v` prints it: the shortest digits, with an exponent (`1e-05`,
-/// `1e+21`) below 1e-4 and from 1e21 on, `+Inf`, `-Inf`, `NaN`.
+/// A float as Go's `%v` prints it (`strconv`'s shortest `'g'`, which switches to an
+/// exponent below 1e-4 and from 1e6 on: `1e-05`, `1e+06`), `+Inf`, `-Inf`, `NaN`.
 fn go_float(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
@@ -50,7 +50,7 @@ fn go_float(f: f64) -> String {
         return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
     }
     let a = f.abs();
-    if a != 0.0 && !(1e-4..1e21).contains(&a) {
+    if a != 0.0 && !(1e-4..1e6).contains(&a) {
         let e = format!("{f:e}");
         if let Some((m, x)) = e.split_once('e') {
             let (sign, digits) = x.strip_prefix('-').map_or(("+", x), |d| ("-", d));

@@ -173,6 +173,23 @@ pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_versio
                     expect_map(rt)?;
                 }
             }
+            // The runtime plugin's migration then walks the runtimes of its own
+            // `containerd` table (the drop-in's `cri.v1.runtime` one, which wins over
+            // the moved keys) with the same assertion (`runtimeConf :=
+            // v.(map[string]interface{})`; seed 7453586491648913782 node 15, 2.0–2.2).
+            if c.is_table() {
+                let own = plugins.get_path(&["io.containerd.cri.v1.runtime", "containerd"]).filter(|n| n.is_table());
+                let runtimes = match own.and_then(|n| n.as_table()).and_then(|t| t.get("runtimes")) {
+                    Some(r) => Some(r),
+                    None => c.as_table().and_then(|t| t.get("runtimes")),
+                };
+                if let Some(r) = runtimes {
+                    expect_map(r)?;
+                    for (_, rt) in r.as_table().map_or(&[][..], |t| &t.entries[..]) {
+                        expect_map(rt)?;
+                    }
+                }
+            }
         }
     }
     migrate_cri_tables(version, plugins);
