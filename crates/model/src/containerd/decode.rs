@@ -188,7 +188,16 @@ impl Ctx<'_> {
 
     fn v2_struct(&self, path: &mut Vec<String>, default: &Table, raw: &Table) -> Result<Table, LoadError> {
         let mut out = default.clone();
-        for (k, v) in &raw.entries {
+        // go-toml v2.4 decodes the re-encoded table in its order: the keys, sorted, then
+        // the sub-tables, sorted — so of two type errors it reports the first in that
+        // order (seed 7453586491648913787 node 32: `enable_selinux = "yes"` before
+        // `[containerd] default_runtime_name = ["runc"]`).
+        let mut entries: Vec<&(String, Node)> = raw.entries.iter().collect();
+        if self.version.line >= super::version::Line::V2_4 {
+            let tabular = |n: &Node| n.is_table() || n.is_array_of_tables();
+            crate::sort::sort_by(&mut entries, |a, b| (tabular(&a.1), &a.0).cmp(&(tabular(&b.1), &b.0)));
+        }
+        for (k, v) in entries {
             path.push(k.clone());
             let parent = parent(path);
             let field = self.field(parent, default, k);

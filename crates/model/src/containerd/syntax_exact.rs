@@ -279,7 +279,7 @@ fn number_range_error(version: &Version, e: &ParseError, message: &str) -> Optio
                 "binary" => 2,
                 _ => 10,
             };
-            let beyond_u64 = u128::from_str_radix(digits, radix).map_or(true, |n| n > u128::from(u64::MAX));
+            let beyond_u64 = !u128::from_str_radix(digits, radix).is_ok_and(|n| n <= u128::from(u64::MAX));
             if !beyond_u64 || digits.starts_with('+') {
                 return None;
             }
