@@ -528,7 +528,7 @@ impl DaemonSetsController {
             for node in to_create.iter().skip(pos).take(batch) {
                 match self.create_pod(&template, node) {
                     Ok(name) => {
-                        self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_CREATE, format!("Created pod: {name}"));
+                        self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_CREATE, ["Created pod: ", &name].concat());
                         result.created.push((name, node.clone()));
                     }
                     Err(e) => {
@@ -547,7 +547,7 @@ impl DaemonSetsController {
         }
         for name in to_delete.iter().take(delete_diff) {
             if let Some(pod) = self.pods.remove(name) {
-                self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_DELETE, format!("Deleted pod: {name}"));
+                self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_DELETE, ["Deleted pod: ", name.as_str()].concat());
                 result.deleted.push((name.clone(), get_target_node_name(&pod).unwrap_or("").to_string()));
             }
         }
@@ -598,7 +598,7 @@ impl DaemonSetsController {
             spec.affinity = Some(replace_daemon_set_pod_node_name_node_affinity(spec.affinity.take(), node));
         }
         let name = loop {
-            let candidate = format!("{generate_name}{}", self.rng.name_suffix());
+            let candidate = [generate_name.as_str(), &self.rng.name_suffix()].concat();
             if !self.pods.contains_key(&candidate) {
                 break candidate;
             }

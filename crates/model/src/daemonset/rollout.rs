@@ -29,10 +29,11 @@ use serde::{Deserialize, Serialize};
 use super::controller::{Admission, DaemonSetsController, NodeOrder, SyncResult};
 use crate::kubernetes::events::{reason, DEFAULT_SCHEDULER, KUBELET};
 use crate::kubernetes::events::scheduling_event;
-use crate::kubernetes::kubelet::{create_pod_sandbox, mark_container_creating, mark_running, pod_ip, LoadedCri, SandboxError};
+use crate::kubernetes::kubelet::{create_pod_sandbox_with, mark_container_creating, mark_running, pod_ip, LoadedCri, SandboxError};
 use crate::kubernetes::scheduler::framework::run_filter_plugins;
 use crate::kubernetes::scheduler::node_affinity::{pre_filter, NodeAffinityPreFilter};
 use crate::kubernetes::scheduler::{schedule_one, CycleState, FilterOptions, Outcome, PodInfo};
+use crate::kubernetes::scheduler::snapshot::PodInfoMemo;
 use super::bind_index::{BindIndex, NodeBases};
 use super::kubectl::{get_ds_row, rollout_status, RolloutStatus};
 use crate::kubernetes::time;
@@ -244,6 +245,13 @@ impl Rollout {
 
     /// One round: sync, bind, kubelet pass, advance the clock.
     pub fn step(&mut self) -> RoundRecord {
+        let record = self.play_round();
+        self.rounds.push(record.clone());
+        record
+    }
+
+    /// A round's work and its record, which the caller keeps in `rounds`.
+    fn play_round(&mut self) -> RoundRecord {
         let sync = self.controller.sync();
         self.bind_new_pods(&sync);
         let (started, sandbox_failures) = self.kubelet_pass();
@@ -269,7 +277,6 @@ impl Rollout {
             sync,
         };
         self.controller.now += self.interval;
-        self.rounds.push(record.clone());
         record
     }
 
@@ -277,9 +284,12 @@ impl Rollout {
     /// returns whether it finished.
     pub fn run_until_settled(&mut self, max: usize) -> bool {
         for _ in 0..max {
-            let r = self.step();
-            if r.stalled || r.rollout_status.as_ref().is_ok_and(|s| s.done) {
-                return !r.stalled;
+            // The record is kept, not copied (as `step` must for its caller).
+            let r = self.play_round();
+            let (stalled, done) = (r.stalled, r.rollout_status.as_ref().is_ok_and(|s| s.done));
+            self.rounds.push(r);
+            if stalled || done {
+                return !stalled;
             }
         }
         false
@@ -303,15 +313,18 @@ impl Rollout {
         }
         let opts = FilterOptions::default();
         let mut index = BindIndex::default();
+        // The pass's pods mostly share one template: their requests are computed once.
+        let mut memo = PodInfoMemo::default();
         // Out of `self` for the pass (the cycles read `&self`), put back after.
         let mut bases = std::mem::take(&mut self.node_bases);
         for name in queue {
-            // Out of the store while its cycle runs (which leaves it out of the node's
-            // pods anyway), so that the pod is moved, not copied.
-            let Some(pod) = self.controller.pods.remove(&name) else { continue };
-            let info = PodInfo::new(pod, true);
+            // Lent out of the store while its cycle runs (the cycle leaves it out of
+            // the node's pods by name anyway), so that the pod is moved, not copied,
+            // and the store's map and index are not touched.
+            let Some(pod) = self.controller.pods.lend(&name) else { continue };
+            let info = PodInfo::new_memo(pod, true, &mut memo);
             let verdict = self.cycle_on_target(&info, &opts, &mut index, &mut bases);
-            self.controller.pods.insert(name.clone(), info.pod);
+            self.controller.pods.give_back(&name, info.pod);
             match verdict {
                 Ok(node) => {
                     self.controller.pods.update(&name, |p| {
@@ -323,8 +336,9 @@ impl Rollout {
                     index.bind(self.controller.nodes(), &self.controller.pods, &node);
                     self.unscheduled.remove(&name);
                     self.pending.insert(name.clone());
-                    self.controller.events.record(now, format!("Pod/{name}"), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
-                        format!("Successfully assigned {namespace}/{name} to {node}"));
+                    // Per pod: the strings are joined at their length (`format!` grows them).
+                    self.controller.events.record(now, ["Pod/", &name].concat(), DEFAULT_SCHEDULER, "Normal", reason::SCHEDULED,
+                        ["Successfully assigned ", &namespace, "/", &name, " to ", &node].concat());
                 }
                 Err((message, condition_message)) => {
                     self.controller.pods.update(&name, |p| set_pod_scheduled(p, Some(condition_message), now));
@@ -381,24 +395,32 @@ impl Rollout {
         let pods = &self.controller.pods;
         self.pending.retain(|name| pods.get(name).is_some_and(|p| p.metadata.deletion_timestamp.is_none()));
         let names: Vec<String> = self.pending.iter().cloned().collect();
+        // What the kubelet sees of the runtime every node without its own runs, and of
+        // no runtime at all: once per pass, not per pod.
+        let default_cri = self.default_runtime.as_ref().map(NodeRuntime::loaded_cri);
+        let every_handler = LoadedCri {
+            containerd_version: String::new(),
+            cri_loaded: true,
+            runtimes: self.runtime_classes.iter().map(|rc| rc.handler.clone()).chain([DEFAULT_RUNTIME_NAME.to_string()]).collect(),
+            default_runtime_name: DEFAULT_RUNTIME_NAME.into(),
+        };
         for name in names {
             let Some(pod) = self.controller.pods.get(&name) else { continue };
-            let node = pod_node_name(pod).to_string();
+            let node = pod_node_name(pod);
             // A node without a runtime has every handler the RuntimeClasses name.
-            let cri = match self.runtime(&node) {
-                Some(rt) => rt.loaded_cri(),
-                None => LoadedCri {
-                    containerd_version: String::new(),
-                    cri_loaded: true,
-                    runtimes: self.runtime_classes.iter().map(|rc| rc.handler.clone()).chain([DEFAULT_RUNTIME_NAME.to_string()]).collect(),
-                    default_runtime_name: DEFAULT_RUNTIME_NAME.into(),
-                },
+            let own;
+            let cri = match (self.runtimes.get(node), &default_cri) {
+                (Some(rt), _) => {
+                    own = rt.loaded_cri();
+                    &own
+                }
+                (None, Some(default)) if self.controller.pods.node_position(node).is_some() => default,
+                _ => &every_handler,
             };
             // containerd draws a new sandbox id per attempt; the seeded generator only
-            // moves when the id shows up in an error text.
+            // moves when the id shows up in an error text (and is drawn only then).
             let mut next = self.rng.clone();
-            let id = next.hex(64);
-            let error = match create_pod_sandbox(pod, &self.runtime_classes, &cri, &id) {
+            let error = match create_pod_sandbox_with(pod, &self.runtime_classes, cri, || next.hex(64)) {
                 Ok(_) => None,
                 Err(e) => {
                     if matches!(e, SandboxError::NoRuntime { .. }) {
@@ -425,7 +447,7 @@ impl Rollout {
                         .map(|s| s.containers.iter().map(|c| c.name.clone()).collect())
                         .unwrap_or_default();
                     for container in containers {
-                        self.controller.events.record(now, format!("Pod/{name}"), KUBELET, "Normal", reason::STARTED, format!("Started container {container}"));
+                        self.controller.events.record(now, ["Pod/", &name].concat(), KUBELET, "Normal", reason::STARTED, ["Started container ", &container].concat());
                     }
                     self.pending.remove(&name);
                     started.push(name);

@@ -12,12 +12,15 @@
 //!
 //! **Architecture Invariant:** a pod changes only through [`PodStore::insert`],
 //! [`PodStore::remove`] and [`PodStore::update`], which keep the index and the
-//! versions right; there is no `&mut Pod` into the store otherwise.
+//! versions right; there is no `&mut Pod` into the store otherwise. ([`PodStore::lend`]
+//! moves a pod out for a scheduling cycle and [`PodStore::give_back`] returns it
+//! unchanged: no change, so the index and the versions stay as they are.)
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::pod::get_target_node_name;
 use crate::hash::FastMap;
@@ -141,10 +144,56 @@ impl PodStore {
     /// Changes the pod `name` with `f`; its node's version moves (and the pod is
     /// re-indexed if its target node changed).
     pub fn update<R>(&mut self, name: &str, f: impl FnOnce(&mut Pod) -> R) -> Option<R> {
+        let before = match Self::place(&self.node_index, self.pods.get(name)?) {
+            Place::Node(i) => Some(i),
+            Place::Orphan(_) | Place::Nowhere => None,
+        };
+        if let Some(i) = before {
+            // The common case (a status written, a pod bound to the node it targets):
+            // it stays at its node, where its name is already listed in order, and only
+            // the node's version moves.
+            let pod = self.pods.get_mut(name)?;
+            let out = f(pod);
+            if Self::place(&self.node_index, pod) == Place::Node(i) {
+                if let Some(slot) = self.slots.get_mut(i) {
+                    self.clock += 1;
+                    slot.version = self.clock;
+                }
+            } else {
+                if let Some(slot) = self.slots.get_mut(i) {
+                    self.clock += 1;
+                    slot.version = self.clock;
+                    slot.names.retain(|n| n != name);
+                }
+                self.index(name);
+            }
+            return Some(out);
+        }
         self.unindex(name);
         let out = self.pods.get_mut(name).map(|p| f(p));
         self.index(name);
         out
+    }
+
+    /// Lends the pod `name` out by value (a scheduling cycle takes its pod by value),
+    /// without a copy and without touching the index: its entry keeps an empty pod
+    /// with the same name — no spec, so bound to no node and targeting none — until
+    /// [`PodStore::give_back`] returns it. Nothing has changed, so no version moves.
+    /// While it is out, readers find that empty pod in the lent pod's place (the
+    /// binding pass leaves the pod being scheduled out of its views by name anyway).
+    pub fn lend(&mut self, name: &str) -> Option<Pod> {
+        let pod = self.pods.get_mut(name)?;
+        let empty = Pod { metadata: ObjectMeta { name: pod.metadata.name.clone(), ..ObjectMeta::default() }, spec: None, status: None };
+        Some(std::mem::replace(&mut **pod, empty))
+    }
+
+    /// Returns a pod [`PodStore::lend`] lent out, unchanged (it keeps its index entry;
+    /// a pod that changed goes through [`PodStore::update`] after).
+    pub fn give_back(&mut self, name: &str, pod: Pod) {
+        match self.pods.get_mut(name) {
+            Some(slot) => **slot = pod,
+            None => self.insert(name.to_string(), pod),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Pod> {
@@ -231,7 +280,10 @@ mod tests {
         s.update("p1", |p| p.spec = Some(PodSpec { node_name: Some("b".into()), ..PodSpec::default() }));
         assert_eq!((names(s.on_node(0)), names(s.on_node(1))), (vec!["p2"], vec!["p1"]));
         assert!(s.version(0) != a && s.version(1) != b);
-        let b = s.version(1);
+        let (a, b) = (s.version(0), s.version(1));
+        s.update("p2", |p| p.status = Some(Default::default()));
+        assert_eq!((names(s.on_node(0)), names(s.on_node(1))), (vec!["p2"], vec!["p1"]));
+        assert!(s.version(0) != a && s.version(1) == b);
         assert!(s.remove("p1").is_some());
         assert!(s.on_node(1).next().is_none() && s.version(1) != b);
         s.set_nodes(&[node("gone")]);

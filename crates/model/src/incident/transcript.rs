@@ -56,17 +56,18 @@ pub fn run_rounds(
 /// One sync's changes in a few words (`created … on …; … started`, or `no change`).
 fn changes(r: &RoundRecord) -> String {
     let mut parts = Vec::new();
+    // Thousands of parts at a cluster's size: joined at their length (`format!` grows).
     for (name, node) in &r.sync.deleted {
-        parts.push(format!("deleted {name} on {node}"));
+        parts.push(["deleted ", name, " on ", node].concat());
     }
     for (name, node) in &r.sync.created {
-        parts.push(format!("created {name} on {node}"));
+        parts.push(["created ", name, " on ", node].concat());
     }
     for (node, err) in &r.sync.failed_creates {
         parts.push(format!("create failed for {node}: {err}"));
     }
     for name in &r.started {
-        parts.push(format!("{name} started"));
+        parts.push([name, " started"].concat());
     }
     if !r.sandbox_failures.is_empty() {
         let pods: Vec<&str> = r.sandbox_failures.iter().map(|(p, _)| p.as_str()).collect();

@@ -75,10 +75,34 @@ pub struct EventLog {
     /// O(1) with tens of thousands of events without keeping a key string per event;
     /// a hit counts only when the event's fields are equal.
     #[serde(skip)]
-    exact: FastMap<u64, Vec<usize>>,
+    exact: FastMap<u64, Hits>,
     /// Hash of (object, source, type, reason) → indices, for [`EventLog::record_similar`].
     #[serde(skip)]
-    similar: FastMap<u64, Vec<usize>>,
+    similar: FastMap<u64, Hits>,
+}
+
+/// The indices of the events under one hash, oldest first. Nearly every hash has one
+/// event: it is kept inline, so recording a new event allocates no list for it.
+#[derive(Debug, Clone)]
+struct Hits {
+    first: usize,
+    more: Vec<usize>,
+}
+
+impl Hits {
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(self.first).chain(self.more.iter().copied())
+    }
+
+    /// Adds `index` under `key`.
+    fn push(map: &mut FastMap<u64, Hits>, key: u64, index: usize) {
+        match map.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().more.push(index),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Hits { first: index, more: Vec::new() });
+            }
+        }
+    }
 }
 
 /// FxHash of the fields, each delimited (as `Hash for str` does).
@@ -120,21 +144,27 @@ impl Event {
 impl EventLog {
     /// The event identical to these fields, if recorded.
     fn exact_index(&self, object: &str, source: &str, type_: &str, reason: &str, message: &str) -> Option<usize> {
-        let hits = self.exact.get(&key(&[object, source, type_, reason, message]))?;
-        hits.iter().copied().find(|&i| self.events.get(i).is_some_and(|e| e.is_similar(object, source, type_, reason) && e.message == message))
+        self.exact_index_at(key(&[object, source, type_, reason, message]), object, source, type_, reason, message)
+    }
+
+    /// [`EventLog::exact_index`] with the fields' hash already computed.
+    fn exact_index_at(&self, hash: u64, object: &str, source: &str, type_: &str, reason: &str, message: &str) -> Option<usize> {
+        let hits = self.exact.get(&hash)?;
+        hits.iter().find(|&i| self.events.get(i).is_some_and(|e| e.is_similar(object, source, type_, reason) && e.message == message))
     }
 
     /// Records an event at `now`; an identical one (same object, source, type,
     /// reason and message) is counted instead of repeated.
     pub fn record(&mut self, now: i64, object: String, source: &str, type_: &str, reason: &str, message: String) {
-        if let Some(e) = self.exact_index(&object, source, type_, reason, &message).and_then(|i| self.events.get_mut(i)) {
+        let hash = key(&[&object, source, type_, reason, &message]);
+        if let Some(e) = self.exact_index_at(hash, &object, source, type_, reason, &message).and_then(|i| self.events.get_mut(i)) {
             e.count += 1;
             e.last_timestamp = now;
             return;
         }
         let index = self.events.len();
-        self.exact.entry(key(&[&object, source, type_, reason, &message])).or_default().push(index);
-        self.similar.entry(key(&[&object, source, type_, reason])).or_default().push(index);
+        Hits::push(&mut self.exact, hash, index);
+        Hits::push(&mut self.similar, key(&[&object, source, type_, reason]), index);
         self.events.push(Event {
             type_: type_.to_string(),
             reason: reason.to_string(),
@@ -158,8 +188,7 @@ impl EventLog {
             .similar
             .get(&key(&[&object, source, type_, reason]))
             .into_iter()
-            .flatten()
-            .copied()
+            .flat_map(Hits::iter)
             .filter(|&i| self.events.get(i).is_some_and(|e| e.is_similar(&object, source, type_, reason)))
             .collect();
         let combined = indices.iter().copied().find(|&i| self.events.get(i).is_some_and(|e| e.message.starts_with(COMBINED)));

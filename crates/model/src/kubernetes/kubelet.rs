@@ -129,6 +129,17 @@ pub fn create_pod_sandbox(
     cri: &LoadedCri,
     sandbox_id: &str,
 ) -> Result<String, SandboxError> {
+    create_pod_sandbox_with(pod, runtime_classes, cri, || sandbox_id.to_string())
+}
+
+/// [`create_pod_sandbox`] with the sandbox id drawn by `sandbox_id` only when an
+/// error text shows it (a rollout starts thousands of pods that never need one).
+pub fn create_pod_sandbox_with(
+    pod: &Pod,
+    runtime_classes: &[RuntimeClass],
+    cri: &LoadedCri,
+    sandbox_id: impl FnOnce() -> String,
+) -> Result<String, SandboxError> {
     if !cri.cri_loaded {
         return Err(SandboxError::CriNotLoaded);
     }
@@ -144,7 +155,7 @@ pub fn create_pod_sandbox(
         Ok(runtime)
     } else {
         Err(SandboxError::NoRuntime {
-            message: no_runtime_message(&cri.containerd_version, &runtime, sandbox_id),
+            message: no_runtime_message(&cri.containerd_version, &runtime, &sandbox_id()),
             handler: runtime,
         })
     }

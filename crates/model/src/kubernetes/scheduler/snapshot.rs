@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Node, Pod, Taint, Toleration};
+use k8s_openapi::api::core::v1::{Container, ContainerPort, Node, Pod, ResourceRequirements, Taint, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::hash::FastMap;
 use crate::kubernetes::resources::{parse_resource_list, pod_non_zero_request, pod_resource_request, Resource};
@@ -257,6 +258,31 @@ impl PodInfo {
         }
     }
 
+    /// [`PodInfo::new`], reusing `memo`'s computations when `pod`'s spec gives them the
+    /// same inputs as the pod they were made for (the pods of one DaemonSet template,
+    /// thousands in a rollout, differ only in fields these computations do not read).
+    pub fn new_memo(pod: Pod, pod_level_resources: bool, memo: &mut PodInfoMemo) -> PodInfo {
+        if let Some(kept) = memo.kept.as_ref().filter(|k| k.pod_level_resources == pod_level_resources && k.inputs.matches(&pod)) {
+            return PodInfo {
+                request: kept.request.clone(),
+                non_zero: kept.non_zero,
+                priority: kept.priority,
+                host_ports: kept.host_ports.clone(),
+                pod,
+            };
+        }
+        let info = PodInfo::new(pod, pod_level_resources);
+        memo.kept = Some(Kept {
+            pod_level_resources,
+            inputs: RequestInputs::of(&info.pod),
+            request: info.request.clone(),
+            non_zero: info.non_zero,
+            priority: info.priority,
+            host_ports: info.host_ports.clone(),
+        });
+        info
+    }
+
     /// `spec.tolerations`.
     pub fn tolerations(&self) -> &[Toleration] {
         self.pod.spec.as_ref().and_then(|s| s.tolerations.as_deref()).unwrap_or(&[])
@@ -282,6 +308,131 @@ impl PodInfo {
             host_ports: self.host_ports.clone(),
             terminating: false,
             start_time: None,
+        }
+    }
+}
+
+/// The last [`PodInfo::new_memo`] computation and what it read.
+#[derive(Debug, Clone, Default)]
+pub struct PodInfoMemo {
+    kept: Option<Kept>,
+}
+
+#[derive(Debug, Clone)]
+struct Kept {
+    pod_level_resources: bool,
+    inputs: RequestInputs,
+    request: Resource,
+    non_zero: (i64, i64),
+    priority: i32,
+    host_ports: Vec<HostPort>,
+}
+
+/// Every field of a pod that [`PodInfo::new`]'s computations read
+/// (`pod_resource_request`, `pod_non_zero_request`, `pod_priority`, `pod_host_ports`).
+#[derive(Debug, Clone, PartialEq)]
+struct RequestInputs {
+    has_spec: bool,
+    containers: Vec<ContainerInputs>,
+    init_containers: Option<Vec<ContainerInputs>>,
+    resources: Option<ResourceRequirements>,
+    overhead: Option<std::collections::BTreeMap<String, Quantity>>,
+    priority: Option<i32>,
+}
+
+/// What those computations read of one container.
+#[derive(Debug, Clone, PartialEq)]
+struct ContainerInputs {
+    resources: Option<ResourceRequirements>,
+    restart_policy: Option<String>,
+    ports: Option<Vec<ContainerPort>>,
+}
+
+impl ContainerInputs {
+    fn of(c: &Container) -> Self {
+        ContainerInputs { resources: c.resources.clone(), restart_policy: c.restart_policy.clone(), ports: c.ports.clone() }
+    }
+
+    fn matches(&self, c: &Container) -> bool {
+        self.resources == c.resources && self.restart_policy == c.restart_policy && self.ports == c.ports
+    }
+}
+
+impl RequestInputs {
+    fn of(pod: &Pod) -> Self {
+        let spec = pod.spec.as_ref();
+        RequestInputs {
+            has_spec: spec.is_some(),
+            containers: spec.map(|s| s.containers.iter().map(ContainerInputs::of).collect()).unwrap_or_default(),
+            init_containers: spec.and_then(|s| s.init_containers.as_ref()).map(|cs| cs.iter().map(ContainerInputs::of).collect()),
+            resources: spec.and_then(|s| s.resources.clone()),
+            overhead: spec.and_then(|s| s.overhead.clone()),
+            priority: spec.and_then(|s| s.priority),
+        }
+    }
+
+    fn matches(&self, pod: &Pod) -> bool {
+        let same = |kept: &[ContainerInputs], cs: &[Container]| kept.len() == cs.len() && kept.iter().zip(cs).all(|(k, c)| k.matches(c));
+        match pod.spec.as_ref() {
+            None => !self.has_spec,
+            Some(s) => {
+                self.has_spec
+                    && same(&self.containers, &s.containers)
+                    && match (&self.init_containers, &s.init_containers) {
+                        (None, None) => true,
+                        (Some(k), Some(cs)) => same(k, cs),
+                        _ => false,
+                    }
+                    && self.resources == s.resources
+                    && self.overhead == s.overhead
+                    && self.priority == s.priority
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::PodSpec;
+
+    fn pod(cpu: Option<&str>, port: Option<i32>, init: bool, priority: Option<i32>, node: &str) -> Pod {
+        let resources = cpu.map(|c| ResourceRequirements {
+            requests: Some([("cpu".to_string(), Quantity(c.into()))].into()),
+            ..ResourceRequirements::default()
+        });
+        let ports = port.map(|p| vec![ContainerPort { container_port: p, host_port: Some(p), ..ContainerPort::default() }]);
+        let container = Container { name: "c".into(), resources, ports, ..Container::default() };
+        let init_containers = init.then(|| vec![Container { restart_policy: Some("Always".into()), ..container.clone() }]);
+        let mut p = Pod::default();
+        p.spec = Some(PodSpec { containers: vec![container], init_containers, priority, node_name: Some(node.into()), ..PodSpec::default() });
+        p
+    }
+
+    /// `PodInfo::new_memo` computes what `PodInfo::new` does, pod after pod, whether
+    /// the next pod reads the same (a kept computation) or differs in any input.
+    #[test]
+    fn memo_gives_what_new_gives() {
+        let pods = [
+            pod(Some("100m"), None, false, None, "a"),
+            pod(Some("100m"), None, false, None, "b"),
+            pod(Some("200m"), None, false, None, "a"),
+            pod(Some("200m"), Some(8080), false, None, "a"),
+            pod(Some("200m"), Some(8080), true, None, "a"),
+            pod(Some("200m"), Some(8080), true, Some(7), "a"),
+            pod(None, None, false, None, "a"),
+            Pod::default(),
+            pod(None, None, false, None, "c"),
+        ];
+        let mut memo = PodInfoMemo::default();
+        for level in [true, false] {
+            for p in &pods {
+                let (want, got) = (PodInfo::new(p.clone(), level), PodInfo::new_memo(p.clone(), level, &mut memo));
+                assert_eq!(
+                    (&got.request, got.non_zero, got.priority, &got.host_ports, &got.pod),
+                    (&want.request, want.non_zero, want.priority, &want.host_ports, &want.pod)
+                );
+            }
         }
     }
 }
