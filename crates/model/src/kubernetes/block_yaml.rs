@@ -112,6 +112,12 @@ fn plain_value(v: &str) -> Option<Value> {
     if let Some(boolean) = parse_bool(v) {
         return Some(Value::Bool(boolean));
     }
+    // Text that starts with a letter and is no null or bool is no number either (a
+    // number starts with a digit, a sign or `.`; Rust's float parsing takes `inf` and
+    // `nan`, which are not finite and left as text below): most of a dump's scalars.
+    if v.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
+        return Some(Value::String(v.to_string()));
+    }
     let digits = v.strip_prefix(['+', '-']).unwrap_or(v);
     // `-0` is the integer 0 untyped but -0.0 to serde_norway's `deserialize_f64`.
     if ["0x", "0o", "0b"].iter().any(|p| digits.starts_with(p)) || v == "-0" {

@@ -360,8 +360,9 @@ impl Quantity {
         } - parts.denom.len() as i64;
         let fast = precision >= 0 && scale >= -9;
 
-        let mut mag = Dec::from_digit_str(&format!("{}{}", parts.num, parts.denom), 0);
-        mag.exp -= parts.denom.len() as i64;
+        // The digits of `num` then `denom` (the value × 10^len(denom)).
+        let shifted = || parts.num.bytes().chain(parts.denom.bytes());
+        let mut mag = Dec { digits: shifted().map(|b| b - b'0').collect(), exp: -(parts.denom.len() as i64) };
         mag.normalize();
         if base == 10 {
             if !mag.is_zero() {
@@ -374,16 +375,21 @@ impl Quantity {
         }
 
         if fast {
-            let shifted = format!("{}{}", parts.num, parts.denom);
             let fits =
                 mag.magnitude() <= 19 && mag.clone().into_u128_int_at(scale).is_some_and(|v| v <= i64::MAX as u128);
             if fits {
                 let canonical = match format {
                     Format::BinarySI => {
-                        let value: u64 = shifted.parse().unwrap_or(0);
+                        // The digits as a u64 (0 beyond it, as Go's failed parse).
+                        let value = shifted()
+                            .try_fold(0u64, |v, b| v.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+                            .unwrap_or(0);
                         exponent % 10 == 0 && (value & 0x07) != 0
                     }
-                    _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
+                    _ => {
+                        let ends_000 = shifted().rev().take(3).filter(|&b| b == b'0').count() == 3;
+                        scale % 3 == 0 && !ends_000 && !shifted().next().is_some_and(|b| b == b'0')
+                    }
                 };
                 return Ok(Quantity {
                     negative: !parts.positive,

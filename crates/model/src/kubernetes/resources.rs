@@ -395,6 +395,25 @@ pub fn pod_resource_request(pod: &Pod, pod_level_resources: bool) -> Resource {
     }
 }
 
+/// [`pod_resource_request`] and [`pod_non_zero_request`] of one pod. When every
+/// container and init container states its cpu and memory requests (and no pod-level
+/// request replaces them), scoring's defaults fill nothing: both sum the same lists,
+/// so the second is read off the first instead of parsing the pod again.
+pub fn pod_request_and_non_zero(pod: &Pod, pod_level_resources: bool) -> (Resource, (i64, i64)) {
+    let request = pod_resource_request(pod, pod_level_resources);
+    let Some(spec) = &pod.spec else { return (request, (0, 0)) };
+    let states_both = |c: &Container| {
+        c.resources.as_ref().and_then(|r| r.requests.as_ref()).is_some_and(|r| r.contains_key(CPU) && r.contains_key(MEMORY))
+    };
+    let pod_level = pod_level_resources && spec.resources.as_ref().is_some_and(|r| r.requests.is_some());
+    let non_zero = if !pod_level && spec.containers.iter().chain(spec.init_containers.iter().flatten()).all(states_both) {
+        (request.milli_cpu, request.memory)
+    } else {
+        pod_non_zero_request(pod)
+    };
+    (request, non_zero)
+}
+
 /// The request used for scoring: missing cpu/memory per container count as 100m/200Mi.
 pub fn pod_non_zero_request(pod: &Pod) -> (i64, i64) {
     let Some(spec) = &pod.spec else { return (0, 0) };

@@ -156,7 +156,7 @@ fn split_documents(text: &str) -> Vec<Document> {
         if !managed.blanks(line) {
             cur.push_str(line);
         }
-        cur.push('\n');
+        cur.push_str("\n");
     }
     docs.push(Document { text: cur, first_line, indent: 0, json: false, list_item: false });
     docs
@@ -280,16 +280,17 @@ fn without_managed_fields<T: Metadata<Ty = ObjectMeta>>(mut object: T) -> T {
     object
 }
 
-/// The value of the document's one top-level `kind: X` line (plain or quoted), when
-/// the text shows it plainly; `None` sends the document the general way.
-fn top_level_kind(doc: &Document) -> Option<&str> {
-    top_level_value(doc, "kind").filter(|k| KINDS.contains(k))
-}
-
 /// The value of the document's one top-level `key: X` line (plain or quoted), when
 /// the text shows it plainly.
 fn top_level_value<'a>(doc: &'a Document, key: &str) -> Option<&'a str> {
-    let mut values = doc.text.lines().filter_map(|l| l.strip_prefix(key).and_then(|l| l.strip_prefix(':')));
+    // The lines that start with `key:`, found by searching for the key (a dump's
+    // documents are read twice this way; walking every line cost more than the rest).
+    let text = doc.text.as_str();
+    let mut values = text.match_indices(key).filter_map(|(at, _)| {
+        let line_start = at.checked_sub(1).is_none_or(|before| text.as_bytes().get(before) == Some(&b'\n'));
+        let rest = text.get(at + key.len()..)?.strip_prefix(':').filter(|_| line_start)?;
+        rest.split('\n').next()
+    });
     let value = values.next()?.trim();
     if values.next().is_some() {
         return None;
@@ -300,16 +301,20 @@ fn top_level_value<'a>(doc: &'a Document, key: &str) -> Option<&'a str> {
 /// The items of a `kind: List` as `kubectl get -o yaml` writes it (`items:` then
 /// `- ` entries at column 0, each item's lines indented by two), one document per
 /// item with its own first line; `None` when the document is not in that shape.
-fn list_items(doc: &Document) -> Option<Vec<Document>> {
+fn list_items(text: &str, first_line: u32) -> Option<Vec<Document>> {
     let mut items: Vec<Document> = Vec::new();
     let (mut in_items, mut seen_items, mut is_list) = (false, false, false);
     let mut managed = ManagedFields::default();
-    for (i, line) in doc.text.lines().enumerate() {
-        let line_no = doc.first_line + i as u32;
+    for (i, line) in text.lines().enumerate() {
+        let line_no = first_line + i as u32;
         if in_items {
             if let Some(rest) = line.strip_prefix("- ") {
                 managed = ManagedFields::default();
-                let text = if managed.blanks(rest) { "\n".to_string() } else { format!("{rest}\n") };
+                let mut text = String::new();
+                if !managed.blanks(rest) {
+                    text.push_str(rest);
+                }
+                text.push_str("\n");
                 items.push(Document { text, first_line: line_no, indent: 2, json: false, list_item: true });
                 continue;
             }
@@ -318,12 +323,12 @@ fn list_items(doc: &Document) -> Option<Vec<Document>> {
                 if !managed.blanks(rest) {
                     item.text.push_str(rest);
                 }
-                item.text.push('\n');
+                item.text.push_str("\n");
                 continue;
             }
             if line.trim().is_empty() || line.starts_with('#') {
                 if let Some(item) = items.last_mut() {
-                    item.text.push('\n');
+                    item.text.push_str("\n");
                 }
                 continue;
             }
@@ -376,12 +381,22 @@ pub fn split(text: &str) -> Vec<Document> {
             return docs;
         }
     }
+    // One document (no `---` line), as kubectl writes a List: cut into its items
+    // straight from the text, without a copy of the whole document first.
+    if !text.starts_with("---") && !text.contains("\n---") {
+        if is_empty_doc(text) {
+            return Vec::new();
+        }
+        if let Some(items) = list_items(text, 1) {
+            return items;
+        }
+    }
     let mut out = Vec::new();
     for doc in split_documents(text) {
         if is_empty_doc(&doc.text) {
             continue;
         }
-        match list_items(&doc) {
+        match list_items(&doc.text, doc.first_line) {
             Some(items) => out.extend(items),
             None => out.push(doc),
         }
@@ -407,13 +422,62 @@ pub fn load_pieces(file: &str, docs: &[Document], cluster: bool) -> (Manifests, 
     (out, diags)
 }
 
-/// A JSON List's top level: its `kind` and `items`, unread.
+/// A JSON List's top level: its `kind` and `items`, each item unread.
 #[derive(serde::Deserialize)]
 struct JsonList<'a> {
     #[serde(borrow, default)]
     kind: Option<&'a serde_json::value::RawValue>,
     #[serde(borrow, default)]
-    items: Option<&'a serde_json::value::RawValue>,
+    items: Option<JsonItems<'a>>,
+}
+
+/// A JSON object's `items`: an array's elements unread, else nothing (read through and
+/// dropped). One pass over the text: the List is cut as it is checked.
+enum JsonItems<'a> {
+    Array(Vec<&'a serde_json::value::RawValue>),
+    Other,
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for JsonItems<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Items<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Items<'a> {
+            type Value = JsonItems<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(JsonItems::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+                Ok(JsonItems::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(JsonItems::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(JsonItems::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(JsonItems::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(JsonItems::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(JsonItems::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(JsonItems::Other)
+            }
+        }
+        de.deserialize_any(Items(std::marker::PhantomData))
+    }
 }
 
 /// A JSON text's pieces: a List's items, each with the line it starts on, else the
@@ -422,10 +486,7 @@ fn json_pieces(text: &str) -> Option<Vec<Document>> {
     let top: JsonList = serde_json::from_str(text).ok()?;
     let whole = || vec![Document { text: text.to_string(), first_line: 1, indent: 0, json: true, list_item: false }];
     let is_list = top.kind.is_some_and(|k| k.get() == "\"List\"");
-    let Some(items) = top.items.filter(|_| is_list) else { return Some(whole()) };
-    let Ok(items) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(items.get()) else {
-        return Some(whole());
-    };
+    let Some(JsonItems::Array(items)) = top.items.filter(|_| is_list) else { return Some(whole()) };
     let base = text.as_ptr() as usize;
     let (mut line, mut at) = (1u32, 0usize);
     let mut docs = Vec::with_capacity(items.len());
@@ -471,10 +532,11 @@ fn compact_bound(out: &mut Manifests, from: usize) {
 }
 
 fn load_one(file: &str, doc: &Document, out: &mut Manifests, diags: &mut Vec<Diagnostic>) {
-    if doc.list_item && top_level_value(doc, "kind").is_some_and(|k| SKIPPED_IN_LISTS.contains(&k)) {
+    let kind = top_level_value(doc, "kind");
+    if doc.list_item && kind.is_some_and(|k| SKIPPED_IN_LISTS.contains(&k)) {
         return;
     }
-    if let Some(kind) = top_level_kind(doc) {
+    if let Some(kind) = kind.filter(|k| KINDS.contains(k)) {
         if load_typed(file, doc, kind, out, diags) {
             return;
         }

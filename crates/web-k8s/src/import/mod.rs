@@ -122,6 +122,12 @@ pub fn read(count: u32) -> u32 {
                 s.pieces.get(s.next..end).unwrap_or_default(),
                 s.cluster,
             );
+            let mut m = m;
+            if !s.cluster {
+                // Step 8's rollout never reads the dump's Pods (`gpulab rollout -f`:
+                // they are checked, their findings kept, and dropped).
+                m.pods = Vec::new();
+            }
             s.manifests.extend(m);
             s.diags.extend(d);
             s.next = end;
@@ -343,7 +349,15 @@ pub fn rollout(ds_file: &str, ds_text: &str, lang: Lang) -> Result<Outcome, Stri
             return problems(&s.diags, lang);
         }
         let mut manifests = RolloutManifests::default();
-        manifests.add_from_cluster(s.manifests.clone());
+        // What `add_from_cluster` takes of the dump, copied (the session keeps the dump
+        // for the next run); its Pods were dropped as they were read.
+        let m = &s.manifests;
+        manifests.add_from_cluster(Manifests {
+            nodes: m.nodes.clone(),
+            daemon_sets: m.daemon_sets.clone(),
+            runtime_classes: m.runtime_classes.clone(),
+            ..Manifests::default()
+        });
         let (loaded, diags) = yaml::load(ds_file, ds_text);
         if !diags.is_empty() {
             return problems(&diags, lang);

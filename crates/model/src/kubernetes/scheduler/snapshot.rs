@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::{Container, ContainerPort, Node, Pod, ResourceRe
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::hash::FastMap;
-use crate::kubernetes::resources::{parse_resource_list, pod_non_zero_request, pod_resource_request, Resource};
+use crate::kubernetes::resources::{parse_resource_list, pod_non_zero_request, pod_request_and_non_zero, pod_resource_request, Resource};
 
 /// A host port a pod binds (`HostPortInfo` entry), sanitised: empty IP = `0.0.0.0`,
 /// empty protocol = `TCP`.
@@ -81,12 +81,13 @@ impl BoundPod {
         } else {
             pod
         };
+        let (request, non_zero) = pod_request_and_non_zero(pod, pod_level_resources);
         BoundPod {
             namespace: pod.metadata.namespace.clone().unwrap_or_else(|| "default".into()),
             name: pod.metadata.name.clone().or_else(|| pod.metadata.generate_name.clone()).unwrap_or_default(),
             priority: pod_priority(pod),
-            request: pod_resource_request(pod, pod_level_resources),
-            non_zero: pod_non_zero_request(pod),
+            request,
+            non_zero,
             host_ports: pod_host_ports(pod),
             terminating: pod.metadata.deletion_timestamp.is_some(),
             start_time: pod.status.as_ref().and_then(|s| s.start_time.as_ref()).map(|t| t.0.to_string()),
