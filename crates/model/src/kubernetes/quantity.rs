@@ -388,7 +388,7 @@ impl Quantity {
                     }
                     _ => {
                         let ends_000 = shifted().rev().take(3).filter(|&b| b == b'0').count() == 3;
-                        scale % 3 == 0 && !ends_000 && !shifted().next().is_some_and(|b| b == b'0')
+                        scale % 3 == 0 && !ends_000 && shifted().next().is_none_or(|b| b != b'0')
                     }
                 };
                 return Ok(Quantity {

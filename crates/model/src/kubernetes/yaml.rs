@@ -156,7 +156,7 @@ fn split_documents(text: &str) -> Vec<Document> {
         if !managed.blanks(line) {
             cur.push_str(line);
         }
-        cur.push_str("\n");
+        cur.push('\n');
     }
     docs.push(Document { text: cur, first_line, indent: 0, json: false, list_item: false });
     docs
@@ -314,7 +314,7 @@ fn list_items(text: &str, first_line: u32) -> Option<Vec<Document>> {
                 if !managed.blanks(rest) {
                     text.push_str(rest);
                 }
-                text.push_str("\n");
+                text.push('\n');
                 items.push(Document { text, first_line: line_no, indent: 2, json: false, list_item: true });
                 continue;
             }
@@ -323,12 +323,12 @@ fn list_items(text: &str, first_line: u32) -> Option<Vec<Document>> {
                 if !managed.blanks(rest) {
                     item.text.push_str(rest);
                 }
-                item.text.push_str("\n");
+                item.text.push('\n');
                 continue;
             }
             if line.trim().is_empty() || line.starts_with('#') {
                 if let Some(item) = items.last_mut() {
-                    item.text.push_str("\n");
+                    item.text.push('\n');
                 }
                 continue;
             }
