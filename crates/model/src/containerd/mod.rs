@@ -44,7 +44,6 @@ pub mod dump;
 pub mod encode;
 pub mod explain;
 pub mod files;
-mod goduration;
 mod gonames;
 mod gonumbers;
 pub mod gowords;
