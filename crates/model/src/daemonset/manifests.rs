@@ -75,6 +75,14 @@ impl Manifests {
         self.daemon_sets.extend(loaded.daemon_sets.into_iter().map(|l| l.object));
         self.runtime_classes.extend(loaded.runtime_classes.into_iter().map(|l| l.object));
     }
+
+    /// [`Manifests::add_from_cluster`] from a dump the caller keeps (the browser's import
+    /// runs again on the same dump): copies only the objects the rollout takes.
+    pub fn add_copies_from_cluster(&mut self, loaded: &yaml::Manifests) {
+        self.nodes.extend(loaded.nodes.iter().map(|l| l.object.clone()));
+        self.daemon_sets.extend(loaded.daemon_sets.iter().map(|l| l.object.clone()));
+        self.runtime_classes.extend(loaded.runtime_classes.iter().map(|l| l.object.clone()));
+    }
 }
 
 /// A rollout from manifests: the first DaemonSet runs (and is settled first, every pod

@@ -117,12 +117,11 @@ pub fn read(count: u32) -> u32 {
         let Some(s) = s.as_mut() else { return 0 };
         let end = s.next.saturating_add(count as usize).min(s.pieces.len());
         if end > s.next {
-            let (m, d) = yaml::load_pieces(
+            let (mut m, d) = yaml::load_pieces(
                 &s.file,
                 s.pieces.get(s.next..end).unwrap_or_default(),
                 s.cluster,
             );
-            let mut m = m;
             if !s.cluster {
                 // Step 8's rollout never reads the dump's Pods (`gpulab rollout -f`:
                 // they are checked, their findings kept, and dropped).
@@ -349,15 +348,7 @@ pub fn rollout(ds_file: &str, ds_text: &str, lang: Lang) -> Result<Outcome, Stri
             return problems(&s.diags, lang);
         }
         let mut manifests = RolloutManifests::default();
-        // What `add_from_cluster` takes of the dump, copied (the session keeps the dump
-        // for the next run); its Pods were dropped as they were read.
-        let m = &s.manifests;
-        manifests.add_from_cluster(Manifests {
-            nodes: m.nodes.clone(),
-            daemon_sets: m.daemon_sets.clone(),
-            runtime_classes: m.runtime_classes.clone(),
-            ..Manifests::default()
-        });
+        manifests.add_copies_from_cluster(&s.manifests);
         let (loaded, diags) = yaml::load(ds_file, ds_text);
         if !diags.is_empty() {
             return problems(&diags, lang);

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::{Container, ContainerPort, Node, Pod, ResourceRe
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::hash::FastMap;
-use crate::kubernetes::resources::{parse_resource_list, pod_non_zero_request, pod_request_and_non_zero, pod_resource_request, Resource};
+use crate::kubernetes::resources::{parse_resource_list, pod_request_and_non_zero, Resource};
 
 /// A host port a pod binds (`HostPortInfo` entry), sanitised: empty IP = `0.0.0.0`,
 /// empty protocol = `TCP`.
@@ -250,9 +250,10 @@ pub struct PodInfo {
 impl PodInfo {
     /// Precomputes what the filters need.
     pub fn new(pod: Pod, pod_level_resources: bool) -> PodInfo {
+        let (request, non_zero) = pod_request_and_non_zero(&pod, pod_level_resources);
         PodInfo {
-            request: pod_resource_request(&pod, pod_level_resources),
-            non_zero: pod_non_zero_request(&pod),
+            request,
+            non_zero,
             priority: pod_priority(&pod),
             host_ports: pod_host_ports(&pod),
             pod,
