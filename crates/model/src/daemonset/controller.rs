@@ -14,12 +14,16 @@
 //! `manage`, on the pods `manage` left), and `observedGeneration` follows `generation`.
 //!
 //! A sync costs the pods it touches, not the cluster: the pods are indexed by target
-//! node ([`PodStore`]), and what a look at a node's pods found — `manage` has nothing
-//! to do there, `findUpdatedPodsOnNode`'s verdict, the node's part of the status — is
-//! kept until those pods change (or the revision, the template generation, the clock
-//! under minReadySeconds, or the nodes). What is left per node and sync is reading
-//! that verdict and, with a seeded order, computing the node's rank (SplitMix64 draws
-//! are computed directly, not in turn).
+//! node ([`PodStore`]), and what a look at a node's pods found — what `manage` does
+//! there, `findUpdatedPodsOnNode`'s verdict, the node's part of the status — is kept
+//! and summed up in a [`Tally`] (the nodes each pass visits, the counts and the status
+//! sums of the others). A sync looks again only at the nodes whose pods changed since
+//! (the store lists them: [`PodStore::take_touched`]), taking each one's old part out
+//! of the tally and putting its new part in; a change of the revision, the template
+//! generation, the clock under minReadySeconds or the nodes computes every node again.
+//! What is left per sync beyond the pods it touches: the rank of each old available
+//! pod's node when rollingUpdate may pick some (SplitMix64 draws are computed
+//! directly, not in turn), and with maxSurge a walk over every node.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -298,57 +302,94 @@ impl DaemonSetsController {
             self.cache.key = Some(key);
             self.cache.epoch += 1;
         }
-        if self.cache.nodes.len() != self.nodes.len() {
-            self.cache.nodes = vec![NodeVerdict::default(); self.nodes.len()];
-        }
     }
 
-    /// Node `i`'s verdicts, computed again only when its pods or the key changed.
-    fn verdict(&mut self, i: usize, should: (bool, bool)) -> NodeVerdict {
-        let (version, epoch) = (self.pods.version(i), self.cache.epoch);
-        if let Some(v) = self.cache.nodes.get(i).filter(|v| v.version == version && v.epoch == epoch) {
-            return *v;
-        }
+    /// Node `i`'s verdicts, from its pods and the key.
+    fn compute_verdict(&self, i: usize, should: (bool, bool)) -> NodeVerdict {
         let Some(key) = self.cache.key.as_ref() else { return NodeVerdict::default() };
         let pods = self.node_pods(i);
         let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
-        let manage = manage_node(name, &pods, should, key, self.now);
-        let v = NodeVerdict {
-            version,
-            epoch,
-            manage_quiet: manage.is_quiet(),
+        NodeVerdict {
+            manage: manage_node(name, &pods, should, key, self.now).kind(),
             has_pods: !pods.is_empty(),
             class: UpdateClass::of(&pods, key, self.now),
             status: StatusContrib::of(&pods, key, self.now),
-        };
-        if let Some(slot) = self.cache.nodes.get_mut(i) {
-            *slot = v;
         }
-        v
+    }
+
+    /// Brings the per-node verdicts and their [`Tally`] up to date: every node when the
+    /// key, the should-run table or the nodes changed since the last time, else only
+    /// the nodes whose pods changed since ([`PodStore::take_touched`]), each one's old
+    /// part of the tally taken out and its new part put in.
+    fn refresh_verdicts(&mut self, should: &[(bool, bool)]) {
+        let touched = self.pods.take_touched();
+        let epoch = self.cache.epoch;
+        if self.cache.tally_epoch != Some(epoch) || self.cache.nodes.len() != should.len() {
+            let nodes: Vec<NodeVerdict> = should.iter().enumerate().map(|(i, &s)| self.compute_verdict(i, s)).collect();
+            let mut tally = Tally::default();
+            for (i, (v, &s)) in nodes.iter().zip(should).enumerate() {
+                tally.apply(i, s, v, true);
+            }
+            self.cache.nodes = nodes;
+            self.cache.tally = tally;
+            self.cache.tally_epoch = Some(epoch);
+        } else {
+            for i in touched {
+                let (Some(&s), Some(&old)) = (should.get(i), self.cache.nodes.get(i)) else { continue };
+                let new = self.compute_verdict(i, s);
+                self.cache.tally.apply(i, s, &old, false);
+                self.cache.tally.apply(i, s, &new, true);
+                if let Some(slot) = self.cache.nodes.get_mut(i) {
+                    *slot = new;
+                }
+            }
+        }
+        #[cfg(test)]
+        self.check_tally(should);
+    }
+
+    /// The verdicts and the tally kept incrementally equal those computed afresh on
+    /// every node.
+    #[cfg(test)]
+    fn check_tally(&self, should: &[(bool, bool)]) {
+        let nodes: Vec<NodeVerdict> = should.iter().enumerate().map(|(i, &s)| self.compute_verdict(i, s)).collect();
+        let mut tally = Tally::default();
+        for (i, (v, &s)) in nodes.iter().zip(should).enumerate() {
+            tally.apply(i, s, v, true);
+        }
+        assert_eq!(nodes, self.cache.nodes, "sync {}: verdicts", self.syncs);
+        assert_eq!(tally, self.cache.tally, "sync {}: tally", self.syncs);
     }
 
     /// `manage` + `podsShouldBeOnNode` + `getUnscheduledPodsWithoutNode`: what to delete
     /// and which nodes need a pod. Failed-pod deletion is not rate-limited here
-    /// (upstream backs off per node). Nodes whose verdict says there is nothing to do
-    /// are not looked at again until their pods change.
+    /// (upstream backs off per node). Only the nodes where the tally says there is
+    /// something to do are looked at: those where `manage` deletes or records an event,
+    /// and the first `burstReplicas` of those that only need a pod.
     fn manage_plan(&mut self, should: &[(bool, bool)]) -> (Vec<String>, Vec<String>) {
-        let mut nodes_needing = Vec::new();
+        self.refresh_verdicts(should);
+        let mut needing: Vec<usize> = Vec::new();
         let mut to_delete = Vec::new();
         let mut failed_events = Vec::new();
-        for (i, &s) in should.iter().enumerate() {
-            if self.verdict(i, s).manage_quiet {
-                continue;
+        if let Some(key) = self.cache.key.as_ref() {
+            for &i in &self.cache.tally.busy {
+                let s = should.get(i).copied().unwrap_or_default();
+                let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
+                let m = manage_node(name, &self.node_pods(i), s, key, self.now);
+                if m.needs_pod {
+                    needing.push(i);
+                }
+                to_delete.extend(m.delete);
+                failed_events.extend(m.events);
             }
-            let Some(key) = self.cache.key.as_ref() else { continue };
-            let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
-            let m = manage_node(name, &self.node_pods(i), s, key, self.now);
-            // `syncNodes` creates for the first `burstReplicas` of them only.
-            if m.needs_pod && nodes_needing.len() < self.burst_replicas {
-                nodes_needing.push(name.to_string());
-            }
-            to_delete.extend(m.delete);
-            failed_events.extend(m.events);
         }
+        // `syncNodes` creates for the first `burstReplicas` of them (in list order) only;
+        // the two sets are disjoint.
+        needing.extend(self.cache.tally.needing.iter().take(self.burst_replicas));
+        needing.sort_unstable();
+        needing.truncate(self.burst_replicas);
+        let nodes_needing: Vec<String> =
+            needing.iter().map(|&i| self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("").to_string()).collect();
         // Unscheduled pods whose target node no longer exists.
         for (_, pods) in self.orphan_pods() {
             to_delete.extend(pods.iter().filter(|p| super::pod::pod_node_name(p).is_empty()).map(|p| pod_name(p).to_string()));
@@ -387,37 +428,35 @@ impl DaemonSetsController {
         if matches!(self.node_order, NodeOrder::Seeded(_)) {
             self.rng.skip(self.nodes.len() as u64);
         }
-        let desired = should.iter().filter(|(run, _)| *run).count();
+        self.refresh_verdicts(should);
+        let desired = usize::try_from(self.cache.tally.desired).unwrap_or(0);
         let counts = desired_node_counts(&self.ds, desired)?;
-        // Verdicts first (they may need computing: `&mut self`), then ranks and names.
-        let verdicts: Vec<NodeVerdict> = should.iter().enumerate().map(|(i, &s)| self.verdict(i, s)).collect();
         let fixed: FastMap<&str, u64> = match &self.node_order {
             NodeOrder::Fixed(names) => names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u64)).collect(),
             _ => FastMap::default(),
         };
         // (rank, node index or orphan index) of the nodes to visit.
         let mut visit: Vec<(u64, Visit)> = Vec::new();
-        let mut old_available: Vec<(u64, Visit)> = Vec::new();
+        // Ranked only when some of them can be picked.
+        let mut old_available: Vec<Visit> = Vec::new();
         let mut num_unavailable = 0usize;
         // Nodes maxSurge 0 only counts as unavailable (no pod, two of a kind, old and
         // new): counted here, not visited.
         let mut counted_only = 0usize;
         let full = counts.max_surge > 0;
-        for (i, (v, &s)) in verdicts.iter().zip(should).enumerate() {
-            if !(s.0 || v.has_pods) {
-                continue;
-            }
-            let rank = || self.rank(&base, &fixed, i);
-            match v.class {
-                _ if full => visit.push((rank(), Visit::Node(i))),
-                UpdateClass::New { available: true } => {}
-                UpdateClass::Old { available: true } => old_available.push((rank(), Visit::Node(i))),
-                UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => counted_only += 1,
-                class => {
-                    num_unavailable += usize::from(class.counts_unavailable());
-                    visit.push((rank(), Visit::Node(i)));
+        if full {
+            for (i, (v, &s)) in self.cache.nodes.iter().zip(should).enumerate() {
+                if s.0 || v.has_pods {
+                    visit.push((self.rank(&base, &fixed, i), Visit::Node(i)));
                 }
             }
+        } else {
+            // The tally's sets, in list order (as a walk over every node would push them).
+            let tally = &self.cache.tally;
+            visit.extend(tally.visit.iter().map(|&i| (self.rank(&base, &fixed, i), Visit::Node(i))));
+            num_unavailable += tally.visit.len();
+            counted_only += tally.counted_only;
+            old_available.extend(tally.old_available.iter().map(|&i| Visit::Node(i)));
         }
         let key = self.cache.key.clone().unwrap_or_default();
         let orphans = self.orphan_pods();
@@ -425,7 +464,7 @@ impl DaemonSetsController {
             match UpdateClass::of(pods, &key, self.now) {
                 _ if full => visit.push((u64::MAX, Visit::Orphan(o))),
                 UpdateClass::New { available: true } => {}
-                UpdateClass::Old { available: true } => old_available.push((u64::MAX, Visit::Orphan(o))),
+                UpdateClass::Old { available: true } => old_available.push(Visit::Orphan(o)),
                 UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => counted_only += 1,
                 class => {
                     num_unavailable += usize::from(class.counts_unavailable());
@@ -442,13 +481,18 @@ impl DaemonSetsController {
         let order = |a: &(u64, Visit), b: &(u64, Visit)| (a.0, name_of(&a.1)).cmp(&(b.0, name_of(&b.1)));
         let all_old_available = old_available.len();
         let take = counts.max_unavailable.saturating_sub(num_unavailable + counted_only).min(old_available.len());
-        if take == 0 {
-            old_available.clear();
-        } else if take < old_available.len() {
-            old_available.select_nth_unstable_by(take - 1, order);
-            old_available.truncate(take);
+        if take > 0 {
+            let rank = |v: Visit| match v {
+                Visit::Node(i) => self.rank(&base, &fixed, i),
+                Visit::Orphan(_) => u64::MAX,
+            };
+            let mut ranked: Vec<(u64, Visit)> = old_available.into_iter().map(|v| (rank(v), v)).collect();
+            if take < ranked.len() {
+                ranked.select_nth_unstable_by(take - 1, order);
+                ranked.truncate(take);
+            }
+            visit.extend(ranked);
         }
-        visit.extend(old_available);
         visit.sort_unstable_by(order);
         let lists: Vec<Vec<&Pod>> = visit
             .iter()
@@ -633,24 +677,10 @@ impl DaemonSetsController {
     }
 
     /// `updateDaemonSetStatus` + `storeDaemonSetStatus` (with `updateObservedGen`),
-    /// summed from the per-node verdicts.
+    /// summed from the per-node verdicts (the tally's sums).
     fn update_daemon_set_status(&mut self, should: &[(bool, bool)]) -> DaemonSetStatus {
-        let (mut desired, mut current, mut misscheduled, mut ready, mut updated, mut available) = (0, 0, 0, 0, 0, 0);
-        for (i, &s) in should.iter().enumerate() {
-            let v = self.verdict(i, s);
-            match (s.0, v.has_pods) {
-                (true, false) => desired += 1,
-                (true, true) => {
-                    desired += 1;
-                    current += 1;
-                    ready += i32::from(v.status.ready);
-                    available += i32::from(v.status.available);
-                    updated += i32::from(v.status.updated);
-                }
-                (false, true) => misscheduled += 1,
-                (false, false) => {}
-            }
-        }
+        self.refresh_verdicts(should);
+        let Tally { desired, current, misscheduled, ready, updated, available, .. } = self.cache.tally;
         let nz = |v: i32| (v != 0).then_some(v);
         let previous = self.ds.status.clone().unwrap_or_default();
         let status = DaemonSetStatus {
@@ -696,8 +726,9 @@ struct VerdictKey {
 }
 
 /// The controller's memory between syncs: the should-run table and, per node, what
-/// the last look at its pods found. The informer's index and expectations are what
-/// let upstream's controller act on what changed; this is the model's equivalent.
+/// the last look at its pods found, summed up in a [`Tally`]. The informer's index and
+/// expectations are what let upstream's controller act on what changed; this is the
+/// model's equivalent.
 #[derive(Debug, Clone, Default)]
 struct SyncCache {
     /// The template pod spec the should-run table was computed for.
@@ -706,16 +737,93 @@ struct SyncCache {
     key: Option<VerdictKey>,
     /// Moves when `key` changes.
     epoch: u64,
+    /// Per node, for the pods it had at the last [`DaemonSetsController::refresh_verdicts`].
     nodes: Vec<NodeVerdict>,
+    /// The epoch `nodes` and `tally` were computed for (`None`: not yet).
+    tally_epoch: Option<u64>,
+    tally: Tally,
 }
 
-/// One node's verdicts, valid for the pod version and epoch they were computed at.
-#[derive(Debug, Clone, Copy, Default)]
+/// What a sync reads of every node, summed over the nodes and kept up to date node by
+/// node: the nodes each pass has to visit, by index (so in list order), and the counts
+/// and status sums of the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Tally {
+    /// `manage` only creates a pod there.
+    needing: BTreeSet<usize>,
+    /// `manage` deletes a pod or records an event there.
+    busy: BTreeSet<usize>,
+    /// maxSurge 0 visits them: one pod, not available (new or old).
+    visit: BTreeSet<usize>,
+    /// One old available pod: rollingUpdate's candidates for deletion.
+    old_available: BTreeSet<usize>,
+    /// Nodes maxSurge 0 only counts as unavailable (no pod, two of a kind, old and new).
+    counted_only: usize,
+    desired: i32,
+    current: i32,
+    misscheduled: i32,
+    ready: i32,
+    updated: i32,
+    available: i32,
+}
+
+impl Tally {
+    /// Adds (`add`) or takes out node `i`'s part, for its verdict `v`.
+    fn apply(&mut self, i: usize, (run, _): (bool, bool), v: &NodeVerdict, add: bool) {
+        let toggle = |set: &mut BTreeSet<usize>| {
+            if add {
+                set.insert(i);
+            } else {
+                set.remove(&i);
+            }
+        };
+        match v.manage {
+            ManageKind::Quiet => {}
+            ManageKind::NeedsPodOnly => toggle(&mut self.needing),
+            ManageKind::Busy => toggle(&mut self.busy),
+        }
+        let d: i32 = if add { 1 } else { -1 };
+        if run || v.has_pods {
+            match v.class {
+                UpdateClass::New { available: true } => {}
+                UpdateClass::Old { available: true } => toggle(&mut self.old_available),
+                UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both => {
+                    self.counted_only = if add { self.counted_only + 1 } else { self.counted_only.saturating_sub(1) };
+                }
+                UpdateClass::New { available: false } | UpdateClass::Old { available: false } => toggle(&mut self.visit),
+            }
+        }
+        match (run, v.has_pods) {
+            (true, false) => self.desired += d,
+            (true, true) => {
+                self.desired += d;
+                self.current += d;
+                self.ready += d * i32::from(v.status.ready);
+                self.available += d * i32::from(v.status.available);
+                self.updated += d * i32::from(v.status.updated);
+            }
+            (false, true) => self.misscheduled += d,
+            (false, false) => {}
+        }
+    }
+}
+
+/// What `manage` does on a node, as the tally sorts it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum ManageKind {
+    /// Nothing: no pod to create or delete, no event.
+    #[default]
+    Quiet,
+    /// Creates a pod, nothing else.
+    NeedsPodOnly,
+    /// Deletes a pod or records an event (and may create one).
+    Busy,
+}
+
+/// One node's verdicts, for the pods it had when they were computed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct NodeVerdict {
-    version: u64,
-    epoch: u64,
-    /// `manage` has nothing to do on the node (no pod to create or delete, no event).
-    manage_quiet: bool,
+    manage: ManageKind,
     /// The node has daemon pods (terminal ones being deleted left out).
     has_pods: bool,
     class: UpdateClass,
@@ -753,7 +861,7 @@ impl UpdateClass {
 }
 
 /// A node's part of the status: its oldest pod's readiness, availability, revision.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct StatusContrib {
     ready: bool,
     available: bool,
@@ -783,8 +891,12 @@ struct ManageNode {
 }
 
 impl ManageNode {
-    fn is_quiet(&self) -> bool {
-        !self.needs_pod && self.delete.is_empty() && self.events.is_empty()
+    fn kind(&self) -> ManageKind {
+        match (self.needs_pod, self.delete.is_empty() && self.events.is_empty()) {
+            (false, true) => ManageKind::Quiet,
+            (true, true) => ManageKind::NeedsPodOnly,
+            (_, false) => ManageKind::Busy,
+        }
     }
 }
 

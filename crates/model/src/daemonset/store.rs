@@ -5,8 +5,10 @@
 //! touches instead of scanning every pod of the cluster.
 //!
 //! Every node of the list has a slot with its pods' names (in name order, the store's
-//! order) and a version that moves on every change to one of them; the controller
-//! keeps per-node verdicts against that version ([`super::controller`]). Pods are
+//! order) and a version that moves on every change to one of them; the nodes whose
+//! version moved are listed until [`PodStore::take_touched`] takes the list, which is
+//! how the controller finds the per-node verdicts it has to compute again
+//! ([`super::controller`]). Pods are
 //! boxed: a k8s-openapi `Pod` is a few hundred bytes, and the map moves its values
 //! on every insert and remove.
 //!
@@ -32,6 +34,8 @@ struct Slot {
     names: Vec<String>,
     /// Moves on every change to the node's pods (unique across the store's life).
     version: u64,
+    /// Listed in `PodStore::touched` since the last [`PodStore::take_touched`].
+    touched: bool,
 }
 
 /// The DaemonSet's pods (see the module doc).
@@ -45,6 +49,9 @@ pub struct PodStore {
     orphans: BTreeMap<String, Vec<String>>,
     /// The last version handed out.
     clock: u64,
+    /// Nodes whose version moved since the last [`PodStore::take_touched`], each once,
+    /// in the order they first moved.
+    touched: Vec<usize>,
 }
 
 /// Where a pod is indexed.
@@ -70,9 +77,11 @@ impl PodStore {
             self.node_index.entry(node.borrow().metadata.name.clone().unwrap_or_default()).or_insert(i);
         }
         self.slots = vec![Slot::default(); nodes.len()];
+        self.touched = (0..nodes.len()).collect();
         for slot in &mut self.slots {
             self.clock += 1;
             slot.version = self.clock;
+            slot.touched = true;
         }
         self.orphans.clear();
         let names: Vec<String> = self.pods.keys().cloned().collect();
@@ -88,14 +97,35 @@ impl PodStore {
         }
     }
 
+    /// Moves node `i`'s version and lists it as touched.
+    fn bump(clock: &mut u64, touched: &mut Vec<usize>, slot: &mut Slot, i: usize) {
+        *clock += 1;
+        slot.version = *clock;
+        if !slot.touched {
+            slot.touched = true;
+            touched.push(i);
+        }
+    }
+
+    /// The nodes whose version moved since the last call (each once), emptying the
+    /// list: what a reader that keeps something per node version has to look at again.
+    pub fn take_touched(&mut self) -> Vec<usize> {
+        let touched = std::mem::take(&mut self.touched);
+        for &i in &touched {
+            if let Some(slot) = self.slots.get_mut(i) {
+                slot.touched = false;
+            }
+        }
+        touched
+    }
+
     fn index(&mut self, name: &str) {
         let Some(pod) = self.pods.get(name) else { return };
         let list = match Self::place(&self.node_index, pod) {
             Place::Nowhere => return,
             Place::Node(i) => {
                 let Some(slot) = self.slots.get_mut(i) else { return };
-                self.clock += 1;
-                slot.version = self.clock;
+                Self::bump(&mut self.clock, &mut self.touched, slot, i);
                 &mut slot.names
             }
             Place::Orphan(node) => self.orphans.entry(node.to_string()).or_default(),
@@ -111,8 +141,7 @@ impl PodStore {
             Place::Nowhere => {}
             Place::Node(i) => {
                 if let Some(slot) = self.slots.get_mut(i) {
-                    self.clock += 1;
-                    slot.version = self.clock;
+                    Self::bump(&mut self.clock, &mut self.touched, slot, i);
                     slot.names.retain(|n| n != name);
                 }
             }
@@ -156,13 +185,11 @@ impl PodStore {
             let out = f(pod);
             if Self::place(&self.node_index, pod) == Place::Node(i) {
                 if let Some(slot) = self.slots.get_mut(i) {
-                    self.clock += 1;
-                    slot.version = self.clock;
+                    Self::bump(&mut self.clock, &mut self.touched, slot, i);
                 }
             } else {
                 if let Some(slot) = self.slots.get_mut(i) {
-                    self.clock += 1;
-                    slot.version = self.clock;
+                    Self::bump(&mut self.clock, &mut self.touched, slot, i);
                     slot.names.retain(|n| n != name);
                 }
                 self.index(name);
@@ -284,10 +311,20 @@ mod tests {
         s.update("p2", |p| p.status = Some(Default::default()));
         assert_eq!((names(s.on_node(0)), names(s.on_node(1))), (vec!["p2"], vec!["p1"]));
         assert!(s.version(0) != a && s.version(1) == b);
+        assert_eq!(s.take_touched(), vec![0, 1]);
+        assert!(s.take_touched().is_empty());
         assert!(s.remove("p1").is_some());
         assert!(s.on_node(1).next().is_none() && s.version(1) != b);
+        assert_eq!(s.take_touched(), vec![1]);
+        let lent = s.lend("p2");
+        assert!(lent.is_some());
+        if let Some(p) = lent {
+            s.give_back("p2", p);
+        }
+        assert!(s.take_touched().is_empty());
         s.set_nodes(&[node("gone")]);
         assert_eq!((names(s.on_node(0)), s.orphans().count()), (vec!["q"], 1));
+        assert_eq!(s.take_touched(), vec![0]);
         assert_eq!(s.len(), 3);
     }
 }
