@@ -65,6 +65,11 @@ impl Deferred {
     pub fn line_of_entry(&self, name: &str, value: &str) -> u32 {
         line_of_entry(&self.doc, name, value)
     }
+
+    /// The document it was read from ([`split`]'s piece).
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
 }
 
 /// The kinds read through their own entry point ([`Deferred`]).
@@ -102,7 +107,7 @@ pub const KINDS: [&str; 10] = [
 /// a `kind: List` (`kubectl get -o yaml`, or `-o json`), or a whole JSON object; its
 /// text, the line (1-based) it starts on, and the columns its lines were dedented by
 /// (a YAML List item's two).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
     text: String,
     first_line: u32,
@@ -123,6 +128,25 @@ impl Document {
     /// Whether its text is empty.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
+    }
+
+    /// Its text (a List item's dedented, `metadata.managedFields` lines left empty):
+    /// its line `n` (1-based) is the file's line [`Self::first_line`]` + n - 1`.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The line (1-based) of the file it starts on.
+    pub fn first_line(&self) -> u32 {
+        self.first_line
+    }
+
+    /// The same piece as if it started on line `first_line` of its file: loading it
+    /// ([`load_pieces`]) gives what loading it where it is gives, every line moved by
+    /// the difference (a caller keeping the readings of a file's unchanged pieces
+    /// across edits reads each piece once, at line 1).
+    pub fn at_line(self, first_line: u32) -> Document {
+        Document { first_line, ..self }
     }
 }
 
@@ -178,6 +202,11 @@ struct ManagedFields {
 impl ManagedFields {
     /// Whether `line` (at the document's own indentation) belongs to `metadata.managedFields`.
     fn blanks(&mut self, line: &str) -> bool {
+        // Outside managedFields, a line indented deeper than metadata's keys is never
+        // one (most lines of a big file: read at every edit of it).
+        if !self.inside && line.starts_with("   ") {
+            return false;
+        }
         let rest = line.trim_start_matches(' ');
         let indent = line.len() - rest.len();
         if self.inside {
