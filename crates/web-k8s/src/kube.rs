@@ -229,6 +229,8 @@ type Cache<T> = RefCell<Vec<(String, String, Rc<T>)>>;
 /// findings, and the objects as the API server holds them (the slices shared with
 /// every call's state while the text stays).
 type DraRead = (Vec<Located<DeviceClass>>, Vec<Diagnostic>, State);
+/// A file's pieces (at line 1) and their readings, in file order.
+type Pieces = Vec<(Document, Rc<Piece>)>;
 
 thread_local! {
     /// The files read last (name, text), most recently used first: an edit reads again only the file
@@ -241,7 +243,7 @@ thread_local! {
     /// The pieces of each file's last text read, by their text (at line 1): a changed
     /// text reads again only the pieces the edit changed, the others moved to their
     /// new lines.
-    static PIECES: RefCell<BTreeMap<String, Vec<(Document, Rc<Piece>)>>> = const { RefCell::new(BTreeMap::new()) };
+    static PIECES: RefCell<BTreeMap<String, Pieces>> = const { RefCell::new(BTreeMap::new()) };
 }
 
 /// `cache`'s entry for (`file`, `text`), or `make`'s; either is then the most recently
@@ -274,7 +276,7 @@ fn cached<T>(cache: &'static std::thread::LocalKey<Cache<T>>, file: &str, text: 
 fn read_file(file: &str, text: &str) -> Rc<Read> {
     cached(&READ, file, text, || {
         let kept = PIECES.with(|p| p.borrow_mut().remove(file)).unwrap_or_default();
-        let mut now: Vec<(Document, Rc<Piece>)> = Vec::new();
+        let mut now: Pieces = Vec::new();
         let mut read = Read::default();
         // Where the last piece found was, plus one: an edit keeps the pieces in order,
         // so the next one is tried first (texts compared, nothing hashed).
