@@ -165,8 +165,10 @@ pub fn kube_step(props: &KubeStepProps) -> Html {
     };
     let rc_editor = editor("k8s-runtimeclass", RUNTIMECLASS, input.runtimeclass.clone(), KubeAction::RuntimeClass);
     let path = kube_path(if props.step == Step::RuntimeClass { "" } else { &input.path });
+    // The view carries a path's file back only while the learner has not edited it.
+    let own_or = |own: &String, echoed: &String| if own.is_empty() { echoed.clone() } else { own.clone() };
     let pod_editor = if path.id == "dra" {
-        editor("k8s-pod", path.pod, view.pod.clone(), KubeAction::DraPod)
+        editor("k8s-pod", path.pod, own_or(&input.dra_pod, &view.pod), KubeAction::DraPod)
     } else {
         editor("k8s-pod", path.pod, input.pod.clone(), KubeAction::Pod)
     };
@@ -189,7 +191,7 @@ pub fn kube_step(props: &KubeStepProps) -> Html {
                 { patch_html(lang, view, &patch_form, &kube) }
                 { outcome }
                 if !path.objects.is_empty() {
-                    { editor("k8s-objects", path.objects, view.objects.clone(), KubeAction::Objects) }
+                    { editor("k8s-objects", path.objects, own_or(if path.id == "dra" { &input.dra_objects } else { &input.ext_objects }, &view.objects), KubeAction::Objects) }
                 }
                 { editor("k8s-cluster", CLUSTER, input.cluster.clone(), KubeAction::Cluster) }
                 { pod_editor }

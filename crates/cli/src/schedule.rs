@@ -48,7 +48,7 @@ fn read(path: &Path, diags: &mut Vec<Diagnostic>, errors: &mut Vec<String>, dra:
                 let (objects, typed) = gpulab_model::kubernetes::dra::read(&m);
                 diags.extend(typed);
                 diags.extend(
-                    gpulab_model::kubernetes::dra::diagnose(&file, &text, &objects)
+                    gpulab_model::kubernetes::dra::diagnose(&objects)
                         .into_iter()
                         .filter(|d| d.severity == gpulab_model::diagnostic::Severity::Error),
                 );

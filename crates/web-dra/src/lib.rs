@@ -35,8 +35,10 @@ mod tests {
     use gpulab_view::{KubeOutcome, KubeView, Reply};
 
     /// The module schedules the DRA path the chunk hands over: the lab's own DRA files
-    /// (the request leaves them empty) give the pod a GPU of gpu-node-2's slice, where
-    /// the chunk's `kube` answers `NeedsDra`; bad JSON is an error reply.
+    /// (the request leaves them empty, and the reply carries them back) give the pod a
+    /// GPU of gpu-node-2's slice, where the chunk's `kube` answers `NeedsDra`; a
+    /// request with the learner's texts gets none of them back; bad JSON is an error
+    /// reply.
     #[test]
     fn schedules_what_the_chunk_hands_over() {
         let request = serde_json::json!({
@@ -49,9 +51,21 @@ mod tests {
         let chunk: Reply<KubeView> = serde_json::from_str(&gpu_node_lab_k8s::kube(&request)).unwrap();
         assert_eq!(chunk.unwrap().outcome, KubeOutcome::NeedsDra {});
         let dra: Reply<KubeView> = serde_json::from_str(&super::kube(&request)).unwrap();
-        let KubeOutcome::Created { verdict, claims, .. } = dra.unwrap().outcome else { panic!("not created") };
+        let KubeOutcome::Created { verdict, claims, .. } = dra.clone().unwrap().outcome else { panic!("not created") };
         assert_eq!(verdict, "default/cuda-vectoradd: Scheduled to gpu-node-2");
         assert!(claims.contains("  gpu: gpu.nvidia.com gpu-node-2 gpu-0"), "{claims}");
+        // The lab's own files go back to the app (it does not hold them); the learner's
+        // texts do not (the app has them).
+        let dra = dra.unwrap();
+        assert_eq!(dra.objects, include_str!("../../../src/steps/data/dra.yaml"));
+        assert_eq!(dra.pod, include_str!("../../../src/steps/data/dra-pod.yaml"));
+        let mut own: serde_json::Value = serde_json::from_str(&request).unwrap();
+        own["objects"] = format!("{}# the learner's\n", dra.objects).into();
+        own["pod"] = dra.pod.clone().into();
+        let reply: Reply<KubeView> = serde_json::from_str(&super::kube(&own.to_string())).unwrap();
+        let reply = reply.unwrap();
+        assert!(matches!(reply.outcome, KubeOutcome::Created { .. }), "{:?}", reply.outcome);
+        assert_eq!((reply.pod.as_str(), reply.objects.as_str()), ("", ""));
         let bad: Reply<KubeView> = serde_json::from_str(&super::kube("{")).unwrap();
         assert!(bad.unwrap_err().starts_with("bad request"));
     }

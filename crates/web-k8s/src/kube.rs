@@ -13,9 +13,10 @@
 //! it with [`KubeOutcome::NeedsDra`]; the DRA module (`crates/web-dra`, loaded when a
 //! learner picks a DRA path) exports the second.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::dra::{self, apply::Applied, dynamicresources::State, printed};
@@ -24,10 +25,10 @@ use gpulab_model::kubernetes::kubelet::{create_pod_sandbox, mark_container_creat
 use gpulab_model::kubernetes::patch;
 use gpulab_model::kubernetes::scheduler::explain::table;
 use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
-use gpulab_model::kubernetes::yaml::{load, Located, Manifests};
+use gpulab_model::kubernetes::yaml::{load_pieces, split, Document, Located, Manifests};
 use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::{Diagnostic, Lang, Severity};
+use gpulab_model::{Diagnostic, Lang, Severity, Span};
 use gpulab_model::containerd::Daemon;
 use gpulab_view::{kube_path, ContainerdFiles, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -100,7 +101,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
         let mut state = State::default();
         let mut classes: Vec<Located<DeviceClass>> = Vec::new();
         for (file, text, m) in files {
-            if !m.deferred.is_empty() {
+            if m.has_dra {
                 let o = read_dra(file, text, m);
                 diags.extend(o.1.iter().cloned());
                 classes.extend(o.0.iter().cloned());
@@ -129,7 +130,7 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
                 })
             }
         }
-    } else if !path.id.is_empty() || pods.pods.iter().any(|p| uses_claims(&p.object)) || files.iter().any(|(_, _, m)| !m.deferred.is_empty()) {
+    } else if !path.id.is_empty() || pods.pods.iter().any(|p| uses_claims(&p.object)) || files.iter().any(|(_, _, m)| m.has_dra) {
         (KubeOutcome::NeedsDra {}, None)
     } else if diags.is_empty() {
         let rcs = runtime_classes();
@@ -137,15 +138,26 @@ fn view_with<const DRA: bool>(req: &KubeRequest) -> (KubeView, Option<Event>) {
     } else {
         bad(&diags)
     };
-    let (pod, objects) = if path.id.is_empty() { (String::new(), String::new()) } else { (pod_text, objects_text) };
+    // Only a text the request left empty goes back (the path's own file, which the app
+    // does not have): the learner's text is the app's already, and echoing a
+    // 1,000-device objects file was most of a re-schedule's reply.
+    let echo = |asked: &str, text: String| if path.id.is_empty() || !asked.is_empty() { String::new() } else { text };
+    let (pod, objects) = (echo(&req.pod, pod_text), echo(&req.objects, objects_text));
     (KubeView { outcome, get_nodes, cluster: cluster_view, versions, patch_errors, patches_applied, pod, objects }, event)
 }
 
-/// One file as `kubectl apply` reads it: its manifests and the reader's findings.
+/// One file as `kubectl apply` reads it: its manifests and the reader's findings,
+/// read piece by piece ([`yaml::split`]): the pieces, each read on its own at line 1
+/// and moved to its line, are kept for the DRA objects ([`read_dra`]), which are not
+/// in `manifests` (`manifests.deferred` stays empty).
 #[derive(Default)]
 struct Read {
     manifests: Manifests,
     diags: Vec<Diagnostic>,
+    /// Each piece's reading and the lines it moves down by (its first line less one).
+    pieces: Vec<(Rc<Piece>, u32)>,
+    /// Whether a piece holds DRA documents ([`Manifests::deferred`]).
+    has_dra: bool,
 }
 
 impl std::ops::Deref for Read {
@@ -153,6 +165,58 @@ impl std::ops::Deref for Read {
     fn deref(&self) -> &Manifests {
         &self.manifests
     }
+}
+
+/// One piece of a file ([`yaml::split`]: a YAML document, a List's item) read on its
+/// own as if it started on line 1: what `load` makes of it, and — when the DRA
+/// module's build asks ([`read_dra`]) — its DRA objects typed and validated.
+struct Piece {
+    manifests: Manifests,
+    diags: Vec<Diagnostic>,
+    dra: OnceCell<PieceDra>,
+}
+
+/// A piece's DRA objects (at line 1): its DeviceClasses where they are, `dra::read`'s
+/// findings, `dra::diagnose_by_kind`'s errors (by kind: the file's findings are each
+/// kind's in file order), and the objects as the API server holds them.
+struct PieceDra {
+    classes: Vec<Located<DeviceClass>>,
+    typed: Vec<Diagnostic>,
+    invalid: [Vec<Diagnostic>; 4],
+    state: State,
+}
+
+impl Piece {
+    fn dra(&self) -> &PieceDra {
+        self.dra.get_or_init(|| {
+            let (o, typed) = dra::read(&self.manifests);
+            let invalid = dra::diagnose_by_kind(&o).map(|found| found.into_iter().filter(|d| d.severity == Severity::Error).collect());
+            let classes = o.device_classes.clone();
+            PieceDra { classes, typed, invalid, state: State::from(o) }
+        })
+    }
+}
+
+/// `span` `by` lines down.
+fn moved(span: &Span, by: u32) -> Span {
+    Span { line: span.line.saturating_add(by), end: span.end.map(|(l, c)| (l.saturating_add(by), c)), ..span.clone() }
+}
+
+/// `d` with every place `by` lines down.
+fn moved_diag(d: &Diagnostic, by: u32) -> Diagnostic {
+    let mut d = d.clone();
+    if by > 0 {
+        d.primary = d.primary.as_ref().map(|s| moved(s, by));
+        for r in &mut d.related {
+            r.span = moved(&r.span, by);
+        }
+    }
+    d
+}
+
+/// The objects of `list` `by` lines down.
+fn moved_all<T: Clone>(list: &[Located<T>], by: u32) -> impl Iterator<Item = Located<T>> + '_ {
+    list.iter().map(move |l| Located { object: l.object.clone(), span: moved(&l.span, by) })
 }
 
 /// How many files each cache below keeps (step 5–6's four files, and the previous
@@ -165,6 +229,8 @@ type Cache<T> = RefCell<Vec<(String, String, Rc<T>)>>;
 /// findings, and the objects as the API server holds them (the slices shared with
 /// every call's state while the text stays).
 type DraRead = (Vec<Located<DeviceClass>>, Vec<Diagnostic>, State);
+/// A file's pieces (at line 1) and their readings, in file order.
+type Pieces = Vec<(Document, Rc<Piece>)>;
 
 thread_local! {
     /// The files read last (name, text), most recently used first: an edit reads again only the file
@@ -174,6 +240,10 @@ thread_local! {
     /// The DRA objects of the files read last (name, text), typed and validated (the
     /// API server's errors), most recently used first; only the DRA module's build uses it.
     static READ_DRA: Cache<DraRead> = const { RefCell::new(Vec::new()) };
+    /// The pieces of each file's last text read, by their text (at line 1): a changed
+    /// text reads again only the pieces the edit changed, the others moved to their
+    /// new lines.
+    static PIECES: RefCell<BTreeMap<String, Pieces>> = const { RefCell::new(BTreeMap::new()) };
 }
 
 /// `cache`'s entry for (`file`, `text`), or `make`'s; either is then the most recently
@@ -200,22 +270,77 @@ fn cached<T>(cache: &'static std::thread::LocalKey<Cache<T>>, file: &str, text: 
     })
 }
 
-/// `file` read (or the same text's earlier reading).
+/// `file` read (or the same text's earlier reading): the same manifests and findings
+/// as [`load`], read piece by piece — a piece whose text the last reading of `file`
+/// had is not read again.
 fn read_file(file: &str, text: &str) -> Rc<Read> {
     cached(&READ, file, text, || {
-        let (manifests, diags) = load(file, text);
-        Read { manifests, diags }
+        let kept = PIECES.with(|p| p.borrow_mut().remove(file)).unwrap_or_default();
+        let mut now: Pieces = Vec::new();
+        let mut read = Read::default();
+        // Where the last piece found was, plus one: an edit keeps the pieces in order,
+        // so the next one is tried first (texts compared, nothing hashed).
+        let mut next = 0;
+        for doc in split(text) {
+            let by = doc.first_line().saturating_sub(1);
+            let at_1 = doc.at_line(1);
+            let found = kept.get(next).filter(|(d, _)| *d == at_1).map(|_| next).or_else(|| kept.iter().position(|(d, _)| *d == at_1));
+            let piece = match found.and_then(|i| kept.get(i).map(|(_, p)| (i, p))) {
+                Some((i, piece)) => {
+                    next = i + 1;
+                    piece.clone()
+                }
+                None => {
+                    let (manifests, diags) = load_pieces(file, std::slice::from_ref(&at_1), false);
+                    Rc::new(Piece { manifests, diags, dra: OnceCell::new() })
+                }
+            };
+            let (m, out) = (&piece.manifests, &mut read.manifests);
+            out.nodes.extend(moved_all(&m.nodes, by));
+            out.pods.extend(moved_all(&m.pods, by));
+            out.runtime_classes.extend(moved_all(&m.runtime_classes, by));
+            out.daemon_sets.extend(moved_all(&m.daemon_sets, by));
+            out.config_maps.extend(moved_all(&m.config_maps, by));
+            out.events.extend(moved_all(&m.events, by));
+            out.bound.extend(m.bound.iter().cloned());
+            read.diags.extend(piece.diags.iter().map(|d| moved_diag(d, by)));
+            read.has_dra |= !m.deferred.is_empty();
+            read.pieces.push((piece.clone(), by));
+            now.push((at_1, piece));
+        }
+        PIECES.with(|p| p.borrow_mut().insert(file.to_string(), now));
+        read
     })
 }
 
-/// The DRA objects of `file` (read as `m`), typed and validated, with the findings
-/// `gpulab schedule` stops at (or the same text's earlier reading).
-fn read_dra(file: &str, text: &str, m: &Manifests) -> Rc<DraRead> {
+/// The DRA objects of `file` (read as `read`), typed and validated, with the findings
+/// `gpulab schedule` stops at (or the same text's earlier reading): each piece's own,
+/// moved to its lines, joined as a reading of the whole file joins them.
+fn read_dra(file: &str, text: &str, read: &Read) -> Rc<DraRead> {
     cached(&READ_DRA, file, text, || {
-        let (o, mut found) = dra::read(m);
-        found.extend(dra::diagnose(file, text, &o).into_iter().filter(|d| d.severity == Severity::Error));
-        let classes = o.device_classes.clone();
-        (classes, found, State::from(o))
+        let mut classes = Vec::new();
+        let mut found = Vec::new();
+        let mut invalid: [Vec<Diagnostic>; 4] = Default::default();
+        let mut state = State::default();
+        let mut slices = Vec::new();
+        for (piece, by) in &read.pieces {
+            if piece.manifests.deferred.is_empty() {
+                continue;
+            }
+            let dra = piece.dra();
+            classes.extend(moved_all(&dra.classes, *by));
+            found.extend(dra.typed.iter().map(|d| moved_diag(d, *by)));
+            for (all, own) in invalid.iter_mut().zip(&dra.invalid) {
+                all.extend(own.iter().map(|d| moved_diag(d, *by)));
+            }
+            state.classes.extend(dra.state.classes.iter().cloned());
+            state.claims.extend(dra.state.claims.iter().cloned());
+            state.templates.extend(dra.state.templates.iter().cloned());
+            slices.extend(dra.state.slices.iter().cloned());
+        }
+        state.slices = Arc::new(slices);
+        found.extend(invalid.into_iter().flatten());
+        (classes, found, state)
     })
 }
 
@@ -574,8 +699,9 @@ mod tests {
     }
 
     /// Step 6's paths for the same pod: the DRA path allocates a GPU of gpu-node-2's
-    /// slice without any node status patch and shows the lab's own files while the
-    /// request leaves them empty (the learner's edits when not); the extended resource
+    /// slice without any node status patch and sends the lab's own files back while
+    /// the request leaves them empty (nothing when not: the app has the learner's
+    /// edits); the extended resource
     /// is the device plugin's verdict while DRAExtendedResource is off (1.35) and the
     /// scheduler's claim for it from 1.36; the device plugin's path shows no
     /// files of its own.
@@ -595,7 +721,11 @@ mod tests {
         let v = view_dra(&req);
         let KubeOutcome::Waiting { text } = &v.outcome else { panic!("{:?}", v.outcome) };
         assert!(text.contains("FailedResourceClaimCreation") && text.contains("\"one-gpu\" not found"), "{text}");
-        assert_eq!(v.objects, req.objects);
+        // The learner's own texts are the app's: the view does not carry them back.
+        assert_eq!((v.pod.as_str(), v.objects.as_str()), (default_text("dra-pod.yaml").as_str(), ""));
+        req.pod = default_text("dra-pod.yaml");
+        let v = view_dra(&req);
+        assert!(v.pod.is_empty() && v.objects.is_empty());
         req.path = "dra-extended".into();
         req.pod = request().pod;
         req.objects = String::new();
@@ -666,6 +796,82 @@ mod tests {
             assert!(Rc::ptr_eq(&dra, &read_dra("dra.yaml", &objects_text, &objects)), "{i}");
         }
         assert!(!Rc::ptr_eq(&cluster, &read_file(CLUSTER, &format!("{cluster_text}\n"))));
+    }
+
+    /// What `gpulab schedule` reads of a file — `load`, `dra::read`, `dra::diagnose`'s
+    /// errors —, and what this module's state reads of it: the manifests (DRA's
+    /// documents aside), the findings in the order the view shows them, the classes
+    /// where they are, the API server's objects.
+    fn readings(file: &str, text: &str) -> [String; 2] {
+        let (m, mut diags) = gpulab_model::kubernetes::yaml::load(file, text);
+        let (o, typed) = dra::read(&m);
+        diags.extend(typed);
+        diags.extend(dra::diagnose(&o).into_iter().filter(|d| d.severity == Severity::Error));
+        let shown = |m: &Manifests| format!("{:?}", (&m.nodes, &m.pods, &m.runtime_classes, &m.daemon_sets, &m.config_maps, &m.events, &m.bound));
+        let classes = o.device_classes.clone();
+        let fresh = format!("{}\n{diags:#?}\n{classes:?}\n{:?}\n{}", shown(&m), State::from(o), !m.deferred.is_empty());
+        let read = read_file(file, text);
+        let dra = read_dra(file, text, &read);
+        let mut diags = read.diags.clone();
+        diags.extend(dra.1.iter().cloned());
+        let kept = format!("{}\n{diags:#?}\n{:?}\n{:?}\n{}", shown(&read), dra.0, dra.2, read.has_dra);
+        [fresh, kept]
+    }
+
+    /// Issue 17: the objects file read piece by piece over a series of edits — above a
+    /// bad document, inside it, below it, a document copied, one removed, broken YAML
+    /// and healed — is every time what a fresh read gives, findings and their lines
+    /// included; an edit above a bad document moves its finding's line.
+    #[test]
+    fn reading_only_the_changed_documents_is_a_fresh_reading() {
+        let own = default_text("dra.yaml");
+        let bad_slice = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: twice\nspec:\n  driver: gpu.nvidia.com\n  nodeName: gpu-node-2\n  pool: {name: p, generation: 0, resourceSliceCount: 1}\n  devices:\n  - name: gpu-0\n  - name: gpu-0\n";
+        let bad_class = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: bad\nspec:\n  selectors:\n  - cel:\n      expression: device.driver = 'x'\n";
+        let typo = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: gpu.nvidia.com\n  pool: {name: p, generation: 0, resourceSliceCount: oops}\n";
+        let texts = [
+            own.clone(),
+            format!("{own}---\n{bad_slice}"),
+            format!("# a line above\n{own}---\n{bad_slice}"),
+            format!("# a line above\n# and another\n{own}---\n{bad_slice}---\n{bad_class}"),
+            format!("{bad_class}---\n{own}---\n{bad_slice}---\n{typo}"),
+            format!("{bad_class}---\n{typo}---\n{own}---\n{bad_slice}---\n{bad_slice}"),
+            format!("{bad_class}---\nkind: [\n---\n{own}"),
+            format!("{bad_class}---\n{own}---\n{}", bad_slice.replace("name: twice", "name: once")),
+            format!("{own}---\n{bad_slice}"),
+            own.replace("  name: one-gpu", "  name: one-gpu\n  labels: {a: b}"),
+        ];
+        let mut codes = std::collections::BTreeSet::new();
+        for (i, text) in texts.iter().enumerate() {
+            let [fresh, kept] = readings("dra.yaml", text);
+            assert_eq!(kept, fresh, "edit {i}");
+            codes.extend(["dra-invalid", "k8s-object-invalid", "k8s-yaml-invalid"].into_iter().filter(|c| fresh.contains(&format!("code: \"{c}\""))));
+        }
+        assert_eq!(codes.len(), 3, "every kind of finding met: {codes:?}");
+        // The duplicate device's finding, at its line, follows the lines added above.
+        let line_of_duplicate = |text: &str| {
+            let read = read_file("dra.yaml", text);
+            let dra = read_dra("dra.yaml", text, &read);
+            dra.1.iter().find(|d| d.args.iter().any(|(_, v)| v.contains("Duplicate value"))).and_then(|d| d.primary.as_ref()).map(|s| s.line)
+        };
+        let below = format!("{own}---\n{bad_slice}");
+        let at = own.lines().count() as u32 + 2 + 10;
+        assert_eq!(line_of_duplicate(&below), Some(at));
+        assert_eq!(line_of_duplicate(&format!("# one\n# two\n{below}")), Some(at + 2));
+    }
+
+    /// An edit of one document reads only that document again: the others' readings
+    /// are the same (one `Rc`), whether they moved or not.
+    #[test]
+    fn an_edit_reads_only_its_document() {
+        let own = default_text("dra.yaml");
+        let before = read_file("dra.yaml", &own);
+        let edited = own.replace("      - name: gpu\n", "      - name: gpu\n        # one more line\n");
+        let after = read_file("dra.yaml", &edited);
+        let same: Vec<bool> = before.pieces.iter().zip(&after.pieces).map(|((a, _), (b, _))| Rc::ptr_eq(a, b)).collect();
+        assert_eq!(same, [true, false, true], "the class and the slice kept, the template read again");
+        let lines = |r: &Read| r.pieces.iter().map(|(_, by)| *by).collect::<Vec<_>>();
+        let [class, template, slice] = lines(&before)[..] else { panic!() };
+        assert_eq!(lines(&after), [class, template, slice + 1]);
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.

@@ -251,8 +251,10 @@ pub struct KubeView {
     pub patch_errors: Vec<String>,
     /// How many of the learner's patches the API server accepted.
     pub patches_applied: usize,
-    /// Step 6 off the device plugin's path: the pod's and the objects' texts the
-    /// outcome is for (the path's own where the request left them empty).
+    /// Step 6 off the device plugin's path: the path's own pod and objects texts the
+    /// outcome is for where the request left them empty (the lab's files, which the
+    /// app does not hold); empty where the request carried a text — the app shows its
+    /// own then (a re-schedule's reply does not carry the learner's files back).
     pub pod: String,
     pub objects: String,
 }

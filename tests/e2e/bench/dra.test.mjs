@@ -5,8 +5,9 @@
 // call, JSON in and out (reading the files the edit changed — the module keeps what it
 // read of the others while their text stays —, the claim from its template, one
 // scheduling cycle with DynamicResources on every node, the views). An edit of the pod
-// is the figure held to the frame; an edit of the objects file (every slice read and
-// validated again) is printed beside it. Prints the median and p95 per call against a frame (16 ms); like
+// is the figure held to the frame; an edit of the objects file (the document it changed
+// read and validated again, the others' readings kept, the state rebuilt) is printed
+// beside it. Prints the median and p95 per call against a frame (16 ms); like
 // the keystroke bench it fails only when absurdly over (10×), since shared machines
 // are noisy. The same call for the lab's own two-node cluster is printed beside it.
 // Run: cd tests/e2e && DIST=../../dist GPULAB=../../target/debug/gpulab node --test bench/dra.test.mjs
@@ -64,7 +65,7 @@ test(`step 6, DRA path: ${NODES * GPUS} devices on ${NODES} nodes re-scheduled b
   });
   // Every call is an edit, as the learner's typing makes them: a comment line added to
   // the pod (the module reads the slices once and keeps them while their text stays),
-  // or to the objects file (everything read and validated again).
+  // or to the objects file (its last document read and validated again).
   const edited = (text, i) => `${text}# edit ${i}\n`;
   const [cluster, objects, pod] = [bigCluster(), bigObjects(), read("dra-pod.yaml")];
   const cases = {

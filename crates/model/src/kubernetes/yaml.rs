@@ -65,6 +65,11 @@ impl Deferred {
     pub fn line_of_entry(&self, name: &str, value: &str) -> u32 {
         line_of_entry(&self.doc, name, value)
     }
+
+    /// The document it was read from ([`split`]'s piece).
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
 }
 
 /// The kinds read through their own entry point ([`Deferred`]).
@@ -102,7 +107,7 @@ pub const KINDS: [&str; 10] = [
 /// a `kind: List` (`kubectl get -o yaml`, or `-o json`), or a whole JSON object; its
 /// text, the line (1-based) it starts on, and the columns its lines were dedented by
 /// (a YAML List item's two).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
     text: String,
     first_line: u32,
@@ -124,6 +129,25 @@ impl Document {
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
+
+    /// Its text (a List item's dedented, `metadata.managedFields` lines left empty):
+    /// its line `n` (1-based) is the file's line [`Self::first_line`]` + n - 1`.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The line (1-based) of the file it starts on.
+    pub fn first_line(&self) -> u32 {
+        self.first_line
+    }
+
+    /// The same piece as if it started on line `first_line` of its file: loading it
+    /// ([`load_pieces`]) gives what loading it where it is gives, every line moved by
+    /// the difference (a caller keeping the readings of a file's unchanged pieces
+    /// across edits reads each piece once, at line 1).
+    pub fn at_line(self, first_line: u32) -> Document {
+        Document { first_line, ..self }
+    }
 }
 
 /// The kinds a kubectl dump's List may hold that the lab skips without reading them:
@@ -132,6 +156,58 @@ pub const SKIPPED_IN_LISTS: [&str; 1] = ["Secret"];
 
 /// Splits at `---` lines (the YAML document marker at column 1).
 fn split_documents(text: &str) -> Vec<Document> {
+    if text.contains('\r') || text.contains("managedFields") {
+        split_documents_by_line(text)
+    } else {
+        split_documents_whole(text)
+    }
+}
+
+/// [`split_documents`] of a text without `\r` and without `managedFields`, where every
+/// line of a document is the text's line as it is: the markers found by searching,
+/// each document's lines copied at once (a 1,000-device objects file is read at every
+/// edit of it; line by line was a fifth of that).
+fn split_documents_whole(text: &str) -> Vec<Document> {
+    let mut docs = Vec::new();
+    let at_start = text.starts_with("---").then_some(0);
+    let markers = at_start.into_iter().chain(text.match_indices("\n---").map(|(i, _)| i + 1));
+    // Where the current document's text starts, its first line, and the line there.
+    let (mut body, mut first_line, mut line) = (0usize, 1u32, 1u32);
+    let mut head = String::new();
+    for at in markers {
+        let line_end = text.get(at..).and_then(|t| t.find('\n')).map_or(text.len(), |i| at + i);
+        let rest = text.get(at + 3..line_end).unwrap_or_default();
+        if !(rest.is_empty() || rest.starts_with([' ', '\t', '#'])) {
+            continue;
+        }
+        let before = text.get(body..at).unwrap_or_default();
+        docs.push(Document { text: std::mem::take(&mut head) + before, first_line, indent: 0, json: false, list_item: false });
+        let marker_line = line + newlines(before);
+        first_line = marker_line + 1;
+        // A document may start on the marker line (`--- {kind: Pod}`).
+        if !rest.trim().is_empty() && !rest.trim_start().starts_with('#') {
+            first_line = marker_line;
+            head = format!("{rest}\n");
+        }
+        body = (line_end + 1).min(text.len());
+        line = marker_line + 1;
+    }
+    let mut last = std::mem::take(&mut head) + text.get(body..).unwrap_or_default();
+    if !last.is_empty() && !last.ends_with('\n') {
+        last.push('\n');
+    }
+    docs.push(Document { text: last, first_line, indent: 0, json: false, list_item: false });
+    docs
+}
+
+/// How many `\n` `text` holds.
+fn newlines(text: &str) -> u32 {
+    text.bytes().filter(|&b| b == b'\n').count() as u32
+}
+
+/// [`split_documents`] line by line: `metadata.managedFields` blanked, `\r\n` read as
+/// a line end.
+fn split_documents_by_line(text: &str) -> Vec<Document> {
     let mut docs = Vec::new();
     let mut cur = String::new();
     let mut first_line = 1u32;
@@ -178,6 +254,11 @@ struct ManagedFields {
 impl ManagedFields {
     /// Whether `line` (at the document's own indentation) belongs to `metadata.managedFields`.
     fn blanks(&mut self, line: &str) -> bool {
+        // Outside managedFields, a line indented deeper than metadata's keys is never
+        // one (most lines of a big file: read at every edit of it).
+        if !self.inside && line.starts_with("   ") {
+            return false;
+        }
         let rest = line.trim_start_matches(' ');
         let indent = line.len() - rest.len();
         if self.inside {
@@ -752,6 +833,32 @@ fn pod_quantities(p: &Pod) -> Vec<QuantityAt<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The documents found by searching for the markers are the ones a line-by-line
+    /// reading finds, for every shape of marker and end.
+    #[test]
+    fn documents_found_whole_are_the_ones_found_line_by_line() {
+        let texts = [
+            "",
+            "\n",
+            "a: 1",
+            "a: 1\n",
+            "---",
+            "---\n",
+            "a: 1\n---",
+            "a: 1\n---\n",
+            "---\na: 1\n---\nb: 2",
+            "--- {kind: Pod}\n---\n",
+            "a: 1\n--- {kind: Pod}\nb: 2\n--- # c\nc: 3\n---\t\n---x\n----\n  ---\nd: '---'\n",
+            "\n\n---\n\n---\n---\n\n",
+            "# only\n---\n# comments\n",
+            "a: 한\n--- 한: 1\nb: 2",
+        ];
+        let shape = |docs: Vec<Document>| docs.into_iter().map(|d| (d.text, d.first_line)).collect::<Vec<_>>();
+        for text in texts {
+            assert_eq!(shape(split_documents_whole(text)), shape(split_documents_by_line(text)), "{text:?}");
+        }
+    }
 
     /// Two documents load by kind; each knows its starting line.
     #[test]

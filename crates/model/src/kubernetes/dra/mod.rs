@@ -57,6 +57,8 @@ mod seats_tests;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::resource::v1::{DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice};
 
 use crate::diagnostic::{Diagnostic, Severity, Span};
@@ -71,6 +73,10 @@ pub struct Objects {
     pub resource_claims: Vec<Located<ResourceClaim>>,
     pub resource_claim_templates: Vec<Located<ResourceClaimTemplate>>,
     pub resource_slices: Vec<Located<ResourceSlice>>,
+    /// The text of each object's document (a `kind: List`'s whole), by its file and
+    /// the line it starts on (the object's `span`): [`diagnose`] finds a field's line
+    /// in it.
+    pub documents: BTreeMap<(String, u32), String>,
 }
 
 /// Types the DRA documents [`super::yaml::load`] kept ([`Manifests::deferred`]):
@@ -81,6 +87,8 @@ pub fn read(manifests: &Manifests) -> (Objects, Vec<Diagnostic>) {
     let mut out = Objects::default();
     let mut diags = Vec::new();
     for d in &manifests.deferred {
+        let doc = d.document();
+        out.documents.entry((d.span.file.clone(), d.span.line)).or_insert_with(|| doc.text().to_string());
         let result = match d.kind.as_str() {
             "DeviceClass" => d.typed().map(|o| out.device_classes.push(o)),
             "ResourceClaim" => d.typed().map(|o| out.resource_claims.push(o)),
@@ -115,53 +123,64 @@ pub fn read(manifests: &Manifests) -> (Objects, Vec<Diagnostic>) {
 /// Every DRA object of `manifests` validated: `dra-invalid` for each field error
 /// (argument `message`: the API server's text), `dra-cel-unsupported` for a
 /// selector the lab cannot evaluate (arguments `field`, `construct`, `column`). The
-/// line is the one in `text` that holds the field's key after the object's start.
-pub fn diagnose(file: &str, text: &str, manifests: &Objects) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let mut emit = |start: u32, kind: &str, name: Option<&String>, v: Validation| {
+/// line is the one that holds the field's key in the object's document
+/// ([`Objects::documents`]), each segment's key after the previous one's.
+pub fn diagnose(manifests: &Objects) -> Vec<Diagnostic> {
+    diagnose_by_kind(manifests).concat()
+}
+
+/// [`diagnose`]'s findings by kind — DeviceClasses', ResourceClaims',
+/// ResourceClaimTemplates', ResourceSlices' —, each in file order ([`diagnose`] is
+/// them one after the other). Each object's findings depend on it and its document
+/// only: a caller reading a file's documents one by one joins them per kind.
+pub fn diagnose_by_kind(manifests: &Objects) -> [Vec<Diagnostic>; 4] {
+    let mut out: [Vec<Diagnostic>; 4] = Default::default();
+    let emit = |out: &mut Vec<Diagnostic>, span: &Span, kind: &str, name: Option<&String>, v: Validation| {
+        let doc = manifests.documents.get(&(span.file.clone(), span.line)).map_or("", String::as_str);
+        let line_of = |field: &str| line_of_field(doc, field) + span.line.saturating_sub(1);
         for e in v.errors {
-            let line = line_of_field(text, start, &e.field);
             out.push(
                 Diagnostic::new("dra-invalid", Severity::Error)
                     .arg("kind", kind)
                     .arg("name", name.cloned().unwrap_or_default())
                     .arg("message", e.to_string())
-                    .at(Span::new(file, line, 1)),
+                    .at(Span::new(&span.file, line_of(&e.field), 1)),
             );
         }
         for u in v.unsupported {
-            let line = line_of_field(text, start, &u.field);
             out.push(
                 Diagnostic::new("dra-cel-unsupported", Severity::Warning)
                     .arg("field", &u.field)
                     .arg("construct", &u.error.message)
                     .arg("column", u.error.column.to_string())
-                    .at(Span::new(file, line, 1)),
+                    .at(Span::new(&span.file, line_of(&u.field), 1)),
             );
         }
     };
+    let [classes, claims, templates, slices] = &mut out;
     for o in &manifests.device_classes {
-        emit(o.span.line, "DeviceClass", o.object.metadata.name.as_ref(), validation::validate_device_class(&o.object));
+        emit(classes, &o.span, "DeviceClass", o.object.metadata.name.as_ref(), validation::validate_device_class(&o.object));
     }
     for o in &manifests.resource_claims {
-        emit(o.span.line, "ResourceClaim", o.object.metadata.name.as_ref(), validation::validate_resource_claim(&o.object));
+        emit(claims, &o.span, "ResourceClaim", o.object.metadata.name.as_ref(), validation::validate_resource_claim(&o.object));
     }
     for o in &manifests.resource_claim_templates {
         let v = validation::validate_resource_claim_template(&o.object);
-        emit(o.span.line, "ResourceClaimTemplate", o.object.metadata.name.as_ref(), v);
+        emit(templates, &o.span, "ResourceClaimTemplate", o.object.metadata.name.as_ref(), v);
     }
     for o in &manifests.resource_slices {
-        emit(o.span.line, "ResourceSlice", o.object.metadata.name.as_ref(), validation::validate_resource_slice(&o.object));
+        emit(slices, &o.span, "ResourceSlice", o.object.metadata.name.as_ref(), validation::validate_resource_slice(&o.object));
     }
     out
 }
 
-/// The line of a field path's keys in document order from `start` (each segment's
-/// `key:` searched after the previous one's line; `[i]` steps over list items), or
-/// the deepest one found. YAML anchors and flow style on one line land on that line.
-fn line_of_field(text: &str, start: u32, field: &str) -> u32 {
+/// The line (1-based) in a document's `text` of a field path's keys in order (each
+/// segment's `key:` searched after the previous one's line; `[i]` steps over list
+/// items), or the deepest one found, else the first line. YAML anchors and flow
+/// style on one line land on that line.
+fn line_of_field(text: &str, field: &str) -> u32 {
     let lines: Vec<&str> = text.lines().collect();
-    let mut line = start.saturating_sub(1) as usize;
+    let mut line = 0usize;
     for seg in field.split('.') {
         let (key, index) = match seg.split_once('[') {
             Some((k, rest)) => (k, rest.trim_end_matches(']').parse::<usize>().ok()),

@@ -379,7 +379,7 @@ spec:
     let (m, diags) = load("dra.yaml", text);
     let loaded: Vec<(&str, Option<u32>)> = diags.iter().map(|d| (d.code.as_str(), d.primary.as_ref().map(|s| s.line))).collect();
     assert_eq!(loaded, [("k8s-object-invalid", Some(34))]);
-    let found = super::diagnose("dra.yaml", text, &m);
+    let found = super::diagnose(&m);
     let got: Vec<(&str, u32, String)> = found
         .iter()
         .map(|d| {
