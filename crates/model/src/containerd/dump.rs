@@ -55,7 +55,7 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     let mut plugins = loaded.plugins.clone();
     let merged_version = loaded.version();
     if !version.is_1x() && merged_version < 3 {
-        migrate_cri_plugins(version, &mut plugins, merged_version)?;
+        migrate_cri_plugins(version, &mut plugins, merged_version, &disabled)?;
     }
     let by_short_id = version.is_1x() && merged_version <= 1;
     let mut decoded = Table::new();

@@ -44,6 +44,7 @@ pub mod dump;
 pub mod encode;
 pub mod explain;
 pub mod files;
+mod goduration;
 mod gonames;
 mod gonumbers;
 pub mod gowords;
