@@ -87,6 +87,7 @@ diag-containerd-plugin-table-ignored = No plugin reads the table { $table } on t
 diag-containerd-cri-plugin-error = The CRI plugin does not load: invalid plugin config: { $error }
 diag-containerd-daemon-exits = The daemon exits: { $line }
 diag-containerd-load-error = containerd refuses the files: { $message }
+diag-containerd-plugin-read-approximately = A value in { $plugin } is one that containerd { $version } reads by go-toml's own rules (a duration, or a table, boolean or float where a plain value belongs), which this page does not carry: its dump or error may differ here. `gpulab containerd dump --containerd-version { $version } --root DIR` shows containerd's reading.
 rs-supervisor = How containerd runs
 rs-systemd = systemd (containerd.service, Restart=always, RestartSec=5)
 rs-by-hand = started by hand in a shell

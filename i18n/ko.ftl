@@ -86,6 +86,7 @@ diag-containerd-plugin-table-ignored = 이 버전에서는 어떤 플러그인�
 diag-containerd-cri-plugin-error = CRI 플러그인이 로드되지 않습니다: invalid plugin config: { $error }
 diag-containerd-daemon-exits = 데몬이 종료됩니다: { $line }
 diag-containerd-load-error = containerd가 파일을 거부합니다: { $message }
+diag-containerd-plugin-read-approximately = { $plugin }의 값 중에 containerd { $version }이(가) go-toml 고유의 규칙으로 읽는 값(기간 값, 또는 일반 값 자리에 온 테이블·불리언·실수)이 있습니다. 이 페이지에는 그 규칙이 없어 dump나 오류가 실제와 다를 수 있습니다. containerd가 읽는 결과는 `gpulab containerd dump --containerd-version { $version } --root DIR`로 확인하세요.
 rs-supervisor = containerd 실행 방식
 rs-systemd = systemd (containerd.service, Restart=always, RestartSec=5)
 rs-by-hand = 셸에서 직접 실행

@@ -22,7 +22,13 @@
 //!
 //! Each case: the exit status and stderr byte for byte (the 2.x migration warning left
 //! out on both sides), and on success the plugin's table as the dump printed it.
+//!
+//! With the feature `go-toml-syntax` every case is exact. Without it (the app's model,
+//! whose first load leaves go-toml's own rules out) a case may differ only where the
+//! model says so: the plugin named as read approximately
+//! (`containerd-plugin-read-approximately`), or the syntax verdict pending.
 
+use gpulab_model::containerd::decode::EXACT;
 use gpulab_model::containerd::{Containerd, Files, Version, MAIN_CONFIG};
 
 const RECORDED: &str = include_str!("plugin_fields/recorded.txt");
@@ -66,10 +72,14 @@ fn plugin_fields_decode_as_the_binaries_did() {
     let cases = cases();
     assert!(cases.len() > 400, "{} cases", cases.len());
     let mut failures = Vec::new();
+    let mut flagged = 0;
     for case in &cases {
         let version = Version::parse(case.version).unwrap();
         let text = format!("version = 2\nroot = \"/root\"\nstate = \"/state\"\n{}\n", case.body.join("\n"));
-        let dump = Containerd::new(version).load(&Files::new().with(MAIN_CONFIG, text.as_str())).dump;
+        let result = Containerd::new(version).load(&Files::new().with(MAIN_CONFIG, text.as_str()));
+        let approximate = result.syntax_pending() || result.diagnostics.iter().any(|d| d.code == "containerd-plugin-read-approximately");
+        assert!(!(EXACT && approximate), "{} {}: flagged with go-toml's rules compiled in", case.version, case.body.join(" / "));
+        let dump = result.dump;
         let got: Vec<String> = if case.exit == 0 {
             let out: Vec<&str> = dump.stdout.lines().collect();
             let header = case.want.first().copied().unwrap_or("");
@@ -84,7 +94,12 @@ fn plugin_fields_decode_as_the_binaries_did() {
         } else {
             dump.stderr.lines().filter(|l| !l.contains("Configuration migrated")).map(str::to_string).collect()
         };
-        if dump.exit != case.exit || got != case.want {
+        let differs = dump.exit != case.exit || got != case.want;
+        if differs && approximate {
+            flagged += 1;
+            continue;
+        }
+        if differs {
             failures.push(format!(
                 "{} {}:\n  want exit {}: {}\n  got exit {}: {}",
                 case.version,
@@ -96,5 +111,8 @@ fn plugin_fields_decode_as_the_binaries_did() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} of {} cases differ unflagged:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    // Without the rules the model is inexact somewhere in these cases, and says so.
+    assert!(EXACT || flagged > 0, "no case flagged without go-toml's rules");
+    eprintln!("{} cases, {flagged} differing where the model says it reads approximately", cases.len());
 }

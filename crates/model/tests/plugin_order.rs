@@ -11,7 +11,12 @@
 //! duration field (the restart monitor's `interval`, a type with `UnmarshalText`) given
 //! a number, and the tracing plugins' fields, which their default dumps do not print.
 //! [`KNOWN`] lists a step that differs while it is being fixed (none now).
+//!
+//! Without the feature `go-toml-syntax` (the app's model) a duration field is read by
+//! its default's shape: such a step may differ, and then the model must say so
+//! (`containerd-plugin-read-approximately`); with it, every step is exact.
 
+use gpulab_model::containerd::decode::EXACT;
 use gpulab_model::containerd::schema::Defaults;
 use gpulab_model::containerd::value::Value;
 use gpulab_model::containerd::{Containerd, Files, Version, MAIN_CONFIG};
@@ -90,12 +95,13 @@ fn one_x_reports_the_first_broken_plugin_in_its_graph_order() {
         );
         for (step, (plugin, stderr)) in steps.iter().enumerate() {
             let text = config(&left);
-            let got = model
-                .load(&Files::new().with(MAIN_CONFIG, text.as_str()))
-                .dump;
+            let result = model.load(&Files::new().with(MAIN_CONFIG, text.as_str()));
+            let approximate = result.diagnostics.iter().any(|d| d.code == "containerd-plugin-read-approximately");
+            assert!(!(EXACT && approximate), "{name}, step {step}: flagged with go-toml's rules compiled in");
+            let got = result.dump;
             let known = KNOWN.iter().find(|(v, s, _, _)| v == name && *s == step);
             let want = known.map_or(*stderr, |(_, _, now, _)| *now);
-            if got.exit != 1 || got.stderr != format!("{want}\n") {
+            if (got.exit != 1 || got.stderr != format!("{want}\n")) && !approximate {
                 let why = known.map_or(String::new(), |(_, _, _, why)| {
                     format!(" (a known difference: {why}; the binary printed {stderr})")
                 });

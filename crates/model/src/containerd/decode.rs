@@ -7,8 +7,16 @@
 //!   their defaults), and keys that fit no field are reported in the order go-toml's
 //!   strict mode finds them in the re-encoded table (keys, then sub-tables, sorted),
 //!   then dropped.
+//!
+//! go-toml's own rules for some values — a duration field, a table or a boolean or
+//! float where a plain value or a map entry belongs — and their exact error texts are
+//! compiled in with the feature `go-toml-syntax` ([`EXACT`]; the companion, the chunk,
+//! the tests). The app leaves them out of its first load: it reads such a value as the
+//! field's default's shape says and names the plugin in [`Decoded::approximate`], which
+//! the step shows (`containerd-plugin-read-approximately`).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::gonames;
 use super::gowords::{fits, go_value, type_error, type_error_go, v1_type_name, GoField};
@@ -28,35 +36,72 @@ pub struct UnknownKey {
     pub logged: bool,
 }
 
+/// Whether go-toml's own rules for durations and misplaced tables, booleans and floats
+/// are compiled in (the feature `go-toml-syntax`).
+pub const EXACT: bool = cfg!(feature = "go-toml-syntax");
+
 struct Ctx<'a> {
     version: &'a Version,
     defaults: &'a Defaults,
     plugin: &'a str,
+    /// A value met that only the [`EXACT`] rules read as containerd does.
+    approximate: Cell<bool>,
 }
 
-/// Decodes `raw` (the merged table for `plugin`) onto `default`.
-pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, default: &Node, raw: &Node) -> Result<(Node, Vec<UnknownKey>), LoadError> {
-    let ctx = Ctx { version, defaults, plugin };
-    let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
-        #[cfg(feature = "go-toml-syntax")]
-        if default.as_table().is_some() {
-            // An array of one element re-encodes as a `[key]` header: an unknown table
-            // to strict mode, the plugin keeps its defaults (v2.2–2.3).
-            if let Some(Ok(path)) = array_as_header(version, raw) {
-                return Ok((default.clone(), vec![UnknownKey { path, at: raw.origin.clone(), logged: true }]));
+/// A plugin's decoded config.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub node: Node,
+    pub unknown: Vec<UnknownKey>,
+    /// Some value of the plugin's table was read without go-toml's own rule for it
+    /// (only without [`EXACT`]): containerd's dump or error may differ.
+    pub approximate: bool,
+}
+
+/// Decodes `raw` (the merged table for `plugin`) onto `default`. The error comes with
+/// whether the decode reached it without go-toml's own rules ([`Decoded::approximate`]).
+pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, default: &Node, raw: &Node) -> Result<Decoded, (LoadError, bool)> {
+    let ctx = Ctx { version, defaults, plugin, approximate: Cell::new(false) };
+    let out = ctx.plugin(default, raw);
+    let approximate = ctx.approximate.get();
+    match out {
+        Ok((node, unknown)) => Ok(Decoded { node, unknown, approximate }),
+        Err(e) => Err((e, approximate)),
+    }
+}
+
+impl Ctx<'_> {
+    /// Notes a value read without go-toml's own rule for it (never when [`EXACT`]).
+    fn approximated(&self) {
+        self.approximate.set(true);
+    }
+
+    fn plugin(&self, default: &Node, raw: &Node) -> Result<(Node, Vec<UnknownKey>), LoadError> {
+        let (ctx, version, plugin) = (self, self.version, self.plugin);
+        let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
+            #[cfg(feature = "go-toml-syntax")]
+            if default.as_table().is_some() {
+                // An array of one element re-encodes as a `[key]` header: an unknown table
+                // to strict mode, the plugin keeps its defaults (v2.2–2.3).
+                if let Some(Ok(path)) = array_as_header(version, raw) {
+                    return Ok((default.clone(), vec![UnknownKey { path, at: raw.origin.clone(), logged: true }]));
+                }
+                if let Some(e) = not_a_table(version, raw) {
+                    return Err(e);
+                }
             }
-            if let Some(e) = not_a_table(version, raw) {
-                return Err(e);
+            if !EXACT && !version.is_1x() && default.as_table().is_some() {
+                ctx.approximated();
             }
-        }
-        return Err(type_error(version, raw, "struct", true));
-    };
-    let mut path = Vec::new();
-    let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
-    let table = omit_empty(version, plugin, table);
-    let mut unknown = Vec::new();
-    ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
-    Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
+            return Err(type_error(version, raw, "struct", true));
+        };
+        let mut path = Vec::new();
+        let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
+        let table = omit_empty(version, plugin, table);
+        let mut unknown = Vec::new();
+        ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
+        Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
+    }
 }
 
 #[cfg(feature = "go-toml-syntax")]
@@ -225,9 +270,16 @@ impl Ctx<'_> {
 
     fn field_value(&self, path: &mut Vec<String>, default: &Node, v: &Node) -> Result<Node, LoadError> {
         if let Some(kind) = duration_field(self.version, self.plugin, path) {
-            return self.duration_value(kind, path, default, v);
+            if EXACT {
+                return self.duration_value(kind, path, default, v);
+            }
+            self.approximated();
         }
-        if self.version.is_1x() && matches!(v.value, Value::Table(_)) && !matches!(default.value, Value::Table(_)) {
+        let misplaced_table = matches!(v.value, Value::Table(_)) && !matches!(default.value, Value::Table(_));
+        if misplaced_table && !EXACT {
+            self.approximated();
+        }
+        if self.version.is_1x() && misplaced_table && EXACT {
             return Err(v1_tree_error(v));
         }
         match (&default.value, &v.value) {
@@ -242,7 +294,7 @@ impl Ctx<'_> {
                 let f = *i as f64;
                 Ok(Node::new(Value::Float(f), v.origin.clone()))
             }
-            (_, Value::Table(t)) if !self.version.is_1x() => self.v2_table_into_value(path, default, t, v),
+            (_, Value::Table(t)) if !self.version.is_1x() && EXACT => self.v2_table_into_value(path, default, t, v),
             _ => Err(self.field_error(path, default, v)),
         }
     }
@@ -342,15 +394,15 @@ impl Ctx<'_> {
         let go_type = gonames::go_type(owner, key, Some(default));
         // go-toml v2.2–2.3 word a boolean or a float by the target's kind before naming
         // the field (as in a file's own fields: `gowords::file_type_error`).
-        if self.version.line <= super::version::Line::V2_3 {
-            let early = match &v.value {
-                Value::Boolean(b) => Some(format!("toml: cannot assign boolean to a {b}")),
-                Value::Float(_) => Some(format!("toml: float cannot be assigned to {}", gonames::go_kind(&go_type))),
-                _ => None,
-            };
-            if let Some(message) = early {
+        if self.version.line <= super::version::Line::V2_3 && matches!(v.value, Value::Boolean(_) | Value::Float(_)) {
+            if EXACT {
+                let message = match &v.value {
+                    Value::Boolean(b) => format!("toml: cannot assign boolean to a {b}"),
+                    _ => format!("toml: float cannot be assigned to {}", gonames::go_kind(&go_type)),
+                };
                 return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
             }
+            self.approximated();
         }
         let go = GoField { owner, field: gonames::field_name(owner, key), go_type, at: None };
         type_error_go(self.version, v, go)
@@ -368,7 +420,16 @@ impl Ctx<'_> {
         // list's element).
         let kind = if entry_type.starts_with("[]") { "slice" } else { entry_type };
         let simple = matches!(entry_type, "string" | "[]string");
+        let early_kind = match &v.value {
+            Value::Boolean(_) | Value::Float(_) => simple && self.v2_early(),
+            Value::Table(_) => simple,
+            _ => false,
+        };
+        if early_kind && !EXACT {
+            self.approximated();
+        }
         let early = match &v.value {
+            _ if !EXACT => None,
             Value::Boolean(b) if simple && self.v2_early() => Some(format!("toml: cannot assign boolean to a {b}")),
             Value::Float(_) if simple && self.v2_early() => Some(format!("toml: float cannot be assigned to {kind}")),
             Value::Table(_) if entry_type == "string" && self.v2_early() => Some("unhandled kv part: string".to_string()),
@@ -406,7 +467,7 @@ impl Ctx<'_> {
                     Value::String(_) => ev.clone(),
                     // go-toml v2.2–2.3 decode an empty table into the entry as it is
                     // (the existing string, or "" for a new one).
-                    Value::Table(t) if t.entries.is_empty() && self.v2_early() => {
+                    Value::Table(t) if EXACT && t.entries.is_empty() && self.v2_early() => {
                         out.get(name).cloned().unwrap_or_else(|| Node::new(Value::String(String::new()), ev.origin.clone()))
                     }
                     _ => return Err(self.entry_error(path, "string", "string", ev)),

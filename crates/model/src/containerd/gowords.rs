@@ -51,7 +51,7 @@ fn go_float(f: f64) -> String {
     }
     let a = f.abs();
     if a != 0.0 && !(1e-4..1e6).contains(&a) {
-        let e = format!("{f:e}");
+        let e = crate::float::lower_exp(f);
         if let Some((m, x)) = e.split_once('e') {
             let (sign, digits) = x.strip_prefix('-').map_or(("+", x), |d| ("-", d));
             return format!("{m}e{sign}{digits:0>2}");
