@@ -141,7 +141,9 @@ fn shortest(f: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> String {
 }
 
 /// The digits and power of ten of [`shortest`]'s decimal (finite, non-zero `f`), no
-/// trailing zero digits.
+/// trailing zero digits. Not inlined: [`display`] and [`lower_exp`] share one copy in
+/// the app's wasm.
+#[inline(never)]
 fn shortest_digits(f: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> (Vec<u8>, i64) {
     let sign = if f.is_sign_negative() { "-" } else { "" };
     let (digits, exp10) = exact(f);

@@ -22,7 +22,7 @@ use super::gonames;
 use super::gowords::{fits, go_value, type_error, type_error_go, v1_type_name, GoField};
 use super::load::LoadError;
 use super::goduration;
-use super::schema::{duration_field, hidden_fields, kind_at, omitempty_fields, Defaults, DurationField, EntryType, HiddenKind, Kind};
+use super::schema::{duration_field, hidden_fields, is_duration_key, kind_at, omitempty_fields, Defaults, DurationField, EntryType, HiddenKind, Kind};
 use super::value::{Node, Origin, Table, Value};
 use super::version::Version;
 
@@ -97,7 +97,10 @@ impl Ctx<'_> {
         };
         let mut path = Vec::new();
         let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
-        let table = omit_empty(version, plugin, table);
+        let table = if EXACT { omit_empty(version, plugin, table) } else { table };
+        if !EXACT && !r.entries.is_empty() && matches!(plugin, "io.containerd.tracing.processor.v1.otlp" | "io.containerd.internal.v1.tracing") {
+            ctx.approximated();
+        }
         let mut unknown = Vec::new();
         ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
         Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
@@ -237,11 +240,22 @@ impl Ctx<'_> {
         // the sub-tables, sorted — so of two type errors it reports the first in that
         // order (seed 7453586491648913787 node 32: `enable_selinux = "yes"` before
         // `[containerd] default_runtime_name = ["runc"]`).
+        // Without the rules the file's order stands; an error there may then not be the
+        // one 2.4 reports first ([`Ctx::approximated`], below).
         let mut entries: Vec<&(String, Node)> = raw.entries.iter().collect();
-        if self.version.line >= super::version::Line::V2_4 {
-            let tabular = |n: &Node| n.is_table() || n.is_array_of_tables();
+        let tabular = |n: &Node| n.is_table() || n.is_array_of_tables();
+        let in_order = |a: &&(String, Node), b: &&(String, Node)| (tabular(&a.1), &a.0) <= (tabular(&b.1), &b.0);
+        let v24 = self.version.line >= super::version::Line::V2_4;
+        if EXACT && v24 {
             crate::sort::sort_by(&mut entries, |a, b| (tabular(&a.1), &a.0).cmp(&(tabular(&b.1), &b.0)));
         }
+        let reordered = !EXACT && v24 && !entries.is_sorted_by(in_order);
+        let mark = |e: LoadError| {
+            if reordered {
+                self.approximated();
+            }
+            e
+        };
         for (k, v) in entries {
             path.push(k.clone());
             let parent = parent(path);
@@ -250,10 +264,10 @@ impl Ctx<'_> {
             let nil_map = !out.contains(k) && v.as_table().is_some_and(|t| t.entries.is_empty());
             let decoded = match self.kind(path) {
                 Some(Kind::Map(_) | Kind::Any) if nil_map => None,
-                Some(Kind::Map(entry)) => Some(self.map(path, entry, out.get(k), v)?),
+                Some(Kind::Map(entry)) => Some(self.map(path, entry, out.get(k), v).map_err(mark)?),
                 Some(Kind::Any) => Some(merge_any(out.get(k), v)),
                 _ => match &field {
-                    Some((d, _, _)) => Some(self.field_value(path, d, v)?),
+                    Some((d, _, _)) => Some(self.field_value(path, d, v).map_err(mark)?),
                     None => None,
                 },
             };
@@ -269,10 +283,11 @@ impl Ctx<'_> {
     }
 
     fn field_value(&self, path: &mut Vec<String>, default: &Node, v: &Node) -> Result<Node, LoadError> {
-        if let Some(kind) = duration_field(self.version, self.plugin, path) {
-            if EXACT {
+        if EXACT {
+            if let Some(kind) = duration_field(self.version, self.plugin, path) {
                 return self.duration_value(kind, path, default, v);
             }
+        } else if is_duration_key(path) {
             self.approximated();
         }
         let misplaced_table = matches!(v.value, Value::Table(_)) && !matches!(default.value, Value::Table(_));

@@ -361,3 +361,21 @@ pub(super) fn value_position(text: &[u8], key: &Origin) -> (u32, u32) {
     }
     (key.line, u32::try_from(i + 1).unwrap_or(u32::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Go's `%v` of a float64 (`%g` with the shortest digits): an exponent of at least
+    /// two digits below 1e-4 and from 1e6 on.
+    #[test]
+    fn floats_print_as_go_prints_them() {
+        for (f, go) in [
+            (1e6, "1e+06"), (1.5e-5, "1.5e-05"), (123456789.0, "1.23456789e+08"), (0.0001, "0.0001"), (999999.0, "999999"), (-2.5e10, "-2.5e+10"),
+            (1e21, "1e+21"), (5e-324, "5e-324"), (0.5, "0.5"), (-0.00001, "-1e-05"), (1.7976931348623157e308, "1.7976931348623157e+308"), (0.0, "0"),
+            (f64::INFINITY, "+Inf"), (f64::NAN, "NaN"),
+        ] {
+            assert_eq!(go_float(f), go, "{f}");
+        }
+    }
+}

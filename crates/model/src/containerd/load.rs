@@ -163,7 +163,8 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
                     Entry::File(b) => b,
                     _ => &[],
                 };
-                st.error = Some(decoded_before_syntax_error(version, defaults, text, e));
+                // With a verdict given (the app's model), the verdict already is this.
+                st.error = Some(if super::decode::EXACT { decoded_before_syntax_error(version, defaults, text, e) } else { e });
                 return st;
             }
         };
@@ -216,9 +217,8 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
 /// instead of it (seed 7453586491648913775 node 15: `[timeouts]` then `a = 1 b = 2` is
 /// `cannot decode TOML integer` at `1`, not `expected newline` at `b`). The text before
 /// the syntax error is decoded on its own; v2.4 parses the whole document first.
-fn decoded_before_syntax_error(version: &Version, defaults: &Defaults, text: &[u8], e: LoadError) -> LoadError {
-    let streams = !version.is_1x() && version.line <= Line::V2_3;
-    let Some(at) = e.at.as_ref().filter(|_| streams && e.code == LoadErrorCode::Syntax) else { return e };
+pub(super) fn decoded_before_syntax_error(version: &Version, defaults: &Defaults, text: &[u8], e: LoadError) -> LoadError {
+    let Some(at) = e.at.as_ref().filter(|_| decodes_before_syntax_error(version, &e)) else { return e };
     let line_start = if at.line <= 1 {
         Some(0)
     } else {
@@ -230,6 +230,12 @@ fn decoded_before_syntax_error(version: &Version, defaults: &Defaults, text: &[u
         Err(te) if te.code == LoadErrorCode::Type && te.at.as_ref().is_some_and(|t| (t.line, t.column) < (at.line, at.column)) => te,
         _ => e,
     }
+}
+
+/// Whether `e` is a syntax error that a type error earlier in the file may stand in for
+/// ([`decoded_before_syntax_error`]).
+pub(super) fn decodes_before_syntax_error(version: &Version, e: &LoadError) -> bool {
+    !version.is_1x() && version.line <= Line::V2_3 && e.code == LoadErrorCode::Syntax
 }
 
 /// The fields of server-config section `name` this version knows.

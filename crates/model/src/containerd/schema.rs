@@ -255,6 +255,14 @@ pub enum DurationField {
     TomlExt,
 }
 
+/// The keys [`duration_field`] knows: each is a duration in the one plugin of every
+/// version that has it, so the key alone tells (a test holds that against the
+/// defaults) — what the app's model, without go-toml's rules, checks to say that it
+/// reads such a value approximately.
+pub fn is_duration_key(path: &[String]) -> bool {
+    matches!(path, [k] if matches!(k.as_str(), "interval" | "schedule_delay" | "startup_delay" | "plugin_registration_timeout" | "plugin_request_timeout" | "per_verifier_timeout"))
+}
+
 /// The duration field at `path` (ending at the key) of `plugin`, if it is one.
 pub fn duration_field(version: &Version, plugin: &str, path: &[String]) -> Option<DurationField> {
     let [key] = path else { return None };
@@ -322,7 +330,8 @@ pub fn hidden_fields(version: &Version, plugin: &str, path: &[String]) -> Vec<Hi
         out.push(h("auth", HiddenKind::Struct(E::AuthConfig), None));
         out.push(h("tls", HiddenKind::Struct(E::TlsConfig), None));
     }
-    if path.is_empty() {
+    // The tracing plugins' fields come with go-toml's rules (`decode::EXACT`).
+    if path.is_empty() && super::decode::EXACT {
         let fields = omitempty_fields(version, plugin);
         let mut after = None;
         for (name, kind) in fields {
@@ -384,6 +393,28 @@ mod tests {
             }
             assert!(d.top.contains("version"));
         }
+    }
+
+    /// The key alone tells a duration field: on every version, every plugin's
+    /// top-level key is one of [`is_duration_key`]'s exactly when [`duration_field`]
+    /// knows it (1.6.20, Debian's build, lacks NRI; its keys are still durations
+    /// wherever they appear).
+    #[test]
+    fn a_duration_key_is_a_duration_field_wherever_it_is() {
+        let mut seen = 0;
+        for name in super::super::version::MODELLED {
+            let v = Version::parse(name).unwrap();
+            let d = Defaults::of(&v);
+            for (plugin, node) in &d.plugins.entries {
+                for key in node.as_table().map(|t| t.keys().map(str::to_string).collect::<Vec<_>>()).unwrap_or_default() {
+                    let path = [key.clone()];
+                    let field = duration_field(&v, plugin, &path).is_some();
+                    assert_eq!(is_duration_key(&path), field, "{name} {plugin} {key}");
+                    seen += usize::from(field);
+                }
+            }
+        }
+        assert!(seen > 30, "{seen} duration fields in the defaults");
     }
 
     /// A 1.x new runtime starts from a zero `Runtime` (empty options table); 2.x has
