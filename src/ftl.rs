@@ -26,9 +26,10 @@ pub fn hash(text: &str) -> u64 {
 }
 
 /// The id prefixes of the messages only the views drawn from the on-demand chunk show
-/// (step 5–6's `k8s-`, step 7's `slots-`, step 8's `ro-`): the first load does not
-/// carry their Korean; the chunk does and hands it over when it arrives.
-pub const LATE: [&str; 3] = ["k8s-", "slots-", "ro-"];
+/// (step 5–6's `k8s-`, step 7's `slots-`, step 8's `ro-`) and of the hints of steps
+/// 3–8 (`late-hint-N`, shown once here): the first load does not carry their Korean;
+/// the chunk does and hands it over when it arrives.
+pub const LATE: [&str; 4] = ["k8s-", "slots-", "ro-", "late-"];
 
 /// Whether message `id` is one of the [`LATE`] ones.
 #[allow(dead_code)] // the build scripts' (the app reads the chunk's text by id order)

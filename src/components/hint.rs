@@ -7,11 +7,16 @@ use crate::i18n::{t, Lang, MessageId};
 
 /// The step's hint, folded. A plain function, not a component: it has no state, and a
 /// component type costs about 1 KB of the first load.
+/// Nothing until its text is here (steps 3–8's hints come with the chunk, `ftl::LATE`).
 pub fn hint(lang: Lang, text: MessageId) -> Html {
+    let text = t(lang, text);
+    if text.is_empty() {
+        return Html::default();
+    }
     html! {
         <details class="hint">
             <summary>{ t(lang, MessageId::Hint) }</summary>
-            <p>{ t(lang, text) }</p>
+            <p>{ text }</p>
         </details>
     }
 }

@@ -117,6 +117,7 @@ pub fn diag_message(lang: Lang, d: &Diagnostic) -> String {
         "containerd-plugin-table-ignored" => MessageId::DiagContainerdPluginTableIgnored,
         "containerd-cri-plugin-error" => MessageId::DiagContainerdCriPluginError,
         "containerd-daemon-exits" => MessageId::DiagContainerdDaemonExits,
+        "containerd-plugin-read-approximately" => MessageId::DiagContainerdPluginReadApproximately,
         _ if d.get("message").is_some() => MessageId::DiagContainerdLoadError,
         // No containerd code reaches here without a message id or a `message`.
         _ => return d.uncatalogued(),

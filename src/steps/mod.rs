@@ -72,17 +72,18 @@ impl Step {
         }
     }
 
-    /// The hint under the step's heading.
+    /// The hint under the step's heading (steps 3–8: a late message, `ftl::LATE`, which
+    /// comes with the chunk their views need).
     pub fn hint(self) -> MessageId {
         match self {
             Step::MainConfig => MessageId::Hint1,
             Step::DropIn => MessageId::Hint2,
-            Step::CheckScript => MessageId::Hint3,
-            Step::Restart => MessageId::Hint4,
-            Step::RuntimeClass => MessageId::Hint5,
-            Step::Scheduling => MessageId::Hint6,
-            Step::Slots => MessageId::Hint7,
-            Step::Rollout => MessageId::Hint8,
+            Step::CheckScript => MessageId::LateHint3,
+            Step::Restart => MessageId::LateHint4,
+            Step::RuntimeClass => MessageId::LateHint5,
+            Step::Scheduling => MessageId::LateHint6,
+            Step::Slots => MessageId::LateHint7,
+            Step::Rollout => MessageId::LateHint8,
         }
     }
 

@@ -1,5 +1,5 @@
-//! Floats printed as Rust's `Display` prints them (`{}` and, for integral values,
-//! `{:.1}`), without core's float formatting: its Grisu and Dragon4 code
+//! Floats printed as Rust's `Display` and `LowerExp` print them (`{}`, `{:e}` and, for
+//! integral values, `{:.1}`), without core's float formatting: its Grisu and Dragon4 code
 //! (`core::num::flt2dec`) is about 18 KB of the app's wasm, for the few floats a
 //! containerd config holds (`pause_threshold = 0.02`). Here a float's exact decimal
 //! expansion comes from a small bignum, and the shortest digits that read back as the
@@ -113,6 +113,19 @@ fn special(f: f64) -> Option<String> {
     }
 }
 
+/// `format!("{f:e}")`: the shortest digits, in scientific notation (`1e6`, `1.5e-5`).
+pub fn lower_exp(f: f64) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    if f == 0.0 {
+        return format!("{sign}0e0");
+    }
+    let (d, e) = shortest_digits(f, 17, |s| s.parse::<f64>().is_ok_and(|g| g == f));
+    scientific(sign, &d, e)
+}
+
 /// The shortest decimal (at most `max` significant digits) that `reads_back` accepts,
 /// the closer of the two roundings when both do, printed without an exponent.
 fn shortest(f: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> String {
@@ -123,6 +136,16 @@ fn shortest(f: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> String {
     if f == 0.0 {
         return format!("{sign}0");
     }
+    let (d, e) = shortest_digits(f, max, reads_back);
+    format!("{sign}{}", positional(&d, e))
+}
+
+/// The digits and power of ten of [`shortest`]'s decimal (finite, non-zero `f`), no
+/// trailing zero digits. Not inlined: [`display`] and [`lower_exp`] share one copy in
+/// the app's wasm.
+#[inline(never)]
+fn shortest_digits(f: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> (Vec<u8>, i64) {
+    let sign = if f.is_sign_negative() { "-" } else { "" };
     let (digits, exp10) = exact(f);
     let n = digits.len();
     let mut chosen = (digits.clone(), exp10);
@@ -156,7 +179,7 @@ fn shortest(f: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> String {
         d.pop();
         e += 1;
     }
-    format!("{sign}{}", positional(&d, e))
+    (d, e)
 }
 
 /// `digits` × 10^`exp10` as `d.ddde±x`, for parsing back.
@@ -252,6 +275,7 @@ mod tests {
         ];
         for f in values {
             assert_eq!(display(f), format!("{f}"), "{f:e}");
+            assert_eq!(lower_exp(f), format!("{f:e}"), "{f}");
             if f.is_finite() && f.trunc() == f {
                 assert_eq!(integral_one_decimal(f), format!("{f:.1}"), "{f:e}");
             }
@@ -264,6 +288,7 @@ mod tests {
         for k in -1074..=1023 {
             let f = 2f64.powi(k);
             assert_eq!(display(f), format!("{f}"), "2^{k}");
+            assert_eq!(lower_exp(f), format!("{f:e}"), "2^{k}");
         }
     }
 
@@ -288,6 +313,7 @@ mod tests {
         fn written_decimals_print_as_format_does(m in 0u64..100_000_000, e in -30i32..30) {
             let f: f64 = format!("{m}e{e}").parse().unwrap();
             prop_assert_eq!(display(f), format!("{f}"));
+            prop_assert_eq!(lower_exp(f), format!("{f:e}"));
             prop_assert_eq!(display_f32(f as f32), format!("{}", f as f32));
         }
 
@@ -296,6 +322,7 @@ mod tests {
         fn random_floats_print_as_format_does(bits in any::<u64>(), bits32 in any::<u32>()) {
             let f = f64::from_bits(bits);
             prop_assert_eq!(display(f), format!("{f}"));
+            prop_assert_eq!(lower_exp(f), format!("{f:e}"));
             if f.is_finite() && f.trunc() == f {
                 prop_assert_eq!(integral_one_decimal(f), format!("{f:.1}"));
             }

@@ -45,7 +45,8 @@ const CASES: &[(&str, u64, usize, &[&str], &str)] = &[
 ];
 
 /// What a long run on fresh seeds found on the 2.x lines (go-toml v2), 2026-12-06,
-/// seeds 7453586491648913723–731, fixed 2026-12-06 from go-toml's source at the
+/// seeds 7453586491648913723–731 (and 2026-12-07, seeds …775, …782, …787, …809 and
+/// …821, fixed the same day), fixed 2026-12-06 from go-toml's source at the
 /// version each release pins (v2.2.3: 2.0.11; v2.2.4: 2.1.9, 2.2.7; v2.3.0: 2.3.4;
 /// v2.4.3: 2.4.2): name, seed, node, versions, exit status, and the lines the
 /// binaries printed on stderr that the model left out or worded otherwise (held as
@@ -89,6 +90,33 @@ const FOUND_2X: &[(&str, u64, usize, &[&str], i32, &[&str])] = &[
             "level=error msg=\"Failure unmarshaling TOML\" column=20 error=\"toml: cannot decode TOML array into string\" file=/etc/containerd/extra.toml row=4",
             "containerd: failed to unmarshal TOML at row 4 column 20: toml: cannot decode TOML array into string",
         ],
+    ),
+    (
+        "2.0-2.2's runtime plugin migration asserts every runtime of its own containerd table is a table (a drop-in's `runtimes` entry given a string)",
+        7_453_586_491_648_913_782,
+        15,
+        &["2.0.11", "2.1.9", "2.2.7"],
+        2,
+        &["panic: interface conversion: interface {} is string, not map[string]interface {}"],
+    ),
+    (
+        "go-toml v2.2-2.3 decode each expression as it is parsed: a type error in the file's own fields before a syntax error wins",
+        7_453_586_491_648_913_775,
+        15,
+        &["2.0.11", "2.1.9", "2.2.7", "2.3.4"],
+        1,
+        &[
+            "level=error msg=\"Failure unmarshaling TOML\" column=5 error=\"toml: cannot decode TOML integer into struct field config.Config.Timeouts of type map[string]string\" file=/etc/containerd/extra.toml row=5",
+            "containerd: failed to unmarshal TOML at row 5 column 5: toml: cannot decode TOML integer into struct field config.Config.Timeouts of type map[string]string",
+        ],
+    ),
+    (
+        "go-toml v2.4 decodes a plugin's re-encoded table keys first, then sub-tables, each sorted: of two type errors the key's is reported",
+        7_453_586_491_648_913_787,
+        32,
+        &["2.4.2"],
+        1,
+        &["containerd: toml: cannot decode TOML string into struct field config.RuntimeConfig.EnableSelinux of type bool"],
     ),
 ];
 
@@ -136,6 +164,44 @@ fn the_long_runs_findings_print_as_the_binaries_did() {
             let d = cases::differences(&want, &got, &format!("{v} seed {seed} node {index}"));
             if !d.is_empty() {
                 failures.push(format!("== {name} ({v}, seed {seed} node {index})\n{}{d}", cases::describe(&node)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Long-run findings (2026-12-07) where the model printed more or other than the
+/// binaries on an exit-0 dump: name, seed, node, versions, a line the real stdout has
+/// (empty: none checked), a text the real stderr does not have.
+const DUMP_2X: &[(&str, u64, usize, &[&str], &str, &str)] = &[
+    (
+        "2.0's runtime plugin migration copies the CRI `cni` table whole, and only when its own table has none (so no `cni disabled_plugins` warning)",
+        7_453_586_491_648_913_809,
+        56,
+        &["2.0.11"],
+        "",
+        "key=\"cni disabled_plugins\"",
+    ),
+    (
+        "2.0-2.2's `config dump` runs no migration of a disabled plugin: a disabled `io.containerd.grpc.v1.cri` keeps its whole table",
+        7_453_586_491_648_913_821,
+        62,
+        &["2.0.11", "2.1.9", "2.2.7"],
+        "    sandbox_image = 'registry.k8s.io/pause:3.8'",
+        "containerd:",
+    ),
+];
+
+#[test]
+fn the_long_runs_2x_dump_findings_print_as_the_binaries_did() {
+    let mut failures = Vec::new();
+    for (name, seed, index, versions, stdout_line, not_on_stderr) in DUMP_2X {
+        let node = cases::generated_from(*seed, index + 1).swap_remove(*index);
+        for v in *versions {
+            let got = model_dump(&node, v);
+            let stdout_ok = stdout_line.is_empty() || got.stdout.lines().any(|l| l == *stdout_line);
+            if got.exit != 0 || !stdout_ok || got.stderr.contains(not_on_stderr) {
+                failures.push(format!("== {name} ({v}, seed {seed} node {index}): exit {}, stderr:\n{}", got.exit, got.stderr));
             }
         }
     }

@@ -7,13 +7,22 @@
 //!   their defaults), and keys that fit no field are reported in the order go-toml's
 //!   strict mode finds them in the re-encoded table (keys, then sub-tables, sorted),
 //!   then dropped.
+//!
+//! go-toml's own rules for some values — a duration field, a table or a boolean or
+//! float where a plain value or a map entry belongs — and their exact error texts are
+//! compiled in with the feature `go-toml-syntax` ([`EXACT`]; the companion, the chunk,
+//! the tests). The app leaves them out of its first load: it reads such a value as the
+//! field's default's shape says and names the plugin in [`Decoded::approximate`], which
+//! the step shows (`containerd-plugin-read-approximately`).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::gonames;
-use super::gowords::{fits, go_value, type_error, type_error_go, GoField};
+use super::gowords::{fits, go_value, type_error, type_error_go, v1_type_name, GoField};
 use super::load::LoadError;
-use super::schema::{hidden_fields, kind_at, Defaults, EntryType, HiddenKind, Kind};
+use super::goduration;
+use super::schema::{duration_field, hidden_fields, is_duration_key, kind_at, omitempty_fields, Defaults, DurationField, EntryType, HiddenKind, Kind};
 use super::value::{Node, Origin, Table, Value};
 use super::version::Version;
 
@@ -27,29 +36,75 @@ pub struct UnknownKey {
     pub logged: bool,
 }
 
+/// Whether go-toml's own rules for durations and misplaced tables, booleans and floats
+/// are compiled in (the feature `go-toml-syntax`).
+pub const EXACT: bool = cfg!(feature = "go-toml-syntax");
+
 struct Ctx<'a> {
     version: &'a Version,
     defaults: &'a Defaults,
     plugin: &'a str,
+    /// A value met that only the [`EXACT`] rules read as containerd does.
+    approximate: Cell<bool>,
 }
 
-/// Decodes `raw` (the merged table for `plugin`) onto `default`.
-pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, default: &Node, raw: &Node) -> Result<(Node, Vec<UnknownKey>), LoadError> {
-    let ctx = Ctx { version, defaults, plugin };
-    let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
-        #[cfg(feature = "go-toml-syntax")]
-        if default.as_table().is_some() {
-            if let Some(e) = not_a_table(version, raw) {
-                return Err(e);
+/// A plugin's decoded config.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub node: Node,
+    pub unknown: Vec<UnknownKey>,
+    /// Some value of the plugin's table was read without go-toml's own rule for it
+    /// (only without [`EXACT`]): containerd's dump or error may differ.
+    pub approximate: bool,
+}
+
+/// Decodes `raw` (the merged table for `plugin`) onto `default`. The error comes with
+/// whether the decode reached it without go-toml's own rules ([`Decoded::approximate`]).
+pub fn decode_plugin(version: &Version, defaults: &Defaults, plugin: &str, default: &Node, raw: &Node) -> Result<Decoded, (LoadError, bool)> {
+    let ctx = Ctx { version, defaults, plugin, approximate: Cell::new(false) };
+    let out = ctx.plugin(default, raw);
+    let approximate = ctx.approximate.get();
+    match out {
+        Ok((node, unknown)) => Ok(Decoded { node, unknown, approximate }),
+        Err(e) => Err((e, approximate)),
+    }
+}
+
+impl Ctx<'_> {
+    /// Notes a value read without go-toml's own rule for it (never when [`EXACT`]).
+    fn approximated(&self) {
+        self.approximate.set(true);
+    }
+
+    fn plugin(&self, default: &Node, raw: &Node) -> Result<(Node, Vec<UnknownKey>), LoadError> {
+        let (ctx, version, plugin) = (self, self.version, self.plugin);
+        let (Some(d), Some(r)) = (default.as_table(), raw.as_table()) else {
+            #[cfg(feature = "go-toml-syntax")]
+            if default.as_table().is_some() {
+                // An array of one element re-encodes as a `[key]` header: an unknown table
+                // to strict mode, the plugin keeps its defaults (v2.2–2.3).
+                if let Some(Ok(path)) = array_as_header(version, raw) {
+                    return Ok((default.clone(), vec![UnknownKey { path, at: raw.origin.clone(), logged: true }]));
+                }
+                if let Some(e) = not_a_table(version, raw) {
+                    return Err(e);
+                }
             }
+            if !EXACT && !version.is_1x() && default.as_table().is_some() {
+                ctx.approximated();
+            }
+            return Err(type_error(version, raw, "struct", true));
+        };
+        let mut path = Vec::new();
+        let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
+        let table = if EXACT { omit_empty(version, plugin, table) } else { table };
+        if !EXACT && !r.entries.is_empty() && matches!(plugin, "io.containerd.tracing.processor.v1.otlp" | "io.containerd.internal.v1.tracing") {
+            ctx.approximated();
         }
-        return Err(type_error(version, raw, "struct", true));
-    };
-    let mut path = Vec::new();
-    let table = if version.is_1x() { ctx.v1_struct(&mut path, d, r)? } else { ctx.v2_struct(&mut path, d, r)? };
-    let mut unknown = Vec::new();
-    ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
-    Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
+        let mut unknown = Vec::new();
+        ctx.strict_walk(&mut Vec::new(), r, Some(Scope::Struct(Cow::Borrowed(d))), &mut unknown);
+        Ok((Node::new(Value::Table(table), raw.origin.clone()), unknown))
+    }
 }
 
 #[cfg(feature = "go-toml-syntax")]
@@ -82,13 +137,48 @@ fn not_a_table(version: &Version, raw: &Node) -> Option<LoadError> {
             Value::String(s) if !s.chars().any(char::is_control) => "expected = after a key, but the document ends there",
             Value::Datetime(d) if gonames::datetime_type(d) == "toml.LocalDate" => "expected = after a key, but the document ends there",
             Value::Datetime(d) if d.contains(':') && d.len() > 10 => "expected character =",
-            Value::Array(a) if a.is_empty() => "invalid character at start of key: ]",
-            Value::Array(a) if a.len() > 1 && a.first().is_some_and(|e| matches!(e.value, Value::Integer(_))) => "expected character ]",
+            Value::Array(_) => match array_as_header(version, raw)? {
+                Err(text) => text,
+                Ok(_) => return None,
+            },
             _ => return None,
         };
         format!("toml: {text}")
     };
     Some(LoadError { message, code: super::load::LoadErrorCode::Type, at: raw.origin.clone(), dump_ignores: false, log: None })
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// An array as a plugin's whole config on 2.0–2.3: `toml.Marshal` writes it bare
+/// (`[1]`, `['a']`, `[[1]]`), which the decoder reads as a table header — one element
+/// is a table named by it (the key's parts: a float `1.5` is `1` and `5`), more are a
+/// header that does not close, a table element or none a key that does not start.
+/// Measured on 2.0.11 and 2.3.4 for each kind; `None` for a string with a control
+/// character (go-toml v2.2.3 panics on it, v2.3.0 takes it) and an empty inner array.
+fn array_as_header(version: &Version, raw: &Node) -> Option<Result<Vec<String>, &'static str>> {
+    if version.is_1x() || version.line >= super::version::Line::V2_4 {
+        return None;
+    }
+    let Value::Array(items) = &raw.value else { return None };
+    let first = match items.first() {
+        None => return Some(Err("invalid character at start of key: ]")),
+        Some(f) => f,
+    };
+    let key = match &first.value {
+        Value::Table(_) => return Some(Err("invalid character at start of key: ]")),
+        Value::Integer(i) => Ok(vec![i.to_string()]),
+        Value::Float(_) => Ok(super::encode::v2_scalar(first).split('.').map(str::to_string).collect()),
+        Value::Boolean(b) => Ok(vec![b.to_string()]),
+        Value::String(s) if s.chars().any(char::is_control) => return None,
+        Value::String(s) => Ok(vec![s.clone()]),
+        Value::Datetime(d) if gonames::datetime_type(d) == "toml.LocalDate" => Ok(vec![d.clone()]),
+        Value::Datetime(_) => Err("expected character ]"),
+        Value::Array(_) => array_as_header(version, first)?,
+    };
+    Some(match key {
+        Ok(_) if items.len() > 1 => Err("expected character ]"),
+        other => other,
+    })
 }
 
 /// What a table in the re-encoded document maps to.
@@ -109,6 +199,9 @@ impl Ctx<'_> {
         let node = match h.kind {
             HiddenKind::Map(_) | HiddenKind::Any => Node::builtin(Value::Table(Table::new())),
             HiddenKind::Struct(t) => self.defaults.template(self.version, t),
+            HiddenKind::String => Node::builtin(Value::String(String::new())),
+            HiddenKind::Bool => Node::builtin(Value::Boolean(false)),
+            HiddenKind::Float => Node::builtin(Value::Float(0.0)),
         };
         Some((node, h.after))
     }
@@ -143,7 +236,27 @@ impl Ctx<'_> {
 
     fn v2_struct(&self, path: &mut Vec<String>, default: &Table, raw: &Table) -> Result<Table, LoadError> {
         let mut out = default.clone();
-        for (k, v) in &raw.entries {
+        // go-toml v2.4 decodes the re-encoded table in its order: the keys, sorted, then
+        // the sub-tables, sorted — so of two type errors it reports the first in that
+        // order (seed 7453586491648913787 node 32: `enable_selinux = "yes"` before
+        // `[containerd] default_runtime_name = ["runc"]`).
+        // Without the rules the file's order stands; an error there may then not be the
+        // one 2.4 reports first ([`Ctx::approximated`], below).
+        let mut entries: Vec<&(String, Node)> = raw.entries.iter().collect();
+        let tabular = |n: &Node| n.is_table() || n.is_array_of_tables();
+        let in_order = |a: &&(String, Node), b: &&(String, Node)| (tabular(&a.1), &a.0) <= (tabular(&b.1), &b.0);
+        let v24 = self.version.line >= super::version::Line::V2_4;
+        if EXACT && v24 {
+            crate::sort::sort_by(&mut entries, |a, b| (tabular(&a.1), &a.0).cmp(&(tabular(&b.1), &b.0)));
+        }
+        let reordered = !EXACT && v24 && !entries.is_sorted_by(in_order);
+        let mark = |e: LoadError| {
+            if reordered {
+                self.approximated();
+            }
+            e
+        };
+        for (k, v) in entries {
             path.push(k.clone());
             let parent = parent(path);
             let field = self.field(parent, default, k);
@@ -151,10 +264,10 @@ impl Ctx<'_> {
             let nil_map = !out.contains(k) && v.as_table().is_some_and(|t| t.entries.is_empty());
             let decoded = match self.kind(path) {
                 Some(Kind::Map(_) | Kind::Any) if nil_map => None,
-                Some(Kind::Map(entry)) => Some(self.map(path, entry, out.get(k), v)?),
+                Some(Kind::Map(entry)) => Some(self.map(path, entry, out.get(k), v).map_err(mark)?),
                 Some(Kind::Any) => Some(merge_any(out.get(k), v)),
                 _ => match &field {
-                    Some((d, _, _)) => Some(self.field_value(path, d, v)?),
+                    Some((d, _, _)) => Some(self.field_value(path, d, v).map_err(mark)?),
                     None => None,
                 },
             };
@@ -170,6 +283,20 @@ impl Ctx<'_> {
     }
 
     fn field_value(&self, path: &mut Vec<String>, default: &Node, v: &Node) -> Result<Node, LoadError> {
+        if EXACT {
+            if let Some(kind) = duration_field(self.version, self.plugin, path) {
+                return self.duration_value(kind, path, default, v);
+            }
+        } else if is_duration_key(path) {
+            self.approximated();
+        }
+        let misplaced_table = matches!(v.value, Value::Table(_)) && !matches!(default.value, Value::Table(_));
+        if misplaced_table && !EXACT {
+            self.approximated();
+        }
+        if self.version.is_1x() && misplaced_table && EXACT {
+            return Err(v1_tree_error(v));
+        }
         match (&default.value, &v.value) {
             (Value::Table(d), Value::Table(r)) => {
                 let t = if self.version.is_1x() { self.v1_struct(path, d, r)? } else { self.v2_struct(path, d, r)? };
@@ -182,7 +309,92 @@ impl Ctx<'_> {
                 let f = *i as f64;
                 Ok(Node::new(Value::Float(f), v.origin.clone()))
             }
+            (_, Value::Table(t)) if !self.version.is_1x() && EXACT => self.v2_table_into_value(path, default, t, v),
             _ => Err(self.field_error(path, default, v)),
+        }
+    }
+
+    /// 2.x given a table where a plain value or a list belongs (measured on 2.0.11,
+    /// 2.3.4 and 2.4.2): go-toml v2.2–2.3 leave the field as it was for an empty table
+    /// and fail inside for any other (`unhandled kv part: int`, a list by its element
+    /// type); v2.4 refuses both (`cannot store a table in a int`).
+    fn v2_table_into_value(&self, path: &[String], default: &Node, t: &Table, v: &Node) -> Result<Node, LoadError> {
+        let owner = gonames::struct_name(self.plugin, parent(path));
+        let key = path.last().map_or("", String::as_str);
+        let go = gonames::go_type(owner, key, Some(default));
+        let go = go.strip_prefix("[]").unwrap_or(&go).to_string();
+        let message = if self.version.line >= super::version::Line::V2_4 {
+            format!("toml: cannot store a table in a {go}")
+        } else if t.entries.is_empty() {
+            return Ok(default.clone());
+        } else {
+            format!("unhandled kv part: {go}")
+        };
+        Err(LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None })
+    }
+
+    /// A duration field ([`DurationField`]): what each go-toml hands the type and what
+    /// the type makes of it, measured on every version for every TOML kind.
+    fn duration_value(&self, kind: DurationField, path: &[String], default: &Node, v: &Node) -> Result<Node, LoadError> {
+        use DurationField as D;
+        let ok = |d: i64| Ok(Node::new(Value::String(goduration::format(d)), v.origin.clone()));
+        let fail = |message: String| Err(LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None });
+        let (line, col) = v.origin.as_ref().map_or((1, 1), |o| (o.line, o.column));
+        let v1_text = |text: &str| match goduration::parse(text) {
+            Ok(d) => ok(d),
+            Err(e) => fail(format!("({line}, {col}): unmarshal text: {e}")),
+        };
+        match (kind, &v.value) {
+            (D::V1TextStruct | D::V1TextInt | D::V1Std, Value::Array(_)) => Err(type_error(self.version, v, "a slice", true)),
+            // go-toml v1 decodes a table into the struct's embedded `time.Duration`
+            // (keys it tries in turn; anything else is ignored, the default kept).
+            (D::V1TextStruct, Value::Table(t)) => match ["Duration", "duration", "DURATION"].iter().find_map(|k| t.get(k)) {
+                Some(inner) => self.duration_value(D::V1Std, path, default, inner),
+                None => Ok(default.clone()),
+            },
+            (D::V1TextInt | D::V1Std, Value::Table(_)) => Err(v1_tree_error(v)),
+            // `UnmarshalText` gets the value as `fmt.Fprint` prints it.
+            (D::V1TextStruct | D::V1TextInt, _) => v1_text(&go_value(v)),
+            (D::V1Std, Value::Integer(i)) => ok(*i),
+            (D::V1Std, Value::String(s)) => match goduration::parse(s) {
+                Ok(d) => ok(d),
+                Err(e) => fail(format!("({line}, {col}): Can't convert {s}(string) to time.Duration. {e}")),
+            },
+            (D::V1Std, _) => fail(format!("({line}, {col}): Can't convert {}({}) to time.Duration", go_value(v), v1_type_name(v))),
+            (D::TomlExt, _) => self.tomlext_value(path, default, v),
+        }
+    }
+
+    /// `tomlext.Duration` under go-toml v2, which decodes a re-encoded copy of the
+    /// plugin's table: v2.2–2.3 (containerd 2.0–2.3) hand `UnmarshalText` the raw text
+    /// of any scalar (an array's is empty; an empty table leaves the default, another
+    /// fails inside go-toml); v2.4 does so for strings, stores an integer as
+    /// nanoseconds, calls `UnmarshalText` on a float's or boolean's text without
+    /// wrapping its error, and refuses the other kinds by the field's type.
+    fn tomlext_value(&self, path: &[String], default: &Node, v: &Node) -> Result<Node, LoadError> {
+        let fail = |message: String| Err(LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None });
+        let parsed = |text: &str, prefix: &str| match goduration::parse(text) {
+            Ok(d) => Ok(Node::new(Value::String(goduration::format(d)), v.origin.clone())),
+            Err(e) => fail(format!("{prefix}{e}")),
+        };
+        let by_type = || {
+            let owner = gonames::struct_name(self.plugin, parent(path));
+            let key = path.last().map_or("", String::as_str);
+            let go = GoField { owner, field: gonames::field_name(owner, key), go_type: "tomlext.Duration".into(), at: None };
+            Err(type_error_go(self.version, v, go))
+        };
+        let v24 = self.version.line >= super::version::Line::V2_4;
+        match &v.value {
+            Value::String(s) => parsed(s, "toml: "),
+            Value::Integer(i) if v24 => Ok(Node::new(Value::String(goduration::format(*i)), v.origin.clone())),
+            Value::Integer(i) => parsed(&i.to_string(), "toml: "),
+            Value::Float(_) | Value::Boolean(_) => parsed(&super::encode::v2_scalar(v), if v24 { "" } else { "toml: " }),
+            Value::Datetime(d) if !v24 => parsed(d, "toml: "),
+            Value::Array(_) if self.version.line <= super::version::Line::V2_2 => fail("toml: time: invalid duration \"\"".into()),
+            Value::Datetime(_) | Value::Array(_) => by_type(),
+            Value::Table(_) if v24 => fail("toml: cannot store a table in a int64".into()),
+            Value::Table(t) if t.entries.is_empty() => Ok(default.clone()),
+            Value::Table(_) => fail("unhandled kv part: int64".into()),
         }
     }
 
@@ -194,7 +406,20 @@ impl Ctx<'_> {
         }
         let owner = gonames::struct_name(self.plugin, parent(path));
         let key = path.last().map_or("", String::as_str);
-        let go = GoField { owner, field: gonames::field_name(owner, key), go_type: gonames::go_type(owner, key, Some(default)), at: None };
+        let go_type = gonames::go_type(owner, key, Some(default));
+        // go-toml v2.2–2.3 word a boolean or a float by the target's kind before naming
+        // the field (as in a file's own fields: `gowords::file_type_error`).
+        if self.version.line <= super::version::Line::V2_3 && matches!(v.value, Value::Boolean(_) | Value::Float(_)) {
+            if EXACT {
+                let message = match &v.value {
+                    Value::Boolean(b) => format!("toml: cannot assign boolean to a {b}"),
+                    _ => format!("toml: float cannot be assigned to {}", gonames::go_kind(&go_type)),
+                };
+                return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
+            }
+            self.approximated();
+        }
+        let go = GoField { owner, field: gonames::field_name(owner, key), go_type, at: None };
         type_error_go(self.version, v, go)
     }
 
@@ -203,6 +428,32 @@ impl Ctx<'_> {
     fn entry_error(&self, path: &[String], entry_type: &str, v1_want: &str, v: &Node) -> LoadError {
         if self.version.is_1x() {
             return type_error(self.version, v, v1_want, true);
+        }
+        // A string or list entry given a boolean, a float or a table (measured on
+        // 2.0.11, 2.3.4, 2.4.2): v2.2–2.3 word the first two by the entry's kind; a
+        // table is `unhandled kv part` in a string, refused by a list (v2.4: by the
+        // list's element).
+        let kind = if entry_type.starts_with("[]") { "slice" } else { entry_type };
+        let simple = matches!(entry_type, "string" | "[]string");
+        let early_kind = match &v.value {
+            Value::Boolean(_) | Value::Float(_) => simple && self.v2_early(),
+            Value::Table(_) => simple,
+            _ => false,
+        };
+        if early_kind && !EXACT {
+            self.approximated();
+        }
+        let early = match &v.value {
+            _ if !EXACT => None,
+            Value::Boolean(b) if simple && self.v2_early() => Some(format!("toml: cannot assign boolean to a {b}")),
+            Value::Float(_) if simple && self.v2_early() => Some(format!("toml: float cannot be assigned to {kind}")),
+            Value::Table(_) if entry_type == "string" && self.v2_early() => Some("unhandled kv part: string".to_string()),
+            Value::Table(_) if entry_type == "[]string" && self.v2_early() => Some("toml: cannot store a table in a slice".to_string()),
+            Value::Table(_) if simple => Some("toml: cannot store a table in a string".to_string()),
+            _ => None,
+        };
+        if let Some(message) = early {
+            return LoadError { message, code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None };
         }
         if self.version.line >= super::version::Line::V2_4 {
             let message = format!("toml: cannot decode TOML {} into {entry_type}", gonames::toml_kind(v));
@@ -227,12 +478,15 @@ impl Ctx<'_> {
         for (name, ev) in &raw.entries {
             path.push(name.clone());
             let decoded = match entry {
-                EntryType::String => {
-                    if ev.as_str().is_none() {
-                        return Err(self.entry_error(path, "string", "string", ev));
+                EntryType::String => match &ev.value {
+                    Value::String(_) => ev.clone(),
+                    // go-toml v2.2–2.3 decode an empty table into the entry as it is
+                    // (the existing string, or "" for a new one).
+                    Value::Table(t) if EXACT && t.entries.is_empty() && self.v2_early() => {
+                        out.get(name).cloned().unwrap_or_else(|| Node::new(Value::String(String::new()), ev.origin.clone()))
                     }
-                    ev.clone()
-                }
+                    _ => return Err(self.entry_error(path, "string", "string", ev)),
+                },
                 EntryType::StringArray => {
                     if !matches!(ev.value, Value::Array(_)) {
                         return Err(self.entry_error(path, "[]string", "[]string", ev));
@@ -260,6 +514,12 @@ impl Ctx<'_> {
         }
         crate::sort::sort_by(&mut out.entries, |a, b| a.0.cmp(&b.0));
         Ok(Node::new(Value::Table(out), v.origin.clone()))
+    }
+
+    /// go-toml v2.2–2.3 (containerd 2.0–2.3), which word some type errors before
+    /// naming the field.
+    fn v2_early(&self) -> bool {
+        !self.version.is_1x() && self.version.line <= super::version::Line::V2_3
     }
 
     /// go-toml v2 strict mode over the re-encoded table: in each table, its keys then
@@ -322,6 +582,43 @@ impl Ctx<'_> {
             path.pop();
         }
     }
+}
+
+/// go-toml v1 given a table where a plain value belongs (measured on 1.6.20 and
+/// 1.7.34): the table as its `String()` prints it (the go-toml v1 encoder's text), at
+/// the table's position — a `[header]`'s, or `(0, 0)` for an inline table, which go-toml
+/// v1 gives none. The tree keeps no mark of the form, so it is told by where the
+/// entries sit: an inline table's on its own line after it, a header's on later lines,
+/// a dotted key's table where its first key is. An empty table is taken for an
+/// inline `{}` (an empty `[header]` would be at its header).
+fn v1_tree_error(v: &Node) -> LoadError {
+    let (text, first) = match &v.value {
+        Value::Table(t) => (super::encode::encode(t, super::encode::Flavor::GoTomlV1), t.entries.iter().filter_map(|(_, n)| n.origin.as_ref()).min_by_key(|o| (o.line, o.column))),
+        _ => (String::new(), None),
+    };
+    let (line, col) = match (v.origin.as_ref(), first) {
+        (Some(o), Some(f)) if f.line > o.line || f == o => (o.line, o.column),
+        _ => (0, 0),
+    };
+    LoadError { message: format!("({line}, {col}): Can't convert {text}(*toml.Tree) to a tree"), code: super::load::LoadErrorCode::Type, at: v.origin.clone(), dump_ignores: false, log: None }
+}
+
+/// A plugin config whose fields are all `omitempty` ([`omitempty_fields`]): the
+/// zero values left out, the rest in struct order (go-toml v1 sorts them anyway).
+fn omit_empty(version: &Version, plugin: &str, mut table: Table) -> Table {
+    let fields = omitempty_fields(version, plugin);
+    if fields.is_empty() {
+        return table;
+    }
+    table.entries.retain(|(_, n)| match &n.value {
+        Value::String(s) => !s.is_empty(),
+        Value::Boolean(b) => *b,
+        Value::Float(f) => *f != 0.0,
+        _ => true,
+    });
+    let rank = |k: &str| fields.iter().position(|(name, _)| *name == k).unwrap_or(usize::MAX);
+    crate::sort::sort_by(&mut table.entries, |a, b| rank(&a.0).cmp(&rank(&b.0)));
+    table
 }
 
 /// `path` without its last element.

@@ -9,7 +9,7 @@ use super::load::{LoadError, Loaded};
 use super::migrate::migrate_cri_plugins;
 use super::log::LogLine;
 use super::schema::{self, short_id, Defaults};
-use super::value::{Node, Table, Value};
+use super::value::{Node, Origin, Table, Value};
 use super::version::{Line, Version};
 
 /// The decoded configuration: what the daemon runs with and `config dump` prints.
@@ -25,6 +25,9 @@ pub struct Effective {
     pub ignored_tables: Vec<(String, Node)>,
     /// Log lines printed while decoding (2.x unknown keys).
     pub log: Vec<LogLine>,
+    /// Plugins (URI, their table's place) read without go-toml's own rules for some
+    /// value ([`super::decode::Decoded::approximate`]; never with `go-toml-syntax`).
+    pub approximate: Vec<(String, Option<Origin>)>,
 }
 
 fn strings(n: Option<&Node>) -> Vec<String> {
@@ -41,11 +44,13 @@ fn strings(n: Option<&Node>) -> Vec<String> {
 pub struct Failed {
     pub error: LoadError,
     pub log: Vec<LogLine>,
+    /// As [`Effective::approximate`], for the plugins decoded up to the error.
+    pub approximate: Vec<(String, Option<Origin>)>,
 }
 
 impl From<LoadError> for Failed {
     fn from(error: LoadError) -> Self {
-        Failed { error, log: Vec::new() }
+        Failed { error, log: Vec::new(), approximate: Vec::new() }
     }
 }
 
@@ -55,12 +60,13 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     let mut plugins = loaded.plugins.clone();
     let merged_version = loaded.version();
     if !version.is_1x() && merged_version < 3 {
-        migrate_cri_plugins(version, &mut plugins, merged_version)?;
+        migrate_cri_plugins(version, &mut plugins, merged_version, &disabled)?;
     }
     let by_short_id = version.is_1x() && merged_version <= 1;
     let mut decoded = Table::new();
     let mut unknown = Vec::new();
     let mut log = Vec::new();
+    let mut approximate = Vec::new();
     let mut used: Vec<String> = Vec::new();
     // Every version decodes in plugin-graph order: the first failing plugin is reported
     // (and on 2.x the unknown keys of those before it are logged).
@@ -80,8 +86,18 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
             Some(raw) => {
                 used.push(key.clone());
                 let (node, keys) = match decode_plugin(version, defaults, uri, default, raw) {
-                    Ok(d) => d,
-                    Err(error) => return Err(Failed { error, log }),
+                    Ok(d) => {
+                        if d.approximate {
+                            approximate.push((uri.clone(), raw.origin.clone()));
+                        }
+                        (d.node, d.unknown)
+                    }
+                    Err((error, approx)) => {
+                        if approx {
+                            approximate.push((uri.clone(), raw.origin.clone()));
+                        }
+                        return Err(Failed { error, log, approximate });
+                    }
                 };
                 for k in keys {
                     if k.logged {
@@ -144,7 +160,7 @@ pub fn effective(version: &Version, defaults: &Defaults, loaded: &Loaded) -> Res
     if version.migrates_per_file() {
         omit_deprecated_server_fields(&mut root);
     }
-    Ok(Effective { root, decoded, unknown, ignored_tables, log })
+    Ok(Effective { root, decoded, unknown, ignored_tables, log, approximate })
 }
 
 /// 2.3+: `[grpc]`, `[ttrpc]`, `[metrics]` and the debug socket fields are `omitempty`.

@@ -331,6 +331,13 @@ fn v2_value(out: &mut String, n: &Node, style: V2) {
     }
 }
 
+/// A scalar as go-toml v2 writes it (what 2.x's `Config.Decode` re-encodes).
+pub(super) fn v2_scalar(n: &Node) -> String {
+    let mut out = String::new();
+    v2_value(&mut out, n, V2 { compact: false, tab_in_literal: false });
+    out
+}
+
 fn v2_float(f: f64) -> String {
     if f.is_nan() {
         "nan".into()

@@ -41,6 +41,11 @@ pub fn struct_name(plugin: &str, path: &[String]) -> &'static str {
         ("io.containerd.grpc.v1.cri", &["x509_key_pair_streaming"], "config.X509KeyPairStreaming"),
         ("io.containerd.internal.v1.opt", &[], "opt.Config"),
         ("io.containerd.gc.v1.scheduler", &[], "scheduler.config"),
+        ("io.containerd.monitor.container.v1.restart", &[], "monitor.Config"),
+        ("io.containerd.nri.v1.nri", &[], "nri.Config"),
+        ("io.containerd.image-verifier.v1.bindir", &[], "bindir.Config"),
+        ("io.containerd.tracing.processor.v1.otlp", &[], "plugin.OTLPConfig"),
+        ("io.containerd.internal.v1.tracing", &[], "plugin.TraceConfig"),
     ];
     rules.iter().find(|(p, pat, _)| *p == plugin && matches(pat, path)).map_or("config.Config", |(_, _, s)| s)
 }
@@ -59,6 +64,8 @@ pub fn field_name(owner: &str, key: &str) -> String {
         ("config.CniConfig", "setup_serially") => Some("NetworkPluginSetupSerially"),
         ("config.CniConfig", "conf_template") => Some("NetworkPluginConfTemplate"),
         ("config.CniConfig", "ip_pref") => Some("IPPreference"),
+        ("plugin.OTLPConfig", "endpoint") => Some("Endpoint"),
+        ("plugin.TraceConfig", "sampling_ratio") => Some("TraceSamplingRatio"),
         (_, "io_type") => Some("IOType"),
         (_, "ignore_blockio_not_enabled_errors") => Some("IgnoreBlockIONotEnabledErrors"),
         (_, "endpoint") => Some("Endpoints"),

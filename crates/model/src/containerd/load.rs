@@ -159,7 +159,12 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
         let (mut file, lazy) = match read_file(files, version, &path, given, &mut st.syntax_unjudged) {
             Ok(f) => f,
             Err(e) => {
-                st.error = Some(e);
+                let text = match files.read(&path) {
+                    Entry::File(b) => b,
+                    _ => &[],
+                };
+                // With a verdict given (the app's model), the verdict already is this.
+                st.error = Some(if super::decode::EXACT { decoded_before_syntax_error(version, defaults, text, e) } else { e });
                 return st;
             }
         };
@@ -205,6 +210,32 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
         st.error = Some(LoadError { message: format!("failed to load TOML from {last}: {}", e.0), code: e.1, at: e.2, dump_ignores: false, log: None });
     }
     st
+}
+
+/// go-toml v2.2–2.3 (containerd 2.0–2.3) decode each expression as soon as it is
+/// parsed: a type error in the file's own fields before a syntax error is reported
+/// instead of it (seed 7453586491648913775 node 15: `[timeouts]` then `a = 1 b = 2` is
+/// `cannot decode TOML integer` at `1`, not `expected newline` at `b`). The text before
+/// the syntax error is decoded on its own; v2.4 parses the whole document first.
+pub(super) fn decoded_before_syntax_error(version: &Version, defaults: &Defaults, text: &[u8], e: LoadError) -> LoadError {
+    let Some(at) = e.at.as_ref().filter(|_| decodes_before_syntax_error(version, &e)) else { return e };
+    let line_start = if at.line <= 1 {
+        Some(0)
+    } else {
+        text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(at.line as usize - 2).map(|(i, _)| i + 1)
+    };
+    let Some(prefix) = line_start.and_then(|s| text.get(..s + at.column.saturating_sub(1) as usize)) else { return e };
+    let Ok(table) = super::parse::parse(&at.file, prefix) else { return e };
+    match decode_fields(version, defaults, prefix, table) {
+        Err(te) if te.code == LoadErrorCode::Type && te.at.as_ref().is_some_and(|t| (t.line, t.column) < (at.line, at.column)) => te,
+        _ => e,
+    }
+}
+
+/// Whether `e` is a syntax error that a type error earlier in the file may stand in for
+/// ([`decoded_before_syntax_error`]).
+pub(super) fn decodes_before_syntax_error(version: &Version, e: &LoadError) -> bool {
+    !version.is_1x() && version.line <= Line::V2_3 && e.code == LoadErrorCode::Syntax
 }
 
 /// The fields of server-config section `name` this version knows.

@@ -154,7 +154,16 @@ fn service_migrate(file: &mut Table) {
 
 /// The CRI plugins' `ConfigMigration` functions (v2 → v3), in plugin-graph order:
 /// images, runtime, then the gRPC CRI plugin trims what the others took.
-pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_version: i64) -> Result<(), LoadError> {
+///
+/// `disabled`: the plugins whose migration does not run — 2.0–2.2's `config dump` runs
+/// the migrations of the plugin graph without the disabled plugins
+/// (`registry.Graph(V2DisabledFilter(…))`; seed 7453586491648913821 node 62: with
+/// `io.containerd.grpc.v1.cri` disabled its table keeps every key); 2.3+ migrate each
+/// file with every plugin (`&[]`).
+pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_version: i64, disabled: &[String]) -> Result<(), LoadError> {
+    let off = |uri: &str| disabled.iter().any(|d| d == uri);
+    let images_on = !off("io.containerd.cri.v1.images");
+    let runtime_on = !off("io.containerd.cri.v1.runtime");
     // Each CRI plugin migrates while the version is below the line's own
     // (`configVersion >= version.ConfigVersion`): on 2.3+ (4) a version 3 file's
     // `io.containerd.grpc.v1.cri` table moves too.
@@ -163,7 +172,7 @@ pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_versio
     }
     // The images plugin's migration asserts these are tables (`v.(map[string]interface{})`)
     // and panics otherwise.
-    if let Some(src) = plugins.get("io.containerd.grpc.v1.cri") {
+    if let Some(src) = plugins.get("io.containerd.grpc.v1.cri").filter(|_| images_on) {
         expect_map(src)?;
         if let Some(c) = src.as_table().and_then(|t| t.get("containerd")) {
             expect_map(c)?;
@@ -175,7 +184,28 @@ pub fn migrate_cri_plugins(version: &Version, plugins: &mut Table, config_versio
             }
         }
     }
-    migrate_cri_tables(version, plugins);
+    if let Some(src) = plugins.get("io.containerd.grpc.v1.cri").filter(|_| runtime_on) {
+        if let Some(c) = src.as_table().and_then(|t| t.get("containerd")) {
+            // The runtime plugin's migration then walks the runtimes of its own
+            // `containerd` table (the drop-in's `cri.v1.runtime` one, which wins over
+            // the moved keys) with the same assertion (`runtimeConf :=
+            // v.(map[string]interface{})`; seed 7453586491648913782 node 15, 2.0–2.2).
+            if c.is_table() {
+                let own = plugins.get_path(&["io.containerd.cri.v1.runtime", "containerd"]).filter(|n| n.is_table());
+                let runtimes = match own.and_then(|n| n.as_table()).and_then(|t| t.get("runtimes")) {
+                    Some(r) => Some(r),
+                    None => c.as_table().and_then(|t| t.get("runtimes")),
+                };
+                if let Some(r) = runtimes {
+                    expect_map(r)?;
+                    for (_, rt) in r.as_table().map_or(&[][..], |t| &t.entries[..]) {
+                        expect_map(rt)?;
+                    }
+                }
+            }
+        }
+    }
+    migrate_cri_tables(version, plugins, images_on, runtime_on, !off("io.containerd.grpc.v1.cri"));
     Ok(())
 }
 
@@ -188,7 +218,7 @@ fn expect_map(n: &Node) -> Result<(), LoadError> {
     Err(go_panic(format!("interface conversion: interface {{}} is {t}, not map[string]interface {{}}"), n.origin.clone()))
 }
 
-fn migrate_cri_tables(version: &Version, plugins: &mut Table) {
+fn migrate_cri_tables(version: &Version, plugins: &mut Table, images_on: bool, runtime_on: bool, cri_on: bool) {
     // `cni.bin_dirs` (and the bin_dir → bin_dirs move) arrived in 2.1.
     let has_bin_dirs = version.line >= Line::V2_1;
     let Some(src) = plugins.get_table("io.containerd.grpc.v1.cri").cloned() else {
@@ -219,14 +249,18 @@ fn migrate_cri_tables(version: &Version, plugins: &mut Table) {
         }
     }
     let images_origin = src_origin(plugins);
-    plugins.insert("io.containerd.cri.v1.images", Node::new(Value::Table(dst), images_origin.clone()));
+    if images_on {
+        plugins.insert("io.containerd.cri.v1.images", Node::new(Value::Table(dst), images_origin.clone()));
+    }
 
     // io.containerd.cri.v1.runtime
     let mut dst = plugins.get_table("io.containerd.cri.v1.runtime").cloned().unwrap_or_default();
     for (k, v) in &src.entries {
-        let skip = matches!(
+        // 2.0 copies `cni` whole, and only when the plugin's own table has none (its
+        // `default` case; seed 7453586491648913809 node 56); 2.1 merges it key by key.
+        let skip = (k == "cni" && has_bin_dirs) || matches!(
             k.as_str(),
-            "cni" | "containerd" | "sandbox_image" | "registry" | "image_decryption" | "max_concurrent_downloads"
+            "containerd" | "sandbox_image" | "registry" | "image_decryption" | "max_concurrent_downloads"
                 | "image_pull_progress_timeout" | "image_pull_with_sync_fs" | "stats_collect_period"
                 | "disable_tcp_service" | "stream_server_address" | "stream_server_port" | "stream_idle_timeout"
                 | "enable_tls_streaming" | "x509_key_pair_streaming"
@@ -235,7 +269,7 @@ fn migrate_cri_tables(version: &Version, plugins: &mut Table) {
             dst.insert(k.clone(), v.clone());
         }
     }
-    if let Some(cni) = src.get("cni").and_then(|n| n.as_table().map(|t| (t.clone(), n.origin.clone()))) {
+    if let Some(cni) = src.get("cni").filter(|_| has_bin_dirs).and_then(|n| n.as_table().map(|t| (t.clone(), n.origin.clone()))) {
         let (cni, origin) = cni;
         let mut new_cni = dst.get_table("cni").cloned().unwrap_or_default();
         for (k, v) in cni.entries {
@@ -273,7 +307,12 @@ fn migrate_cri_tables(version: &Version, plugins: &mut Table) {
         }
         dst.insert("containerd", Node::new(Value::Table(new_c), origin));
     }
-    plugins.insert("io.containerd.cri.v1.runtime", Node::new(Value::Table(dst), images_origin.clone()));
+    if runtime_on {
+        plugins.insert("io.containerd.cri.v1.runtime", Node::new(Value::Table(dst), images_origin.clone()));
+    }
+    if !cri_on {
+        return;
+    }
 
     // io.containerd.grpc.v1.cri keeps only the streaming server settings.
     let mut kept = Table::new();
@@ -329,7 +368,7 @@ pub(super) fn migrate_file(version: &Version, path: &str, file: &mut Table, decl
                 _ => {}
             }
             if let Some(plugins) = file.get_mut("plugins").and_then(Node::as_table_mut) {
-                migrate_cri_plugins(version, plugins, v)?;
+                migrate_cri_plugins(version, plugins, v, &[])?;
             }
         }
         file.insert("version", Node::builtin(Value::Integer(current)));

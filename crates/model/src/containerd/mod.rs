@@ -40,10 +40,12 @@
 pub mod cri;
 pub mod daemon;
 pub mod decode;
+mod datetime;
 pub mod dump;
 pub mod encode;
 pub mod explain;
 pub mod files;
+mod goduration;
 mod gonames;
 mod gonumbers;
 pub mod gowords;
@@ -236,11 +238,13 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
                 // 2.x `config dump` swallows os.IsNotExist and prints what merged so far.
                 match dump::effective(version, defaults, &loaded) {
                     Ok(eff) => {
+                        diagnostics.extend(approximately_read(&eff.approximate));
                         stderr.push_str(&render_log(&eff.log));
                         let out = CommandOutput { stdout: dump::dump_text(version, &eff), stderr, exit: 0 };
                         (out, start, Some(eff))
                     }
-                    Err(dump::Failed { error: e, log }) => {
+                    Err(dump::Failed { error: e, log, approximate }) => {
+                        diagnostics.extend(approximately_read(&approximate));
                         stderr.push_str(&render_log(&log));
                         let (line, code) = fatal_line("containerd", &e);
                         stderr.push_str(&format!("{line}\n"));
@@ -253,7 +257,8 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
             }
         }
         None => match dump::effective(version, defaults, &loaded) {
-            Err(dump::Failed { error: e, log }) => {
+            Err(dump::Failed { error: e, log, approximate }) => {
+                diagnostics.extend(approximately_read(&approximate));
                 stderr.push_str(&render_log(&log));
                 diagnostics.push(load_error_diagnostic(&e));
                 let (last_line, code) = fatal_line("containerd", &e);
@@ -262,6 +267,7 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
                 (CommandOutput { stdout: String::new(), stderr, exit: code }, start, None)
             }
             Ok(eff) => {
+                diagnostics.extend(approximately_read(&eff.approximate));
                 stderr.push_str(&render_log(&eff.log));
                 let required: Vec<String> = match loaded.top.get("required_plugins").map(|n| &n.value) {
                     Some(value::Value::Array(a)) => a.iter().filter_map(|e| e.as_str().map(str::to_string)).collect(),
@@ -279,6 +285,23 @@ fn run(files: &Files, version: &Version, defaults: &schema::Defaults, main: &str
     let explanation = explain::explain(version, &loaded, config.as_ref(), &start);
     diagnostics.extend(explanation.diagnostics.iter().cloned());
     LoadResult { version: version.clone(), dump, start, config, loaded, diagnostics, explanation }
+}
+
+/// A plugin the model read without go-toml's own rules for some value (a duration, a
+/// table, boolean or float where a plain value or map entry belongs: the app's model,
+/// without `go-toml-syntax`): containerd's dump or error may differ there, and
+/// `gpulab containerd dump` (which has the rules) shows containerd's reading.
+fn approximately_read(plugins: &[(String, Option<value::Origin>)]) -> Vec<Diagnostic> {
+    plugins
+        .iter()
+        .map(|(uri, at)| {
+            let d = Diagnostic::new("containerd-plugin-read-approximately", Severity::Info).arg("plugin", uri);
+            match at {
+                Some(o) => d.at(Span::new(&*o.file, o.line, o.column)),
+                None => d,
+            }
+        })
+        .collect()
 }
 
 /// The last line a fatal error prints and the exit status: `containerd: <message>`

@@ -526,9 +526,9 @@ impl<'s> Builder<'_, 's> {
                 }
                 Err(_) => Err(SyntaxError::at(kind.invalid_description(), event.span())),
             },
-            ScalarKind::DateTime => match decoded.parse::<toml_datetime::Datetime>() {
-                Ok(d) => Ok(Value::Datetime(d.to_string())),
-                Err(e) => Err(SyntaxError::at(e.to_string(), event.span())),
+            ScalarKind::DateTime => match super::datetime::normalize(&decoded) {
+                Ok(d) => Ok(Value::Datetime(d)),
+                Err(e) => Err(SyntaxError::at(e, event.span())),
             },
         }
     }

@@ -234,6 +234,56 @@ pub fn kind_at(version: &Version, plugin: &str, path: &[String]) -> Option<Kind>
     None
 }
 
+/// A plugin field whose Go type is a duration: go-toml decodes it by its own rules
+/// (`decode::Ctx::duration_value`), not by its default's shape (a string), and the
+/// dump prints what `time.Duration.String` makes of it. Read off each version's source
+/// (the module cache the oracle build fills: `runtime/restart/monitor`,
+/// `gc/scheduler`, `pkg/nri` on 1.x; `internal/tomlext` and its users on 2.x); no other
+/// plugin config field of these versions has `UnmarshalText` or is a `time.Duration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationField {
+    /// 1.x's restart monitor: `struct { time.Duration }` with `UnmarshalText`; a table
+    /// decodes into the struct (its embedded field answers to `Duration`, `duration`,
+    /// `DURATION`).
+    V1TextStruct,
+    /// 1.x's gc scheduler: `type duration time.Duration` with `UnmarshalText`.
+    V1TextInt,
+    /// 1.7's NRI: `time.Duration` itself — go-toml v1 parses a string with
+    /// `time.ParseDuration` and takes an integer as nanoseconds.
+    V1Std,
+    /// 2.x: `tomlext.Duration` (`type Duration time.Duration` with `UnmarshalText`).
+    TomlExt,
+}
+
+/// The keys [`duration_field`] knows: each is a duration in the one plugin of every
+/// version that has it, so the key alone tells (a test holds that against the
+/// defaults) — what the app's model, without go-toml's rules, checks to say that it
+/// reads such a value approximately.
+pub fn is_duration_key(path: &[String]) -> bool {
+    matches!(path, [k] if matches!(k.as_str(), "interval" | "schedule_delay" | "startup_delay" | "plugin_registration_timeout" | "plugin_request_timeout" | "per_verifier_timeout"))
+}
+
+/// The duration field at `path` (ending at the key) of `plugin`, if it is one.
+pub fn duration_field(version: &Version, plugin: &str, path: &[String]) -> Option<DurationField> {
+    let [key] = path else { return None };
+    let key = key.as_str();
+    if version.is_1x() {
+        return match (plugin, key) {
+            ("io.containerd.internal.v1.restart", "interval") => Some(DurationField::V1TextStruct),
+            ("io.containerd.gc.v1.scheduler", "schedule_delay" | "startup_delay") => Some(DurationField::V1TextInt),
+            ("io.containerd.nri.v1.nri", "plugin_registration_timeout" | "plugin_request_timeout") => Some(DurationField::V1Std),
+            _ => None,
+        };
+    }
+    match (plugin, key) {
+        ("io.containerd.monitor.container.v1.restart", "interval")
+        | ("io.containerd.gc.v1.scheduler", "schedule_delay" | "startup_delay")
+        | ("io.containerd.nri.v1.nri", "plugin_registration_timeout" | "plugin_request_timeout")
+        | ("io.containerd.image-verifier.v1.bindir", "per_verifier_timeout") => Some(DurationField::TomlExt),
+        _ => None,
+    }
+}
+
 /// A field that a struct has but its default value does not show.
 #[derive(Debug, Clone, Copy)]
 pub struct Hidden {
@@ -248,6 +298,25 @@ pub enum HiddenKind {
     Map(EntryType),
     Any,
     Struct(EntryType),
+    /// A scalar whose zero value is omitted (`omitempty`): `""`, `false`, `0.0`.
+    String,
+    Bool,
+    Float,
+}
+
+/// The fields of the tracing plugins' configs (`OTLPConfig`, `TraceConfig` in
+/// `tracing/plugin/otlp.go` on 1.6–1.7, `pkg/tracing/plugin/otlp.go` on 2.0–2.3; 2.4's
+/// plugins have no config), in struct order. Every one is `omitempty`, so the default
+/// dumps print none of them (1.6.20, Debian's build, has no tracing plugin).
+pub fn omitempty_fields(version: &Version, plugin: &str) -> &'static [(&'static str, HiddenKind)] {
+    if version.recorded() == "1.6.20" || version.line >= super::version::Line::V2_4 {
+        return &[];
+    }
+    match plugin {
+        "io.containerd.tracing.processor.v1.otlp" => &[("endpoint", HiddenKind::String), ("protocol", HiddenKind::String), ("insecure", HiddenKind::Bool)],
+        "io.containerd.internal.v1.tracing" => &[("service_name", HiddenKind::String), ("sampling_ratio", HiddenKind::Float)],
+        _ => &[],
+    }
 }
 
 /// Hidden fields of the struct at `path` in `plugin` (`""` = server config); map
@@ -260,6 +329,15 @@ pub fn hidden_fields(version: &Version, plugin: &str, path: &[String]) -> Vec<Hi
     if is_registry && matches(&["registry", "configs", "*"], path) {
         out.push(h("auth", HiddenKind::Struct(E::AuthConfig), None));
         out.push(h("tls", HiddenKind::Struct(E::TlsConfig), None));
+    }
+    // The tracing plugins' fields come with go-toml's rules (`decode::EXACT`).
+    if path.is_empty() && super::decode::EXACT {
+        let fields = omitempty_fields(version, plugin);
+        let mut after = None;
+        for (name, kind) in fields {
+            out.push(h(name, *kind, after));
+            after = Some(*name);
+        }
     }
     if version.is_1x() {
         return out;
@@ -315,6 +393,28 @@ mod tests {
             }
             assert!(d.top.contains("version"));
         }
+    }
+
+    /// The key alone tells a duration field: on every version, every plugin's
+    /// top-level key is one of [`is_duration_key`]'s exactly when [`duration_field`]
+    /// knows it (1.6.20, Debian's build, lacks NRI; its keys are still durations
+    /// wherever they appear).
+    #[test]
+    fn a_duration_key_is_a_duration_field_wherever_it_is() {
+        let mut seen = 0;
+        for name in super::super::version::MODELLED {
+            let v = Version::parse(name).unwrap();
+            let d = Defaults::of(&v);
+            for (plugin, node) in &d.plugins.entries {
+                for key in node.as_table().map(|t| t.keys().map(str::to_string).collect::<Vec<_>>()).unwrap_or_default() {
+                    let path = [key.clone()];
+                    let field = duration_field(&v, plugin, &path).is_some();
+                    assert_eq!(is_duration_key(&path), field, "{name} {plugin} {key}");
+                    seen += usize::from(field);
+                }
+            }
+        }
+        assert!(seen > 30, "{seen} duration fields in the defaults");
     }
 
     /// A 1.x new runtime starts from a zero `Runtime` (empty options table); 2.x has

@@ -85,11 +85,19 @@ impl Verdicts {
     }
 }
 
-/// containerd `version`'s verdict on `text` read from `path`: what the chunk answers.
+/// containerd `version`'s verdict on `text` read from `path`: what the chunk answers —
+/// on 2.0–2.3 a type error before the syntax error when there is one, as the load
+/// reports it (`load::decoded_before_syntax_error`), so the app's model takes it as is.
 #[cfg(feature = "go-toml-syntax")]
 pub fn verdict(version: &Version, path: &str, text: &str) -> Option<Failure> {
     let parsed = super::parse::parse(path, text.as_bytes());
-    super::syntax_exact::failure(version, path, text.as_bytes(), &parsed).map(Failure::from_error)
+    let e = super::syntax_exact::failure(version, path, text.as_bytes(), &parsed)?;
+    let e = if super::load::decodes_before_syntax_error(version, &e) {
+        super::load::decoded_before_syntax_error(version, &super::schema::Defaults::of(version), text.as_bytes(), e)
+    } else {
+        e
+    };
+    Some(Failure::from_error(e))
 }
 
 /// What reading `path` stops at: the verdict given for this text, else containerd's
@@ -185,6 +193,8 @@ mod tests {
             "version = 2\n[a]\n[a]\n",
             "root = 'unclosed\n",
             "version = 2\n",
+            // 2.0–2.3 report the type error before the syntax error (seed …775 node 15).
+            "version = 2\n[timeouts]\na = 1 b = 2\n",
         ];
         for name in crate::containerd::version::MODELLED {
             let v = Version::parse(name).unwrap();
@@ -199,6 +209,19 @@ mod tests {
                 assert!(!judged.syntax_pending());
             }
         }
+    }
+
+    /// The verdict is what the load reports, so the app's model (which does not decode
+    /// before a syntax error itself) takes it as is: on 2.0–2.3 a type error before the
+    /// syntax error, on 2.4 (which parses the whole file first) the syntax error.
+    #[cfg(feature = "go-toml-syntax")]
+    #[test]
+    fn a_verdict_carries_the_type_error_before_a_syntax_error() {
+        let text = "version = 2\n[timeouts]\na = 1 b = 2\n";
+        let code = |v: &str| verdict(&Version::parse(v).unwrap(), MAIN_CONFIG, text).map(|f| (f.code, f.line));
+        assert_eq!(code("2.3.4"), Some((LoadErrorCode::Type, 3)));
+        assert_eq!(code("2.0.11"), Some((LoadErrorCode::Type, 3)));
+        assert_eq!(code("2.4.2").map(|c| c.0), Some(LoadErrorCode::Syntax));
     }
 
     /// Without go-toml's parsers and without a verdict, a syntax error is the lab

@@ -228,6 +228,69 @@ fn go_toml_v1_syntax(e: &ParseError, message: &str) -> (u32, u32, String) {
     (e.line, e.column, message.to_string())
 }
 
+/// The number the error at `column` (1-based, in characters) of `line_text` points
+/// into: its first column and its text.
+fn number_token(line_text: &str, column: u32) -> (u32, String) {
+    let chars: Vec<char> = line_text.chars().collect();
+    let part = |c: &char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-');
+    let at = (column.saturating_sub(1) as usize).min(chars.len());
+    let mut start = at;
+    while start > 0 && chars.get(start - 1).is_some_and(part) {
+        start -= 1;
+    }
+    let token: String = chars.iter().skip(start).take_while(|c| part(c)).collect();
+    (to_u32(start) + 1, token)
+}
+
+/// A number toml_edit refuses for its size, as go-toml words it (measured on 1.6.20,
+/// 1.7.34, 2.0.11, 2.3.4, 2.4.2): `strconv`'s error with the number's digits (an
+/// integer's without its prefix, underscores taken out), at the number's first
+/// column. `None` where go-toml v1.9.5 (1.6.38, 1.7.34) takes what the lab parser
+/// refuses: a positive integer up to 2^64 − 1, read with `ParseUint`, wraps round.
+fn number_range_error(version: &Version, e: &ParseError, message: &str) -> Option<(u32, String)> {
+    let integer = message.starts_with("integer number overflowed");
+    let float = message.starts_with("floating-point number overflowed");
+    if !integer && !float {
+        return None;
+    }
+    let (start, token) = number_token(&e.line_text, e.column);
+    let clean: String = token.chars().filter(|c| *c != '_').collect();
+    if float {
+        let text = format!("strconv.ParseFloat: parsing \"{clean}\": value out of range");
+        return Some((start, if version.is_1x() { text } else { format!("unable to parse float: {text}") }));
+    }
+    let (kind, digits) = match clean.get(..2) {
+        Some("0x") => ("hexadecimal", clean.get(2..).unwrap_or("")),
+        Some("0o") => ("octal", clean.get(2..).unwrap_or("")),
+        Some("0b") => ("binary", clean.get(2..).unwrap_or("")),
+        _ => ("decimal", clean.as_str()),
+    };
+    let text = match version.line {
+        // Debian's 1.6.20 has an older go-toml v1 that reads every integer with
+        // `ParseInt`; v1.9.5 (the oracle's 1.6.38 and 1.7.34 builds) a positive one with
+        // `ParseUint`.
+        Line::V1_6 | Line::V1_7 if digits.starts_with('-') || version.recorded() == "1.6.20" => {
+            format!("strconv.ParseInt: parsing \"{digits}\": value out of range")
+        }
+        Line::V1_6 | Line::V1_7 => {
+            let radix = match kind {
+                "hexadecimal" => 16,
+                "octal" => 8,
+                "binary" => 2,
+                _ => 10,
+            };
+            let beyond_u64 = !u128::from_str_radix(digits, radix).is_ok_and(|n| n <= u128::from(u64::MAX));
+            if !beyond_u64 || digits.starts_with('+') {
+                return None;
+            }
+            format!("strconv.ParseUint: parsing \"{digits}\": value out of range")
+        }
+        Line::V2_0 | Line::V2_1 | Line::V2_2 | Line::V2_3 => format!("couldn't parse {kind} number: strconv.ParseInt: parsing \"{digits}\": value out of range"),
+        Line::V2_4 | Line::Main => format!("{kind} number is too large to fit in a 64-bit signed integer"),
+    };
+    Some((start, text))
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -245,7 +308,10 @@ fn syntax_error(version: &Version, path: &str, text: &[u8], e: &ParseError) -> L
             }
             ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, *header_column + 1, "duplicated tables".to_string()),
             ParseErrorKind::DuplicateKey { name } => (e.line, e.column, format!("The following key was defined twice: {}", v1_key_path(text, e.line, name))),
-            ParseErrorKind::Other { message } => go_toml_v1_syntax(e, message),
+            ParseErrorKind::Other { message } => match number_range_error(version, e, message) {
+                Some((col, text)) => (e.line, col, text),
+                None => go_toml_v1_syntax(e, message),
+            },
             ParseErrorKind::InvalidUtf8 | ParseErrorKind::TooDeep => (e.line, e.column, e.kind.message()),
         };
         return LoadError { message: format!("failed to load TOML: {path}: ({line}, {col}): {text}"), code, at, dump_ignores: false, log: None };
@@ -253,15 +319,34 @@ fn syntax_error(version: &Version, path: &str, text: &[u8], e: &ParseError) -> L
     // go-toml v2 words them as `ParseErrorKind::message` does; a duplicate has no
     // position before v2.4 (containerd 2.4), which points at its key. What the v2.2–2.3
     // parser let through fails when the value is decoded (into `plugins`' interface{}).
+    let mut column = e.column;
     let text = match &e.kind {
         ParseErrorKind::Other { message } if message.starts_with("`_` may only go between digits") => {
             "number must have at least one digit between underscores".to_string()
         }
+        ParseErrorKind::Other { message } => match number_range_error(version, e, message) {
+            Some((start, text)) => {
+                column = start;
+                text
+            }
+            // go-toml v2.2–2.3 refuse a signed number's leading zero at its sign
+            // (`-01`; an unsigned one ends the value early: `gotoml2`).
+            None if message.starts_with("unexpected leading zero") && version.line <= Line::V2_3 => {
+                let (start, token) = number_token(&e.line_text, e.column);
+                if token.starts_with(['+', '-']) {
+                    column = start;
+                    "leading zero not allowed on decimal number".to_string()
+                } else {
+                    e.kind.message()
+                }
+            }
+            None => e.kind.message(),
+        },
         kind => kind.message(),
     };
     let (line, column) = match e.kind {
         ParseErrorKind::DuplicateTable { header_column, .. } => (e.line, header_column + 1),
-        _ => (e.line, e.column),
+        _ => (e.line, column),
     };
     let duplicate = matches!(e.kind, ParseErrorKind::DuplicateTable { .. } | ParseErrorKind::DuplicateKey { .. });
     let positioned = !duplicate || version.line >= Line::V2_4;
