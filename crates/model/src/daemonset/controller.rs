@@ -23,7 +23,9 @@
 //! generation, the clock under minReadySeconds or the nodes computes every node again.
 //! What is left per sync beyond the pods it touches: the rank of each old available
 //! pod's node when rollingUpdate may pick some (SplitMix64 draws are computed
-//! directly, not in turn), and with maxSurge a walk over every node.
+//! directly, not in turn), a sort of the nodes rollingUpdate's decision names (by
+//! rank; walked on their kept verdicts, no pod read), and with maxSurge a walk over
+//! every node.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -309,10 +311,16 @@ impl DaemonSetsController {
         let Some(key) = self.cache.key.as_ref() else { return NodeVerdict::default() };
         let pods = self.node_pods(i);
         let name = self.nodes.get(i).and_then(|n| n.metadata.name.as_deref()).unwrap_or("");
+        let class = UpdateClass::of(&pods, key, self.now);
+        let old_pod = match class {
+            UpdateClass::Old { .. } => UpdateClass::old_pod(&pods, key).and_then(|p| self.pods.position_on_node(i, pod_name(p))),
+            _ => None,
+        };
         NodeVerdict {
             manage: manage_node(name, &pods, should, key, self.now).kind(),
             has_pods: !pods.is_empty(),
-            class: UpdateClass::of(&pods, key, self.now),
+            class,
+            old_pod,
             status: StatusContrib::of(&pods, key, self.now),
         }
     }
@@ -421,7 +429,10 @@ impl DaemonSetsController {
     /// kind, or old and new) only counts as unavailable, and of the old available pods only
     /// the first `maxUnavailable − numUnavailable` in that order can be picked: those
     /// are found by selection, not by sorting every node, and the others are counted
-    /// as waiting. The decision is the one [`rolling_update`] makes on every node.
+    /// as waiting; the nodes left are walked on their kept verdicts (an old pod named
+    /// off the store's index), no pod read, and sorted by rank with names compared only
+    /// between equal ranks. The decision is the one [`rolling_update`] makes on every
+    /// node.
     fn rolling_update_plan(&mut self, should: &[(bool, bool)], hash: &str) -> Result<RollingUpdateDecision, String> {
         // The draws are made (skipped past) even when the counts are invalid.
         let base = self.rng.clone();
@@ -460,8 +471,9 @@ impl DaemonSetsController {
         }
         let key = self.cache.key.clone().unwrap_or_default();
         let orphans = self.orphan_pods();
-        for (o, (_, pods)) in orphans.iter().enumerate() {
-            match UpdateClass::of(pods, &key, self.now) {
+        let orphan_classes: Vec<UpdateClass> = orphans.iter().map(|(_, pods)| UpdateClass::of(pods, &key, self.now)).collect();
+        for (o, &class) in orphan_classes.iter().enumerate() {
+            match class {
                 _ if full => visit.push((u64::MAX, Visit::Orphan(o))),
                 UpdateClass::New { available: true } => {}
                 UpdateClass::Old { available: true } => old_available.push(Visit::Orphan(o)),
@@ -478,7 +490,8 @@ impl DaemonSetsController {
                 Visit::Orphan(o) => orphans.get(o).map_or("", |(n, _)| n),
             }
         };
-        let order = |a: &(u64, Visit), b: &(u64, Visit)| (a.0, name_of(&a.1)).cmp(&(b.0, name_of(&b.1)));
+        // By rank, then name: the names are read only for equal ranks.
+        let order = |a: &(u64, Visit), b: &(u64, Visit)| a.0.cmp(&b.0).then_with(|| name_of(&a.1).cmp(name_of(&b.1)));
         let all_old_available = old_available.len();
         let take = counts.max_unavailable.saturating_sub(num_unavailable + counted_only).min(old_available.len());
         if take > 0 {
@@ -494,6 +507,66 @@ impl DaemonSetsController {
             visit.extend(ranked);
         }
         visit.sort_unstable_by(order);
+        if !full {
+            // `rollingUpdate`'s maxSurge-0 walk over the visited nodes, on their kept
+            // verdicts: no pod is read, an old pod's name comes off the store's index.
+            let class_of = |v: Visit| -> (UpdateClass, &str) {
+                match v {
+                    Visit::Node(i) => {
+                        let verdict = self.cache.nodes.get(i).copied().unwrap_or_default();
+                        (verdict.class, verdict.old_pod.and_then(|k| self.pods.name_on_node(i, k)).unwrap_or(""))
+                    }
+                    Visit::Orphan(o) => {
+                        let class = orphan_classes.get(o).copied().unwrap_or_default();
+                        let old = match class {
+                            UpdateClass::Old { .. } => orphans.get(o).and_then(|(_, pods)| UpdateClass::old_pod(pods, &key)).map_or("", pod_name),
+                            _ => "",
+                        };
+                        (class, old)
+                    }
+                }
+            };
+            let mut decision = RollingUpdateDecision {
+                max_surge: counts.max_surge,
+                max_unavailable: counts.max_unavailable,
+                desired_number_scheduled: counts.desired_number_scheduled,
+                ..Default::default()
+            };
+            let mut allowed_replacement_pods = Vec::new();
+            let mut candidate_pods_to_delete = Vec::new();
+            for &(_, v) in &visit {
+                match class_of(v) {
+                    (UpdateClass::New { available: true }, _) => {}
+                    (UpdateClass::New { available: false }, _) => {
+                        decision.num_unavailable += 1;
+                        decision.unavailable_new_pod_nodes.push(name_of(&v).to_string());
+                    }
+                    (UpdateClass::Old { available: false }, old) => {
+                        allowed_replacement_pods.push(old.to_string());
+                        decision.num_unavailable += 1;
+                    }
+                    (UpdateClass::Old { available: true }, old) => {
+                        if decision.num_unavailable >= counts.max_unavailable {
+                            decision.waiting_candidates += 1;
+                        } else {
+                            candidate_pods_to_delete.push(old.to_string());
+                        }
+                    }
+                    (UpdateClass::Conflict | UpdateClass::Empty | UpdateClass::Both, _) => decision.num_unavailable += 1,
+                }
+            }
+            let remaining =
+                counts.max_unavailable.saturating_sub(decision.num_unavailable).min(candidate_pods_to_delete.len());
+            decision.waiting_candidates += candidate_pods_to_delete.len() - remaining;
+            candidate_pods_to_delete.truncate(remaining);
+            allowed_replacement_pods.extend(candidate_pods_to_delete);
+            decision.old_pods_to_delete = allowed_replacement_pods;
+            decision.num_unavailable += counted_only;
+            decision.waiting_candidates += all_old_available - take.min(all_old_available);
+            #[cfg(test)]
+            assert_eq!(decision, self.reference_rolling_update(should, hash, counts, &base, &fixed), "sync {}", self.syncs);
+            return Ok(decision);
+        }
         let lists: Vec<Vec<&Pod>> = visit
             .iter()
             .map(|(_, v)| match *v {
@@ -827,6 +900,9 @@ struct NodeVerdict {
     /// The node has daemon pods (terminal ones being deleted left out).
     has_pods: bool,
     class: UpdateClass,
+    /// With `class` Old: where its old pod is among the node's pods
+    /// ([`PodStore::name_on_node`]), so `rollingUpdate` names it without reading pods.
+    old_pod: Option<usize>,
     status: StatusContrib,
 }
 
@@ -851,6 +927,14 @@ impl UpdateClass {
             Some((Some(new), None)) => UpdateClass::New { available: available(new) },
             Some((None, Some(old))) => UpdateClass::Old { available: available(old) },
             Some((Some(_), Some(_))) => UpdateClass::Both,
+        }
+    }
+
+    /// The one old pod `findUpdatedPodsOnNode` finds, when it finds no new one.
+    fn old_pod<'p>(pods: &[&'p Pod], key: &VerdictKey) -> Option<&'p Pod> {
+        match find_updated_pods_on_node(pods, &key.hash, key.generation) {
+            Some((None, old)) => old,
+            _ => None,
         }
     }
 
@@ -1019,8 +1103,9 @@ mod tests {
     /// The maxSurge-0 plan (only the nodes that change the decision, selection instead
     /// of a sort) decides what `rollingUpdate` on every node decides, sync after sync
     /// (the assertion is in `rolling_update_plan` under `cfg(test)`): every node
-    /// order, several budgets, surge, a node whose sandbox fails, nodes that should
-    /// not run the pod, and a node that leaves the cluster mid-rollout.
+    /// order, several budgets, surge, a node whose sandbox fails, old pods that turn
+    /// unready, nodes that should not run the pod, and a node that leaves the cluster
+    /// mid-rollout.
     #[test]
     fn plan_equals_rolling_update_on_every_node() {
         let strategies = [
@@ -1046,8 +1131,13 @@ mod tests {
                 let mut r = Rollout::new(v1, cluster(60), vec![rc], order.clone(), 9, 1_790_000_000);
                 r.runtimes.insert("gpu-node-011".into(), NodeRuntime::healthy("1.7.20", &["runc"]));
                 assert!(r.run_until_settled(200));
+                let old_hash = r.controller.current_hash();
                 r.apply_update(v2);
                 for round in 0..60 {
+                    if round == 1 {
+                        // Old pods that are not available: replaced outside the budget.
+                        r.controller.set_pod_readiness(false, 4, |p| pod_label(p, CONTROLLER_REVISION_HASH_LABEL) == Some(old_hash.as_str()));
+                    }
                     if round == 3 {
                         r.controller.update_nodes(|nodes| {
                             nodes.remove(20);

@@ -259,6 +259,17 @@ impl PodStore {
         self.slots.get(i).into_iter().flat_map(|s| s.names.iter()).filter_map(|n| self.get(n))
     }
 
+    /// Where the pod `name` is among node `i`'s pods (name order), if it is there.
+    pub fn position_on_node(&self, i: usize, name: &str) -> Option<usize> {
+        self.slots.get(i)?.names.binary_search_by(|n| n.as_str().cmp(name)).ok()
+    }
+
+    /// The name of the `k`-th of node `i`'s pods (name order): read off the index, no
+    /// pod looked up. A position stays right until the node's version moves.
+    pub fn name_on_node(&self, i: usize, k: usize) -> Option<&str> {
+        self.slots.get(i)?.names.get(k).map(String::as_str)
+    }
+
     /// The version of node `i`'s pods (0 for a node not in the list).
     pub fn version(&self, i: usize) -> u64 {
         self.slots.get(i).map_or(0, |s| s.version)
