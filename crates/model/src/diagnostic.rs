@@ -55,6 +55,11 @@ impl Span {
         self.end = Some((line, column));
         self
     }
+
+    /// The same span `by` lines down (text read on its own, put back at its place).
+    pub fn moved_down(&self, by: u32) -> Span {
+        Span { line: self.line.saturating_add(by), end: self.end.map(|(l, c)| (l.saturating_add(by), c)), ..self.clone() }
+    }
 }
 
 impl std::fmt::Display for Span {
@@ -89,6 +94,18 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic with `code` and `severity` and nothing else yet.
+    /// The same finding with every place `by` lines down ([`Span::moved_down`]).
+    pub fn moved_down(&self, by: u32) -> Diagnostic {
+        let mut d = self.clone();
+        if by > 0 {
+            d.primary = d.primary.as_ref().map(|s| s.moved_down(by));
+            for r in &mut d.related {
+                r.span = r.span.moved_down(by);
+            }
+        }
+        d
+    }
+
     pub fn new(code: impl Into<String>, severity: Severity) -> Self {
         Diagnostic { code: code.into(), severity, args: Vec::new(), primary: None, related: Vec::new() }
     }

@@ -28,7 +28,7 @@ use gpulab_model::kubernetes::scheduler::{FilterOptions, Outcome, Snapshot};
 use gpulab_model::kubernetes::yaml::{load_pieces, split, Document, Located, Manifests};
 use gpulab_model::kubernetes::events::Event;
 use gpulab_model::kubernetes::KubeVersion;
-use gpulab_model::{Diagnostic, Lang, Severity, Span};
+use gpulab_model::{Diagnostic, Lang, Severity};
 use gpulab_model::containerd::Daemon;
 use gpulab_view::{kube_path, ContainerdFiles, DiagLine, KubeOutcome, KubeRequest, KubeView, NodePatch, NodeView, Sandbox};
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -197,28 +197,6 @@ impl Piece {
     }
 }
 
-/// `span` `by` lines down.
-fn moved(span: &Span, by: u32) -> Span {
-    Span { line: span.line.saturating_add(by), end: span.end.map(|(l, c)| (l.saturating_add(by), c)), ..span.clone() }
-}
-
-/// `d` with every place `by` lines down.
-fn moved_diag(d: &Diagnostic, by: u32) -> Diagnostic {
-    let mut d = d.clone();
-    if by > 0 {
-        d.primary = d.primary.as_ref().map(|s| moved(s, by));
-        for r in &mut d.related {
-            r.span = moved(&r.span, by);
-        }
-    }
-    d
-}
-
-/// The objects of `list` `by` lines down.
-fn moved_all<T: Clone>(list: &[Located<T>], by: u32) -> impl Iterator<Item = Located<T>> + '_ {
-    list.iter().map(move |l| Located { object: l.object.clone(), span: moved(&l.span, by) })
-}
-
 /// How many files each cache below keeps (step 5–6's four files, and the previous
 /// text of one being edited).
 const KEPT: usize = 6;
@@ -295,16 +273,9 @@ fn read_file(file: &str, text: &str) -> Rc<Read> {
                     Rc::new(Piece { manifests, diags, dra: OnceCell::new() })
                 }
             };
-            let (m, out) = (&piece.manifests, &mut read.manifests);
-            out.nodes.extend(moved_all(&m.nodes, by));
-            out.pods.extend(moved_all(&m.pods, by));
-            out.runtime_classes.extend(moved_all(&m.runtime_classes, by));
-            out.daemon_sets.extend(moved_all(&m.daemon_sets, by));
-            out.config_maps.extend(moved_all(&m.config_maps, by));
-            out.events.extend(moved_all(&m.events, by));
-            out.bound.extend(m.bound.iter().cloned());
-            read.diags.extend(piece.diags.iter().map(|d| moved_diag(d, by)));
-            read.has_dra |= !m.deferred.is_empty();
+            read.manifests.extend_moved(&piece.manifests, by);
+            read.diags.extend(piece.diags.iter().map(|d| d.moved_down(by)));
+            read.has_dra |= !piece.manifests.deferred.is_empty();
             read.pieces.push((piece.clone(), by));
             now.push((at_1, piece));
         }
@@ -328,10 +299,10 @@ fn read_dra(file: &str, text: &str, read: &Read) -> Rc<DraRead> {
                 continue;
             }
             let dra = piece.dra();
-            classes.extend(moved_all(&dra.classes, *by));
-            found.extend(dra.typed.iter().map(|d| moved_diag(d, *by)));
+            classes.extend(dra.classes.iter().map(|c| c.moved_down(*by)));
+            found.extend(dra.typed.iter().map(|d| d.moved_down(*by)));
             for (all, own) in invalid.iter_mut().zip(&dra.invalid) {
-                all.extend(own.iter().map(|d| moved_diag(d, *by)));
+                all.extend(own.iter().map(|d| d.moved_down(*by)));
             }
             state.classes.extend(dra.state.classes.iter().cloned());
             state.claims.extend(dra.state.claims.iter().cloned());

@@ -243,13 +243,14 @@ impl Ctx<'_> {
         // Without the rules the file's order stands; an error there may then not be the
         // one 2.4 reports first ([`Ctx::approximated`], below).
         let mut entries: Vec<&(String, Node)> = raw.entries.iter().collect();
-        let tabular = |n: &Node| n.is_table() || n.is_array_of_tables();
-        let in_order = |a: &&(String, Node), b: &&(String, Node)| (tabular(&a.1), &a.0) <= (tabular(&b.1), &b.0);
+        fn order<'a>(e: &&'a (String, Node)) -> (bool, &'a str) {
+            (e.1.is_table() || e.1.is_array_of_tables(), e.0.as_str())
+        }
         let v24 = self.version.line >= super::version::Line::V2_4;
         if EXACT && v24 {
-            crate::sort::sort_by(&mut entries, |a, b| (tabular(&a.1), &a.0).cmp(&(tabular(&b.1), &b.0)));
+            crate::sort::sort_by(&mut entries, |a, b| order(a).cmp(&order(b)));
         }
-        let reordered = !EXACT && v24 && !entries.is_sorted_by(in_order);
+        let reordered = !EXACT && v24 && !entries.is_sorted_by_key(order);
         let mark = |e: LoadError| {
             if reordered {
                 self.approximated();

@@ -26,6 +26,13 @@ pub struct Located<T> {
     pub span: Span,
 }
 
+impl<T: Clone> Located<T> {
+    /// A copy `by` lines down ([`Span::moved_down`]).
+    pub fn moved_down(&self, by: u32) -> Located<T> {
+        Located { object: self.object.clone(), span: self.span.moved_down(by) }
+    }
+}
+
 /// Every object of one or more manifest files, by kind, in file order.
 #[derive(Debug, Clone, Default)]
 pub struct Manifests {
@@ -86,6 +93,22 @@ impl Manifests {
         self.events.extend(other.events);
         self.deferred.extend(other.deferred);
         self.bound.extend(other.bound);
+    }
+
+    /// Appends copies of the objects of `other` (a piece of a file read on its own at
+    /// line 1) `by` lines down, at its place in the file. Its DRA documents stay with
+    /// it: they are typed from `other` ([`super::dra::read`]), then moved.
+    pub fn extend_moved(&mut self, other: &Manifests, by: u32) {
+        fn moved<T: Clone>(list: &[Located<T>], by: u32) -> impl Iterator<Item = Located<T>> + '_ {
+            list.iter().map(move |l| l.moved_down(by))
+        }
+        self.nodes.extend(moved(&other.nodes, by));
+        self.pods.extend(moved(&other.pods, by));
+        self.runtime_classes.extend(moved(&other.runtime_classes, by));
+        self.daemon_sets.extend(moved(&other.daemon_sets, by));
+        self.config_maps.extend(moved(&other.config_maps, by));
+        self.events.extend(moved(&other.events, by));
+        self.bound.extend(other.bound.iter().cloned());
     }
 }
 
