@@ -10,6 +10,14 @@ export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 t0=$(date +%s)
 tier() { echo; echo "== $(date +%T) [$(( $(date +%s) - t0 ))s] $*"; }
 
+# A cold run's target/ grows to about 10 GB (debug test binaries, the wasm and release
+# builds) beside the Go caches: say how much room there is, so a full disk is named up
+# front instead of surfacing as a linker's "No space left on device" mid-tier.
+target_dir=${CARGO_TARGET_DIR:-$PWD/target}
+free_gb=$(df -Pk "$(dirname "$target_dir")" | awk 'NR==2 {printf "%d", $4 / 1048576}')
+echo "disk: ${free_gb} GB free for $target_dir"
+[ "$free_gb" -ge 12 ] || echo "warning: a cold run needs about 12 GB free beside $target_dir; ${free_gb} GB is free, so a build may stop with 'No space left on device'" >&2
+
 tier "fetch (trunk builds --offline)"
 cargo fetch --locked
 
