@@ -511,9 +511,31 @@ pub fn bad_inputs() -> Vec<(String, Node)> {
     out
 }
 
-/// Every case: the golden inputs, then the generated nodes.
+/// Numbers and dates each TOML library reads its own way (go-toml v1 takes a leading
+/// zero that TOML refuses and stops on `000` with `invalid base`; its lexer wants a
+/// space after a local date inside an array; go-toml v2 refuses all of it in its own
+/// words): one main config each, in a field of a known type and in a plugin's table.
+pub fn number_cases() -> Vec<(String, Node)> {
+    let cri = "[plugins.\"io.containerd.grpc.v1.cri\"]\n";
+    let gc = "[plugins.\"io.containerd.gc.v1.scheduler\"]\n";
+    let cases: &[(&str, String)] = &[
+        ("numbers/leading-zero-int", format!("version = 2\n{cri}  max_concurrent_downloads = 00\n")),
+        ("numbers/leading-zero-signed", format!("version = 2\n{gc}  deletion_threshold = -01\n  mutation_threshold = +007\n  pause_threshold = 00.5\n")),
+        ("numbers/leading-zero-underscore", format!("version = 2\n{cri}  max_concurrent_downloads = -0_1\n")),
+        ("numbers/leading-zero-float-in-int", format!("version = 2\n{cri}  max_concurrent_downloads = 01e1\n")),
+        ("numbers/invalid-base", format!("version = 2\n{cri}  max_concurrent_downloads = 0_01\n")),
+        ("numbers/leading-zero-then-syntax-error", format!("version = 2\n{gc}  deletion_threshold = 00\n  mutation_threshold = \n")),
+        ("numbers/local-date-in-array", format!("version = 2\n{cri}  unknown_dates = [1979-05-27]\n")),
+        ("numbers/local-date-in-array-then-comma", format!("version = 2\n{cri}  unknown_dates = [1979-05-27, 1979-05-28 ]\n")),
+        ("numbers/local-date-in-array-spaced", format!("version = 2\n{cri}  unknown_dates = [ 1979-05-27 ]\n")),
+    ];
+    cases.iter().map(|(name, text)| ((*name).to_string(), vec![(MAIN.to_string(), text.clone().into_bytes())])).collect()
+}
+
+/// Every case: the golden inputs, the number cases, then the generated nodes.
 pub fn all_cases(goldens: &std::path::Path) -> Vec<(String, Node)> {
     let mut out = golden_cases(goldens);
+    out.extend(number_cases());
     out.extend(generated().into_iter().enumerate().map(|(i, n)| (format!("generated/{i:03}"), n)));
     out
 }

@@ -13,12 +13,18 @@
 //! when it decodes them; `load` decides which are decoded. Compiled in with the
 //! feature `go-toml-syntax` (the companion and the chunk): the app's first load has
 //! no room for it, and there such a number stays the lab parser's syntax error.
+//!
+//! go-toml v1 (1.x) is lenient the other way: it takes a number's leading zeros
+//! (`00`, `-01`, `01.5`) that TOML and the lab parser refuse, and stops on `000` with
+//! a panic's `invalid base`: [`read_v1_leading_zeros`], the same rewrite-in-place.
 
 use super::load::{LoadError, LoadErrorCode};
 #[cfg(feature = "go-toml-syntax")]
 use super::parse::{parse, ParseError, ParseErrorKind};
 #[cfg(feature = "go-toml-syntax")]
 use super::value::Table;
+#[cfg(feature = "go-toml-syntax")]
+use super::version::Version;
 use super::value::Origin;
 
 /// A number whose underscores go-toml v2.2–2.3 refuse once it is decoded.
@@ -188,6 +194,109 @@ fn float_error(b: &[u8]) -> Option<(usize, &'static str)> {
     None
 }
 
+#[cfg(feature = "go-toml-syntax")]
+/// What go-toml v1 (containerd 1.x: v1.9.5 in the 1.6.38 and 1.7.34 builds, Debian's
+/// 1.6.20 alike, measured on all three) makes of a file the lab parser refused for a
+/// number's leading zero. Its lexer takes any run of digits, `_`, a sign, `.` and an
+/// exponent; its parser (`parseRvalue`) takes the underscores out and then:
+/// - an integer of three or more characters starting with `0` and not `0x`/`0o`/`0b`
+///   panics `invalid base`, which `LoadBytes` returns without a position (`000`,
+///   `00_1`); a shorter one or a signed one is `strconv.ParseInt`'s (`00` is 0, `-01`
+///   is −1, `+007` is 7);
+/// - a float is `strconv.ParseFloat`'s (`01.5` is 1.5).
+///
+/// Each such number is written back in place by its value (no longer than it was,
+/// padded with spaces, so every position stays) and the file read again.
+pub enum V1Reading {
+    /// The file as go-toml v1 reads it.
+    Table(Table),
+    /// Where go-toml v1 stops on one of those numbers.
+    Failure(LoadError),
+    /// The next error after the numbers go-toml v1 takes (for the caller to word).
+    Then(ParseError),
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// [`V1Reading`] of `text` (parsed by the lab into `parsed`); `None` when the lab
+/// parser's first error is not a number's leading zero, or after [`MAX_LAZY`] of them.
+pub fn read_v1_leading_zeros(version: &Version, path: &str, text: &[u8], parsed: &Result<Table, ParseError>) -> Option<V1Reading> {
+    // v1.9.5 reads a positive integer `ParseInt` refuses again with `ParseUint`;
+    // Debian's 1.6.20 has an older go-toml v1 that does not (`syntax_exact`).
+    let parse_uint = version.recorded() != "1.6.20";
+    let mut patched = text.to_vec();
+    let mut current = parsed.clone();
+    let mut read = 0;
+    loop {
+        let e = match current {
+            Ok(table) if read > 0 => return Some(V1Reading::Table(table)),
+            Ok(_) => return None,
+            Err(e) if !matches!(&e.kind, ParseErrorKind::Other { message } if message.starts_with("unexpected leading zero")) => {
+                return (read > 0).then_some(V1Reading::Then(e));
+            }
+            Err(e) => e,
+        };
+        if read >= MAX_LAZY {
+            return None;
+        }
+        read += 1;
+        let (start, end) = token_at(&patched, &e)?;
+        let token = std::str::from_utf8(patched.get(start..end)?).ok()?.to_string();
+        if !token.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'_' | b'+' | b'-' | b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let line_start = patched.get(..start)?.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let column = u32::try_from(String::from_utf8_lossy(patched.get(line_start..start)?).chars().count() + 1).ok()?;
+        let at = Origin { file: path.into(), line: e.line, column };
+        let fail = |message: String| Some(V1Reading::Failure(LoadError { message, code: LoadErrorCode::Syntax, at: Some(at.clone()), dump_ignores: false, log: None }));
+        let positioned = |text: &str| fail(format!("failed to load TOML: {path}: ({}, {column}): {text}", e.line));
+        let cleaned: String = token.chars().filter(|c| *c != '_').collect();
+        let float = token.contains(['.', 'e', 'E']);
+        if !float && cleaned.len() >= 3 && cleaned.starts_with('0') {
+            return fail(format!("failed to load TOML: {path}: invalid base"));
+        }
+        if v1_invalid_underscore(&token) {
+            return positioned("invalid use of _ in number");
+        }
+        let value = if float {
+            match cleaned.parse::<f64>() {
+                Ok(f) if f.is_finite() => v1_float_without_leading_zeros(&cleaned),
+                Ok(_) => return positioned(&format!("strconv.ParseFloat: parsing \"{cleaned}\": value out of range")),
+                Err(_) => return None,
+            }
+        } else {
+            match cleaned.parse::<i64>() {
+                Ok(n) => n.to_string(),
+                // `ParseUint` refuses a sign.
+                Err(_) if cleaned.starts_with('+') && parse_uint => return positioned(&format!("strconv.ParseUint: parsing \"{cleaned}\": invalid syntax")),
+                Err(_) => return positioned(&format!("strconv.ParseInt: parsing \"{cleaned}\": value out of range")),
+            }
+        };
+        let pad = token.len().checked_sub(value.len())?;
+        patched.splice(start..end, value.bytes().chain(std::iter::repeat_n(b' ', pad)));
+        current = parse(path, &patched);
+    }
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// go-toml v1's `numberContainsInvalidUnderscore`: an `_` not after a digit, or last.
+fn v1_invalid_underscore(token: &str) -> bool {
+    let b = token.as_bytes();
+    b.iter().enumerate().any(|(i, c)| *c == b'_' && !(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_digit) && i + 1 < b.len()))
+}
+
+#[cfg(feature = "go-toml-syntax")]
+/// A float's text with its whole part's leading zeros dropped (`-00.5` → `-0.5`,
+/// `01e1` → `1e1`): the same value, as the lab parser takes it.
+fn v1_float_without_leading_zeros(cleaned: &str) -> String {
+    let (sign, rest) = match cleaned.strip_prefix(['+', '-']) {
+        Some(rest) => cleaned.split_at(cleaned.len() - rest.len()),
+        None => ("", cleaned),
+    };
+    let digits = rest.len() - rest.trim_start_matches('0').len();
+    let keep = rest.get(digits..).filter(|r| r.starts_with(|c: char| c.is_ascii_digit())).map_or_else(|| rest.get(digits.saturating_sub(1)..).unwrap_or(rest), |r| r);
+    format!("{sign}{keep}")
+}
+
 #[cfg(all(test, feature = "go-toml-syntax"))]
 mod tests {
     use super::*;
@@ -212,6 +321,55 @@ mod tests {
         for (token, want) in cases {
             assert_eq!(underscore_error(token.as_bytes()), *want, "{token}");
         }
+    }
+
+    /// go-toml v1 on a number with a leading zero, as containerd 1.6.20, 1.6.38 and
+    /// 1.7.34 printed it for `max_concurrent_downloads = …` (line 3, the value at
+    /// column 30); `None` where they differ (1.6.20 has no `ParseUint`).
+    #[test]
+    fn go_toml_v1_reads_leading_zeros_as_containerd_1x_did() {
+        use super::super::value::Value;
+        let cases: &[(&str, Result<Value, &str>, Option<&str>)] = &[
+            ("00", Ok(Value::Integer(0)), None),
+            ("-01", Ok(Value::Integer(-1)), None),
+            ("+007", Ok(Value::Integer(7)), None),
+            ("0_0", Ok(Value::Integer(0)), None),
+            ("-0_1", Ok(Value::Integer(-1)), None),
+            ("01.5", Ok(Value::Float(1.5)), None),
+            ("-00.5", Ok(Value::Float(-0.5)), None),
+            ("01e1", Ok(Value::Float(10.0)), None),
+            ("000", Err("failed to load TOML: /f: invalid base"), None),
+            ("0_01", Err("failed to load TOML: /f: invalid base"), None),
+            ("01e999", Err("failed to load TOML: /f: (3, 30): strconv.ParseFloat: parsing \"01e999\": value out of range"), None),
+            ("-09223372036854775809", Err("failed to load TOML: /f: (3, 30): strconv.ParseInt: parsing \"-09223372036854775809\": value out of range"), None),
+            (
+                "+09223372036854775808",
+                Err("failed to load TOML: /f: (3, 30): strconv.ParseUint: parsing \"+09223372036854775808\": invalid syntax"),
+                Some("failed to load TOML: /f: (3, 30): strconv.ParseInt: parsing \"+09223372036854775808\": value out of range"),
+            ),
+        ];
+        for (number, want, on_1_6_20) in cases {
+            let text = format!("version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  max_concurrent_downloads = {number}\n");
+            let parsed = parse("/f", text.as_bytes());
+            for v in ["1.6.20", "1.6.38", "1.7.34"] {
+                let version = Version::parse(v).unwrap();
+                let got = match read_v1_leading_zeros(&version, "/f", text.as_bytes(), &parsed) {
+                    Some(V1Reading::Table(t)) => Ok(t.get_path(&["plugins", "io.containerd.grpc.v1.cri", "max_concurrent_downloads"]).unwrap().value.clone()),
+                    Some(V1Reading::Failure(f)) => Err(f.message),
+                    other => panic!("{number} on {v}: {}", if other.is_none() { "not read" } else { "another error" }),
+                };
+                let want = match (v, on_1_6_20) {
+                    ("1.6.20", Some(m)) => Err((*m).to_string()),
+                    _ => want.clone().map_err(str::to_string),
+                };
+                assert_eq!(got, want, "{number} on {v}");
+            }
+        }
+        // A later error is the caller's to word; other errors are not this reading's.
+        let text = b"a = 00\nb = \n";
+        assert!(matches!(read_v1_leading_zeros(&Version::parse("1.7.34").unwrap(), "/f", text, &parse("/f", text)), Some(V1Reading::Then(e)) if e.line == 2));
+        let text = b"a = 1\nb = \n";
+        assert!(read_v1_leading_zeros(&Version::parse("1.7.34").unwrap(), "/f", text, &parse("/f", text)).is_none());
     }
 
     /// A file with such numbers reads with each number's value and position; the

@@ -60,6 +60,10 @@ pub(super) fn read_file(files: &Files, version: &Version, path: &str, given: &Ve
             if let Some(lenient) = defers_number_checks(version).then(|| read_lenient(path, bytes, &Err(e.clone()))).flatten() {
                 return Ok(lenient);
             }
+            #[cfg(feature = "go-toml-syntax")]
+            if let Some(super::gonumbers::V1Reading::Table(table)) = version.is_1x().then(|| super::gonumbers::read_v1_leading_zeros(version, path, bytes, &Err(e.clone()))).flatten() {
+                return Ok((table, Vec::new()));
+            }
             Err(super::syntax::lab_error(version, path, &e))
         }
     }

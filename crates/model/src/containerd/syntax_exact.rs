@@ -3,6 +3,7 @@
 //! the lab parser's error is reworded and re-placed as go-toml v1 (1.x) or v2 report
 //! it. [`super::syntax`] says where this is used and what stands in without it.
 
+use super::gonumbers::V1Reading;
 use super::gotoml2::{self, Dialect};
 use super::gowords::value_position;
 use super::load::{LoadError, LoadErrorCode};
@@ -24,6 +25,13 @@ pub fn failure(version: &Version, path: &str, text: &[u8], parsed: &Result<Table
         // go-toml v2.2–2.3 let a number's stray underscores through the parser; the
         // decoder refuses them where it reads them (`load`, `gonumbers`).
         Err(_) if super::imports::defers_number_checks(version) && super::gonumbers::read_lenient(path, text, parsed).is_some() => None,
+        // go-toml v1 takes a number's leading zero the lab parser refuses (`gonumbers`).
+        Err(e) if version.is_1x() => match super::gonumbers::read_v1_leading_zeros(version, path, text, parsed) {
+            Some(V1Reading::Table(table)) => v1_local_date_error(path, text, &table),
+            Some(V1Reading::Failure(failure)) => Some(failure),
+            Some(V1Reading::Then(next)) => Some(syntax_error(version, path, text, &next)),
+            None => Some(syntax_error(version, path, text, e)),
+        },
         Err(e) => Some(syntax_error(version, path, text, e)),
         Ok(table) if version.is_1x() => v1_local_date_error(path, text, table),
         Ok(_) => None,
@@ -32,30 +40,51 @@ pub fn failure(version: &Version, path: &str, text: &[u8], parsed: &Result<Table
 
 /// go-toml v1's lexer wants a time after a date: a local date (`Started = 1979-05-27`)
 /// followed by anything but a space, `T` or the end of the file is an error at the
-/// character after it (printed as is, a newline included).
+/// character after it (printed as is, a newline included). Inside an array the parser
+/// meets that error where it wants a comma (`parseArray`): `missing comma` at the same
+/// place (measured on 1.6.20, 1.6.38 and 1.7.34: `[1979-05-27]`, `[1979-05-27, 1]`; a
+/// space after the date reads). A date in a table inside an array is not looked at.
 fn v1_local_date_error(path: &str, text: &[u8], table: &Table) -> Option<LoadError> {
-    fn walk(t: &Table, out: &mut Vec<Origin>) {
+    fn is_local_date(v: &Value) -> bool {
+        matches!(v, Value::Datetime(d) if d.len() == 10 && !d.contains([':', 'T', 't', ' ']))
+    }
+    fn walk_array(items: &[super::value::Node], out: &mut Vec<(Origin, bool)>) {
+        for n in items {
+            match &n.value {
+                Value::Array(inner) => walk_array(inner, out),
+                v if is_local_date(v) => out.extend(n.origin.clone().map(|o| (o, true))),
+                _ => {}
+            }
+        }
+    }
+    fn walk(t: &Table, out: &mut Vec<(Origin, bool)>) {
         for (_, n) in &t.entries {
             match &n.value {
                 Value::Table(sub) => walk(sub, out),
-                Value::Datetime(d) if d.len() == 10 && !d.contains([':', 'T', 't', ' ']) => out.extend(n.origin.clone()),
+                Value::Array(items) => walk_array(items, out),
+                v if is_local_date(v) => out.extend(n.origin.clone().map(|o| (o, false))),
                 _ => {}
             }
         }
     }
     let mut dates = Vec::new();
     walk(table, &mut dates);
-    crate::sort::sort_by(&mut dates, |a, b| (a.line, a.column).cmp(&(b.line, b.column)));
-    for at in dates {
-        let (line, column) = value_position(text, &at);
-        let after = column as usize - 1 + 10;
+    crate::sort::sort_by(&mut dates, |(a, _), (b, _)| (a.line, a.column).cmp(&(b.line, b.column)));
+    for (at, in_array) in dates {
+        // An array's element carries its own place; an entry its key's.
+        let (line, column) = if in_array { (at.line, at.column) } else { value_position(text, &at) };
+        let after = (column as usize).saturating_sub(1) + 10;
         let line_text = String::from_utf8_lossy(text).lines().nth(line.saturating_sub(1) as usize).map(str::to_string).unwrap_or_default();
         let is_last_line = !String::from_utf8_lossy(text).lines().skip(line as usize).any(|_| true) && !text.ends_with(b"\n");
         let next = line_text.as_bytes().get(after).copied().map(char::from).or(if is_last_line { None } else { Some('\n') });
         match next {
             None | Some(' ' | 'T') => continue,
             Some(c) => {
-                let message = format!("failed to load TOML: {path}: ({line}, {}): parsing error: incorrect date/time separation character: {c}", after + 1);
+                let message = if in_array {
+                    format!("failed to load TOML: {path}: ({line}, {}): missing comma", after + 1)
+                } else {
+                    format!("failed to load TOML: {path}: ({line}, {}): parsing error: incorrect date/time separation character: {c}", after + 1)
+                };
                 return Some(LoadError { message, code: LoadErrorCode::Syntax, at: Some(at), dump_ignores: false, log: None });
             }
         }
