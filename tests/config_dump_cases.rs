@@ -532,10 +532,27 @@ pub fn number_cases() -> Vec<(String, Node)> {
     cases.iter().map(|(name, text)| ((*name).to_string(), vec![(MAIN.to_string(), text.clone().into_bytes())])).collect()
 }
 
-/// Every case: the golden inputs, the number cases, then the generated nodes.
+/// A key whose value is missing (`key =` at the end of its line), followed by what
+/// each TOML library then reads as the value: the end of the file (after a newline,
+/// without one, after comments), another key, a table header.
+pub fn missing_value_cases() -> Vec<(String, Node)> {
+    let gc = "[plugins.\"io.containerd.gc.v1.scheduler\"]\n";
+    let cases: &[(&str, String)] = &[
+        ("missing-value/at-the-end", format!("version = 2\n{gc}  mutation_threshold = \n")),
+        ("missing-value/without-a-newline", format!("version = 2\n{gc}  mutation_threshold = ")),
+        ("missing-value/then-comments", format!("version = 2\n{gc}  mutation_threshold = # c\n\n  # d\n")),
+        ("missing-value/then-a-key", format!("version = 2\n{gc}  mutation_threshold =\n  deletion_threshold = 1\n")),
+        ("missing-value/then-a-header", format!("version = 2\n{gc}  mutation_threshold =\n\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  x = 1\n")),
+    ];
+    cases.iter().map(|(name, text)| ((*name).to_string(), vec![(MAIN.to_string(), text.clone().into_bytes())])).collect()
+}
+
+/// Every case: the golden inputs, the number and missing-value cases, then the
+/// generated nodes.
 pub fn all_cases(goldens: &std::path::Path) -> Vec<(String, Node)> {
     let mut out = golden_cases(goldens);
     out.extend(number_cases());
+    out.extend(missing_value_cases());
     out.extend(generated().into_iter().enumerate().map(|(i, n)| (format!("generated/{i:03}"), n)));
     out
 }

@@ -293,7 +293,7 @@ fn v1_float_without_leading_zeros(cleaned: &str) -> String {
         None => ("", cleaned),
     };
     let digits = rest.len() - rest.trim_start_matches('0').len();
-    let keep = rest.get(digits..).filter(|r| r.starts_with(|c: char| c.is_ascii_digit())).map_or_else(|| rest.get(digits.saturating_sub(1)..).unwrap_or(rest), |r| r);
+    let keep = rest.get(digits..).filter(|r| r.starts_with(|c: char| c.is_ascii_digit())).unwrap_or_else(|| rest.get(digits.saturating_sub(1)..).unwrap_or(rest));
     format!("{sign}{keep}")
 }
 

@@ -18,7 +18,7 @@ pub fn failure(version: &Version, path: &str, text: &[u8], parsed: &Result<Table
     if let Some(dialect) = go_toml_v2_dialect(version) {
         // go-toml v2 finds (and words) syntax errors its own way: its parser decides.
         if let Some(e) = gotoml2::first_error(text, dialect) {
-            return Some(go_toml_v2_syntax_error(path, e));
+            return Some(signed_leading_zero_before(version, path, text, (e.row, e.column)).unwrap_or_else(|| go_toml_v2_syntax_error(path, e)));
         }
     }
     match parsed {
@@ -320,6 +320,115 @@ fn number_range_error(version: &Version, e: &ParseError, message: &str) -> Optio
     Some((start, text))
 }
 
+/// go-toml v2.2–2.3 (containerd 2.0–2.3) decode each expression as it is parsed, and
+/// their decoder refuses a signed number's leading zero (`-01`) that their parser lets
+/// through: above a syntax error at `at` (row, byte column), that comes first
+/// (measured on 2.0.11, 2.1.9, 2.2.7 and 2.3.4: `-01` on row 3 and `00.5` on row 5 is
+/// `leading zero not allowed on decimal number` at row 3's sign). The text before `at`
+/// read by the lab parser finds it.
+fn signed_leading_zero_before(version: &Version, path: &str, text: &[u8], at: (u32, u32)) -> Option<LoadError> {
+    if version.is_1x() || version.line > Line::V2_3 {
+        return None;
+    }
+    let (row, column) = at;
+    let line_start = if row <= 1 { Some(0) } else { text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(row as usize - 2).map(|(i, _)| i + 1) };
+    let prefix = text.get(..line_start? + column.saturating_sub(1) as usize)?;
+    let e = super::parse::parse(path, prefix).err()?;
+    let leading_zero = matches!(&e.kind, ParseErrorKind::Other { message } if message.starts_with("unexpected leading zero"));
+    if !leading_zero || (e.line, e.column) >= at {
+        return None;
+    }
+    let err = syntax_error(version, path, prefix, &e);
+    err.message.ends_with("leading zero not allowed on decimal number").then_some(err)
+}
+
+/// go-toml v1 on a key whose value is missing (`key =` and the end of the line, or a
+/// comment): its lexer goes on past the line's end for the value (`lexRvalue`), so the
+/// parser takes the next token as the value — the end of the file is `expecting a
+/// value` where the file ends; a key or a table header is a token `parseRvalue` has no
+/// case for, `unhandled token: "<the key or the header's text>"` without a position
+/// (go-toml v1.9.5: 1.6.38, 1.7.34), which Debian's 1.6.20 (an older go-toml v1)
+/// re-panics with, as it recovers a panic of an `error` as if it were a `string`
+/// (measured on the three). `None` for anything else (a quoted or spaced key, `[[`, an
+/// empty header): those keep the general wording.
+fn v1_missing_value(version: &Version, path: &str, text: &[u8], e: &ParseError) -> Option<LoadError> {
+    if !matches!(e.kind, ParseErrorKind::Other { .. }) {
+        return None;
+    }
+    let line = e.line_text.as_str();
+    let eq = line.find('=')?;
+    let key = line.get(..eq)?.trim();
+    let bare = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    let after = line.get(eq + 1..)?.trim_start_matches([' ', '\t']);
+    if !bare(key) || !(after.is_empty() || after.starts_with('#')) || (e.column as usize) <= eq {
+        return None;
+    }
+    // The rest of the file after the key's line, as go-toml v1's `lexVoid` reads it.
+    let mut at = text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(e.line.saturating_sub(1) as usize).map_or(text.len(), |(i, _)| i + 1);
+    loop {
+        match text.get(at) {
+            Some(b' ' | b'\t' | b'\r' | b'\n') => at += 1,
+            Some(b'#') => at = text.iter().skip(at).position(|b| *b == b'\n').map_or(text.len(), |n| at + n),
+            _ => break,
+        }
+    }
+    let rest = std::str::from_utf8(text.get(at..)?).ok()?;
+    let (token_line, token_column) = position_at(text, at);
+    let token = if rest.is_empty() {
+        // The end of the file: where it is.
+        let message = format!("failed to load TOML: {path}: ({token_line}, {token_column}): expecting a value");
+        let at = Some(Origin { file: path.into(), line: token_line, column: token_column });
+        return Some(LoadError { message, code: LoadErrorCode::Syntax, at, dump_ignores: false, log: None });
+    } else if let Some(header) = rest.strip_prefix('[') {
+        let inside = header.get(..header.find(']')?)?;
+        if inside.is_empty() || inside.contains(['[', '\n']) {
+            return None;
+        }
+        inside
+    } else {
+        let end = rest.find(['=', '\n', '\r'])?;
+        let key = rest.get(..end)?.trim_end_matches([' ', '\t']);
+        if !bare(key) || rest.get(end..)?.starts_with(['\n', '\r']) {
+            return None;
+        }
+        key
+    };
+    let quoted = go_quote(token)?;
+    let at = Some(Origin { file: path.into(), line: token_line, column: token_column });
+    if version.recorded() == "1.6.20" {
+        let message = format!("unhandled token: {quoted} [recovered]\n\tpanic: interface conversion: interface {{}} is *errors.errorString, not string");
+        return Some(super::gowords::go_panic(message, at));
+    }
+    Some(LoadError { message: format!("failed to load TOML: {path}: unhandled token: {quoted}"), code: LoadErrorCode::Syntax, at, dump_ignores: false, log: None })
+}
+
+/// Go's `%q` of printable ASCII text (`None` for anything else).
+fn go_quote(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            _ => return None,
+        }
+    }
+    out.push('"');
+    Some(out)
+}
+
+/// The 1-based line and column (in characters, as go-toml v1 counts) of byte `at`.
+fn position_at(text: &[u8], at: usize) -> (u32, u32) {
+    let before = text.get(..at).unwrap_or(text);
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(before.get(line_start..).unwrap_or_default()).chars().count() + 1;
+    (to_u32(line), to_u32(column))
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -331,6 +440,9 @@ fn syntax_error(version: &Version, path: &str, text: &[u8], e: &ParseError) -> L
     }
     let code = LoadErrorCode::Syntax;
     if version.is_1x() {
+        if let Some(missing) = v1_missing_value(version, path, text, e) {
+            return missing;
+        }
         let (line, col, text) = match &e.kind {
             ParseErrorKind::UnterminatedBasicString { content_column } => {
                 (e.line, *content_column, "unescaped control character U+000A".to_string())
