@@ -529,6 +529,11 @@ pub fn number_cases() -> Vec<(String, Node)> {
         ("numbers/local-date-in-array-then-comma", format!("version = 2\n{cri}  unknown_dates = [1979-05-27, 1979-05-28 ]\n")),
         ("numbers/local-date-in-array-spaced", format!("version = 2\n{cri}  unknown_dates = [ 1979-05-27 ]\n")),
     ];
+    main_only(cases)
+}
+
+/// Cases of one main config each.
+fn main_only(cases: &[(&str, String)]) -> Vec<(String, Node)> {
     cases.iter().map(|(name, text)| ((*name).to_string(), vec![(MAIN.to_string(), text.clone().into_bytes())])).collect()
 }
 
@@ -544,7 +549,7 @@ pub fn missing_value_cases() -> Vec<(String, Node)> {
         ("missing-value/then-a-key", format!("version = 2\n{gc}  mutation_threshold =\n  deletion_threshold = 1\n")),
         ("missing-value/then-a-header", format!("version = 2\n{gc}  mutation_threshold =\n\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  x = 1\n")),
     ];
-    cases.iter().map(|(name, text)| ((*name).to_string(), vec![(MAIN.to_string(), text.clone().into_bytes())])).collect()
+    main_only(cases)
 }
 
 /// Every case: the golden inputs, the number and missing-value cases, then the
