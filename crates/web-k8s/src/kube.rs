@@ -16,7 +16,6 @@
 use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use gpulab_model::kubernetes::apply::{create_pod, Scheduled};
 use gpulab_model::kubernetes::dra::{self, apply::Applied, dynamicresources::State, printed};
@@ -293,7 +292,6 @@ fn read_dra(file: &str, text: &str, read: &Read) -> Rc<DraRead> {
         let mut found = Vec::new();
         let mut invalid: [Vec<Diagnostic>; 4] = Default::default();
         let mut state = State::default();
-        let mut slices = Vec::new();
         for (piece, by) in &read.pieces {
             if piece.manifests.deferred.is_empty() {
                 continue;
@@ -304,12 +302,8 @@ fn read_dra(file: &str, text: &str, read: &Read) -> Rc<DraRead> {
             for (all, own) in invalid.iter_mut().zip(&dra.invalid) {
                 all.extend(own.iter().map(|d| d.moved_down(*by)));
             }
-            state.classes.extend(dra.state.classes.iter().cloned());
-            state.claims.extend(dra.state.claims.iter().cloned());
-            state.templates.extend(dra.state.templates.iter().cloned());
-            slices.extend(dra.state.slices.iter().cloned());
+            state.merge(&dra.state);
         }
-        state.slices = Arc::new(slices);
         found.extend(invalid.into_iter().flatten());
         (classes, found, state)
     })
@@ -368,6 +362,208 @@ fn what_ifs(files: &ContainerdFiles) -> Rc<Vec<(Daemon, bool)>> {
         WHAT_IFS.with(|w| *w.borrow_mut() = Some((files.clone(), made.clone())));
         made
     })
+}
+
+/// The request's fields whose texts are kept as the request's JSON wrote them
+/// ([`request`]): the two a cluster's size makes large.
+const KEPT_TEXTS: [&str; 2] = ["cluster", "objects"];
+
+/// A kept text: its JSON string as the request wrote it (quotes included), the
+/// text, and places where both may be cut — (offset in the JSON string, offset in the
+/// text) after an escape, about every [`CUT_EVERY`] bytes of text.
+#[derive(Default)]
+struct KeptText {
+    json: String,
+    text: String,
+    cuts: Vec<(usize, usize)>,
+}
+
+/// How far apart [`KeptText::cuts`] are, in bytes of text.
+const CUT_EVERY: usize = 4096;
+
+thread_local! {
+    /// Per field of [`KEPT_TEXTS`], the last request's text: a re-schedule's request
+    /// carries again the texts the edit did not change (1 MB of objects at 1,000
+    /// devices) — the same bytes at the field's place are that text, not read again
+    /// — and an edited text is read from the last cut before the first byte that
+    /// changed, the text before it kept.
+    static TEXTS: RefCell<Vec<KeptText>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How many bytes `a` and `b` have in common at their start.
+fn common_start(a: &[u8], b: &[u8]) -> usize {
+    let mut same = 0;
+    for (x, y) in a.chunks(CUT_EVERY).zip(b.chunks(CUT_EVERY)) {
+        if x != y {
+            return same + x.iter().zip(y).take_while(|(p, q)| p == q).count();
+        }
+        same += x.len();
+    }
+    same
+}
+
+/// The JSON string at the start of `json` read on from `at` (an offset in it after
+/// the opening quote and not inside an escape) onto `text`, with a cut noted
+/// about every [`CUT_EVERY`] bytes of text: where the string ends (after its closing
+/// quote). `None` for what this reader leaves to `serde_json` — a `\u` escape of a
+/// surrogate, an escape or a character JSON refuses, no end.
+fn read_json_string(json: &str, mut at: usize, text: &mut String, cuts: &mut Vec<(usize, usize)>) -> Option<usize> {
+    let bytes = json.as_bytes();
+    let mut run = at;
+    let mut next_cut = cuts.last().map_or(0, |c| c.1) + CUT_EVERY;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => {
+                text.push_str(json.get(run..at)?);
+                return Some(at + 1);
+            }
+            b'\\' => {
+                text.push_str(json.get(run..at)?);
+                let c = match *bytes.get(at + 1)? {
+                    b'n' => '\n',
+                    b't' => '\t',
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    b'/' => '/',
+                    b'r' => '\r',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'u' => {
+                        let hex = bytes.get(at + 2..at + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        at += 4;
+                        char::from_u32(u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?)?
+                    }
+                    _ => return None,
+                };
+                text.push(c);
+                at += 2;
+                run = at;
+                if text.len() >= next_cut {
+                    cuts.push((at, text.len()));
+                    next_cut = text.len() + CUT_EVERY;
+                }
+            }
+            0..=0x1f => return None,
+            _ => at += 1,
+        }
+    }
+}
+
+/// The kept text of the JSON string at `start` of `json`, `last` the field's last
+/// one: `last` when the same bytes are there; else read from `last`'s last cut
+/// before the first byte that differs (or from the start), `last`'s text before it
+/// kept; `serde_json`'s reading (without cuts) when this reader leaves it to it.
+/// `None` when `serde_json` refuses it too. Also where the string ends in `json`.
+fn kept_text(json: &str, start: usize, last: Option<KeptText>) -> Option<(KeptText, usize)> {
+    let here = json.get(start..)?;
+    let last = last.unwrap_or_default();
+    let same = common_start(last.json.as_bytes(), here.as_bytes());
+    if same == last.json.len() && same > 0 {
+        return Some((last, start + same));
+    }
+    let (from, upto) = last.cuts.iter().rev().find(|c| c.0 <= same).copied().unwrap_or((1, 0));
+    let mut text = if here.starts_with('"') { last.text.get(..upto).map(str::to_string) } else { None };
+    let mut cuts: Vec<(usize, usize)> = last.cuts.into_iter().take_while(|c| c.0 <= from).collect();
+    let end = text.as_mut().and_then(|t| read_json_string(here, from, t, &mut cuts));
+    let (text, end, cuts) = match (text, end) {
+        (Some(text), Some(end)) => (text, end, cuts),
+        _ => {
+            let (text, end): (String, usize) = json_value(here, 0)?;
+            (text, end, Vec::new())
+        }
+    };
+    Some((KeptText { json: here.get(..end)?.to_string(), text, cuts }, start + end))
+}
+
+/// A `KubeRequest` from its JSON: the request `serde_json` reads, or its error —
+/// but a text of [`KEPT_TEXTS`] whose JSON string is the last request's is taken as
+/// then read, not read again.
+pub fn request(json: &str) -> Result<KubeRequest, String> {
+    with_kept_texts(json).map_or_else(|| serde_json::from_str(json).map_err(|e| format!("bad request: {e}")), Ok)
+}
+
+/// One JSON value at `at` of `json` as `serde_json` reads it, and where it ends.
+fn json_value<'a, T: serde::Deserialize<'a>>(json: &'a str, at: usize) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_str(json.get(at..)?).into_iter::<T>();
+    let v = values.next()?.ok()?;
+    Some((v, at + values.byte_offset()))
+}
+
+/// [`request`]'s way: the request's object walked field by field — each value read
+/// by `serde_json`, a kept text's compared with the last request's bytes first —,
+/// the fields other than the kept texts read as a `KubeRequest`. `None` whenever
+/// the JSON is not plainly such a request (a repeated or escaped key, a text that
+/// is not a string, anything `serde_json` refuses): the caller reads it whole, with
+/// its error.
+fn with_kept_texts(json: &str) -> Option<KubeRequest> {
+    let ws = |at: usize| json.get(at..).map_or(at, |s| at + s.len() - s.trim_start_matches([' ', '\t', '\n', '\r']).len());
+    let byte = |at: usize| json.as_bytes().get(at).copied();
+    let mut at = ws(0);
+    (byte(at) == Some(b'{')).then_some(())?;
+    at = ws(at + 1);
+    let mut keys: Vec<&str> = Vec::new();
+    let mut rest = String::from("{");
+    let mut kept = Vec::new();
+    if byte(at) == Some(b'}') {
+        at += 1;
+    } else {
+        loop {
+            let (key, end): (&str, usize) = json_value(json, at)?;
+            if keys.contains(&key) {
+                return None;
+            }
+            keys.push(key);
+            at = ws(end);
+            (byte(at) == Some(b':')).then_some(())?;
+            let start = ws(at + 1);
+            let end = match KEPT_TEXTS.iter().position(|k| *k == key) {
+                Some(field) => {
+                    let last = TEXTS.with(|t| t.borrow_mut().get_mut(field).map(std::mem::take));
+                    let (text, end) = kept_text(json, start, last)?;
+                    kept.push((field, text.text.clone()));
+                    TEXTS.with(|t| {
+                        let mut t = t.borrow_mut();
+                        t.resize_with(KEPT_TEXTS.len(), KeptText::default);
+                        if let Some(last) = t.get_mut(field) {
+                            *last = text;
+                        }
+                    });
+                    end
+                }
+                None => {
+                    let (_, end): (serde::de::IgnoredAny, usize) = json_value(json, start)?;
+                    if rest.len() > 1 {
+                        rest.push(',');
+                    }
+                    rest.extend(["\"", key, "\":", json.get(start..end)?]);
+                    end
+                }
+            };
+            at = ws(end);
+            match byte(at) {
+                Some(b',') => at = ws(at + 1),
+                Some(b'}') => {
+                    at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (ws(at) == json.len()).then_some(())?;
+    rest.push('}');
+    let mut req: KubeRequest = serde_json::from_str(&rest).ok()?;
+    for (field, text) in kept {
+        if field == 0 {
+            req.cluster = text;
+        } else {
+            req.objects = text;
+        }
+    }
+    Some(req)
 }
 
 /// The lab's own file of a step 6 path (`src/steps/data/`).
@@ -843,6 +1039,66 @@ mod tests {
         let lines = |r: &Read| r.pieces.iter().map(|(_, by)| *by).collect::<Vec<_>>();
         let [class, template, slice] = lines(&before)[..] else { panic!() };
         assert_eq!(lines(&after), [class, template, slice + 1]);
+    }
+
+    /// The DRA module's request reader gives what `serde_json` reads — the request,
+    /// or its error word for word — whatever the JSON, its kept texts the last
+    /// request's or not.
+    #[test]
+    fn kept_texts_read_as_serde_json_reads() {
+        let whole = |json: &str| serde_json::from_str::<KubeRequest>(json).map_err(|e| format!("bad request: {e}"));
+        let mut req = request();
+        req.objects = [default_text("dra.yaml"), "# \"quoted\" \\ \u{e9}\t/\n".into()].concat().repeat(20);
+        let json = serde_json::to_string(&req).unwrap();
+        let mut edited = req.clone();
+        edited.cluster.push_str("# \"quoted\" \\ \u{e9}\t\n");
+        let edited = serde_json::to_string(&edited).unwrap();
+        let middle = req.objects.len() / 2;
+        let mut in_the_middle = req.clone();
+        in_the_middle.objects.insert_str((0..middle).rev().find(|&i| req.objects.is_char_boundary(i)).unwrap_or(0), "# \u{1f600}\n");
+        let in_the_middle = serde_json::to_string(&in_the_middle).unwrap();
+        let half = (0..=json.len() / 2).rev().find(|&i| json.is_char_boundary(i)).unwrap_or(0);
+        let cases = [
+            json.clone(),
+            json.clone(),
+            edited.clone(),
+            edited.clone(),
+            json.clone(),
+            in_the_middle.clone(),
+            format!("{json}\n"),
+            json.replacen("\\\"quoted", "\\u0022quoted\\ud83d\\ude00\\u00e9\\b\\f\\r", 3),
+            json.replacen("\\\"quoted", "\\ud83d", 1),
+            json.replacen("\\\"quoted", "\\u+0ab", 1),
+            json.replacen("quoted", "quo\u{1}ted", 1),
+            in_the_middle.clone(),
+            json.clone(),
+            serde_json::to_string_pretty(&req).unwrap(),
+            format!(" \n{json}\t"),
+            json.replacen("\"cluster\":", "\"cluster\" :\r\n ", 1),
+            json.replacen('{', "{\"cluster\":\"x\",", 1),
+            json.replacen("\"cluster\":", "\"clust\\u0065r\":", 1),
+            json.replacen("\"objects\":", "\"objects\":null,\"x\":", 1),
+            json.replacen("\"version\":\"1.36\"", "\"version\":136", 1),
+            json.replacen("\"version\":\"1.36\"", "\"version\":\"1.36\",\"extra\":{\"deep\":[1,{\"x\":null}]}", 1),
+            format!("{},}}", json.trim_end_matches('}')),
+            format!("{json}}}"),
+            format!("{json}x"),
+            json[..half].to_string(),
+            json.replacen("\"cluster\":\"", "\"cluster\":\"\\q", 1),
+            "{}".into(),
+            "{ }".into(),
+            "[]".into(),
+            String::new(),
+            "{\"cluster\":\"a\"".into(),
+            "{\"cluster\":\"a\",\"objects\":\"b\"}".into(),
+        ];
+        for (i, c) in cases.iter().enumerate() {
+            assert_eq!(super::request(c), whole(c), "case {i}");
+        }
+        // A plain request is read field by field, not whole.
+        for c in [&json, &json, &edited, &in_the_middle, &json] {
+            assert_eq!(with_kept_texts(c), Some(whole(c).unwrap()));
+        }
     }
 
     /// Broken YAML is a list of diagnostics with the file name, not a panic.

@@ -56,16 +56,17 @@ fn parse<'a, T: serde::Deserialize<'a>>(request: &'a str) -> Result<T, String> {
 }
 
 /// Steps 5 and 6: `KubeRequest` JSON in, `Reply<KubeView>` JSON out — without DRA
-/// (a request that needs it is `KubeOutcome::NeedsDra`).
+/// (a request that needs it is `KubeOutcome::NeedsDra`). The request's large texts
+/// that are the last call's are not read again ([`kube::request`]).
 #[cfg_attr(feature = "exports", wasm_bindgen)]
 pub fn kube(request: &str) -> String {
-    reply(parse(request).map(|r| kube::view(&r)))
+    reply(kube::request(request).map(|r| kube::view(&r)))
 }
 
 /// Steps 5 and 6 with DRA, the DRA module's `kube` (`crates/web-dra` exports it; this
 /// chunk does not, so its wasm carries none of the model's DRA code).
 pub fn kube_dra(request: &str) -> String {
-    reply(parse(request).map(|r| kube::view_dra(&r)))
+    reply(kube::request(request).map(|r| kube::view_dra(&r)))
 }
 
 /// Step 8: `RolloutRequest` JSON in, `Reply<RolloutView>` JSON out.

@@ -318,7 +318,7 @@ impl Cluster {
                 slices.extend(nvidia::resource_slices(&d.gpus, None, catalog)?);
             }
         }
-        self.dra.slices = std::sync::Arc::new(slices);
+        self.dra.slices = slices.into_iter().map(crate::kubernetes::dra::allocator::Slice::new).collect();
         Ok(())
     }
 

@@ -30,6 +30,7 @@
 //! in order).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 use k8s_openapi::api::resource::v1::{
@@ -41,6 +42,45 @@ use super::capacity::{self, Consumption};
 use super::cel;
 use crate::kubernetes::quantity::Quantity;
 use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
+
+/// A ResourceSlice as the allocator reads it, shared: the object and each device's
+/// CEL input (`DeviceMatches`' maps, [`cel::input`]), made once however many cycles
+/// and nodes look at the slice. A clone shares both; it reads as the slice
+/// (`Deref`, `Debug`).
+#[derive(Clone)]
+pub struct Slice(Arc<(ResourceSlice, Vec<Result<cel::interpreter::Value, String>>)>);
+
+impl Slice {
+    pub fn new(slice: ResourceSlice) -> Slice {
+        let inputs = slice.spec.devices.iter().flatten().map(|d| cel::input(&slice.spec.driver, d)).collect();
+        Slice(Arc::new((slice, inputs)))
+    }
+
+    /// `spec.devices`, each with its CEL input.
+    fn devices(&self) -> impl Iterator<Item = (&Device, Option<&Result<cel::interpreter::Value, String>>)> {
+        let inputs = &self.0 .1;
+        self.0 .0.spec.devices.iter().flatten().enumerate().map(|(i, d)| (d, inputs.get(i)))
+    }
+}
+
+impl From<ResourceSlice> for Slice {
+    fn from(slice: ResourceSlice) -> Slice {
+        Slice::new(slice)
+    }
+}
+
+impl std::ops::Deref for Slice {
+    type Target = ResourceSlice;
+    fn deref(&self) -> &ResourceSlice {
+        &self.0 .0
+    }
+}
+
+impl std::fmt::Debug for Slice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0 .0.fmt(f)
+    }
+}
 
 /// `resourceapi.AllocationResultsMaxSize`.
 pub const ALLOCATION_RESULTS_MAX_SIZE: usize = 32;
@@ -112,14 +152,14 @@ struct Pool<'a> {
     driver: &'a str,
     name: &'a str,
     generation: i64,
-    slices: Vec<&'a ResourceSlice>,
+    slices: Vec<&'a Slice>,
     incomplete: bool,
     invalid: bool,
     /// The pool's counter sets (partitionable devices), by name.
     counter_sets: Vec<&'a CounterSet>,
     /// Every slice of the pool at its generation, for the node or not: the counters
     /// allocated devices consume are counted over all of them.
-    all_slices: Vec<&'a ResourceSlice>,
+    all_slices: Vec<&'a Slice>,
 }
 
 fn node_matches(node: &Node, name: Option<&str>, all: bool, selector: Option<&NodeSelector>) -> bool {
@@ -136,7 +176,7 @@ fn node_matches(node: &Node, name: Option<&str>, all: bool, selector: Option<&No
 /// view of their pool. A pool short of slices is looked at whole
 /// (`checkSlicesInPool`): obsolete when a newer generation exists, else complete
 /// when all its slices are there.
-fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node, features: Features) -> Vec<Pool<'a>> {
+fn gather_pools<'a>(slices: &'a [Slice], node: &Node, features: Features) -> Vec<Pool<'a>> {
     let mut pools: Vec<Pool<'a>> = Vec::new();
     for slice in slices {
         let spec = &slice.spec;
@@ -176,7 +216,7 @@ fn gather_pools<'a>(slices: &'a [ResourceSlice], node: &Node, features: Features
             }
         }
     }
-    let same_pool = |p: &Pool<'a>, s: &ResourceSlice| s.spec.driver == p.driver && s.spec.pool.name == p.name;
+    let same_pool = |p: &Pool<'a>, s: &Slice| s.spec.driver == p.driver && s.spec.pool.name == p.name;
     pools.retain(|p| !slices.iter().any(|s| same_pool(p, s) && s.spec.pool.generation > p.generation));
     for p in &mut pools {
         let count = p.slices.first().map_or(0, |s| s.spec.pool.resource_slice_count);
@@ -221,7 +261,9 @@ struct RequestData<'a> {
 struct Candidate<'a> {
     id: DeviceId,
     device: &'a Device,
-    slice: &'a ResourceSlice,
+    slice: &'a Slice,
+    /// The device's CEL input ([`Slice::new`]).
+    input: Option<&'a Result<cel::interpreter::Value, String>>,
 }
 
 /// A request: one [`RequestData`], or the alternatives of `firstAvailable`.
@@ -301,7 +343,7 @@ fn lookup_attribute<'a>(device: &'a Device, driver: &str, name: &str) -> Option<
 pub struct Allocator<'a> {
     pub features: Features,
     pub classes: &'a [DeviceClass],
-    pub slices: &'a [ResourceSlice],
+    pub slices: &'a [Slice],
     pub allocated: &'a BTreeSet<DeviceId>,
     /// What other claims consume of shared devices ([`consumed_by`]).
     pub consumed: &'a [Consumed],
@@ -514,11 +556,12 @@ impl<'a, 'b> Search<'a, 'b> {
                         )));
                     }
                     for slice in &p.slices {
-                        for device in slice.spec.devices.iter().flatten() {
+                        for (device, input) in slice.devices() {
                             let c = Candidate {
                                 id: DeviceId { driver: p.driver.to_string(), pool: p.name.to_string(), device: device.name.clone() },
                                 device,
                                 slice,
+                                input,
                             };
                             found.push(c);
                         }
@@ -559,7 +602,12 @@ impl<'a, 'b> Search<'a, 'b> {
                     Ok(s) => s,
                     Err(e) => return Err(AllocateError::Fatal(format!("{who}: selector #{i}: CEL compile error: {e}"))),
                 };
-                match compiled.matches(&c.id.driver, c.device) {
+                let matched = match c.input {
+                    Some(Ok(input)) => compiled.matches_input(input),
+                    Some(Err(e)) => Err(e.clone()),
+                    None => compiled.matches(&c.id.driver, c.device),
+                };
+                match matched {
                     Ok(true) => {}
                     Ok(false) => return Ok(false),
                     Err(e) => {
@@ -817,9 +865,9 @@ impl<'a, 'b> Search<'a, 'b> {
         let mut candidates = Vec::new();
         for p in self.pools.iter().filter(|p| !p.incomplete && !p.invalid) {
             for slice in &p.slices {
-                for dev in slice.spec.devices.iter().flatten() {
+                for (dev, input) in slice.devices() {
                     let id = DeviceId { driver: p.driver.to_string(), pool: p.name.to_string(), device: dev.name.clone() };
-                    candidates.push(Candidate { id, device: dev, slice });
+                    candidates.push(Candidate { id, device: dev, slice, input });
                 }
             }
         }

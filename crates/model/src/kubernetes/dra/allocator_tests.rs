@@ -14,7 +14,7 @@ use k8s_openapi::api::resource::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::allocator::{AllocateError, Allocator, DeviceId, Features};
+use super::allocator::{AllocateError, Allocator, DeviceId, Features, Slice};
 
 const NODE1: &str = "node-1";
 const NODE2: &str = "node-2";
@@ -635,7 +635,8 @@ fn allocator_cases_from_upstream() {
             .iter()
             .map(|(d, p, n)| DeviceId { driver: d.to_string(), pool: p.to_string(), device: n.to_string() })
             .collect();
-        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &case.classes, slices: &case.slices, allocated: &allocated, consumed: &[], compiled: &[] };
+        let slices: Vec<Slice> = case.slices.iter().cloned().map(Slice::new).collect();
+        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &case.classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[] };
         let claims: Vec<&ResourceClaim> = case.claims.iter().collect();
         let got = alloc.allocate(&case.node, &claims);
         match (&case.expect, got) {
@@ -684,6 +685,7 @@ fn constraint_not_satisfied() {
     );
     let allocated = BTreeSet::new();
     for (name, slices) in [("with-constraint-non-existent-attribute", mk(vec![])), ("with-constraint-not-matching-int-attribute", mk(vec![("numa", int(2))]))] {
+        let slices: Vec<Slice> = slices.into_iter().map(Slice::new).collect();
         let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[] };
         assert_eq!(alloc.allocate(&node(NODE1, REGION1), &[&claim]), Ok(None), "{name}");
     }

@@ -19,11 +19,11 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::{ContainerExtendedResourceRequest, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus};
 use k8s_openapi::api::resource::v1::{
     AllocationResult, DeviceClass, ResourceClaim, ResourceClaimConsumerReference, ResourceClaimStatus,
-    ResourceClaimTemplate, ResourceSlice,
+    ResourceClaimTemplate,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
-use super::allocator::{AllocateError, Allocator, DeviceId, Features};
+use super::allocator::{AllocateError, Allocator, DeviceId, Features, Slice};
 use super::extended::{self, ClassResolver, OnNode};
 use crate::kubernetes::affinity::{node_selector_matches, NodeFields};
 use crate::kubernetes::events::Event;
@@ -41,14 +41,16 @@ pub const DEALLOCATED: &str = "deallocation of ResourceClaim completed";
 pub const DELETED: &str = "deletion of ResourceClaim completed";
 
 /// The DRA objects of the cluster, as the API server holds them. The slices (the
-/// drivers', by far the most of it at a cluster's size) are shared: a clone of the
-/// state — each scheduling cycle's plugin takes one — copies none of them.
+/// drivers', by far the most of it at a cluster's size) are shared one by one
+/// ([`Slice`], with their devices' CEL inputs): a clone of the state — each
+/// scheduling cycle's plugin takes one — or a state joined from others copies none
+/// of them.
 #[derive(Debug, Clone, Default)]
 pub struct State {
     pub classes: Vec<DeviceClass>,
     pub claims: Vec<ResourceClaim>,
     pub templates: Vec<ResourceClaimTemplate>,
-    pub slices: Arc<Vec<ResourceSlice>>,
+    pub slices: Vec<Slice>,
 }
 
 impl State {
@@ -57,21 +59,15 @@ impl State {
         self.classes.extend(objects.device_classes.into_iter().map(|o| o.object));
         self.claims.extend(objects.resource_claims.into_iter().map(|o| o.object));
         self.templates.extend(objects.resource_claim_templates.into_iter().map(|o| o.object));
-        let slices = objects.resource_slices.into_iter().map(|o| o.object);
-        Arc::make_mut(&mut self.slices).extend(slices);
+        self.slices.extend(objects.resource_slices.into_iter().map(|o| Slice::new(o.object)));
     }
 
-    /// Adds another state's objects after this one's (the slices shared when this
-    /// state has none).
+    /// Adds another state's objects after this one's (the slices shared).
     pub fn merge(&mut self, other: &State) {
         self.classes.extend(other.classes.iter().cloned());
         self.claims.extend(other.claims.iter().cloned());
         self.templates.extend(other.templates.iter().cloned());
-        if self.slices.is_empty() {
-            self.slices = other.slices.clone();
-        } else {
-            Arc::make_mut(&mut self.slices).extend(other.slices.iter().cloned());
-        }
+        self.slices.extend(other.slices.iter().cloned());
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::api::resource::v1::{Device, ResourceClaim, ResourceSlice};
 
-use super::allocator::{Allocator, DeviceId};
+use super::allocator::{Allocator, DeviceId, Slice};
 use super::cel;
 use super::dynamicresources::features;
 use super::kubelet;
@@ -159,7 +159,8 @@ fn partitionable_mig_through_the_allocator() {
     let run = |version: KubeVersion, taken: &[&str], claims: &[ResourceClaim]| {
         let allocated: BTreeSet<DeviceId> =
             taken.iter().map(|d| DeviceId { driver: DRIVER.into(), pool: "gpu-node-1".into(), device: (*d).into() }).collect();
-        let alloc = Allocator { features: features(version), classes: &classes, slices: &s, allocated: &allocated, consumed: &[], compiled: &[] };
+        let shared: Vec<Slice> = s.iter().cloned().map(Slice::new).collect();
+        let alloc = Allocator { features: features(version), classes: &classes, slices: &shared, allocated: &allocated, consumed: &[], compiled: &[] };
         let refs: Vec<&ResourceClaim> = claims.iter().collect();
         alloc.allocate(&node(), &refs).map(|r| {
             r.map(|r| r.iter().flat_map(|a| a.devices.iter().flat_map(|d| d.results.iter().flatten())).map(|d| d.device.clone()).collect::<Vec<_>>())

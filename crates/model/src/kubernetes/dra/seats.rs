@@ -25,12 +25,12 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::api::resource::v1::{
     CELDeviceSelector, DeviceClaim, DeviceClaimConfiguration, DeviceClass, DeviceRequest, DeviceSelector, ExactDeviceRequest,
-    OpaqueDeviceConfiguration, ResourceClaim, ResourceClaimSpec, ResourceClaimStatus, ResourceSlice,
+    OpaqueDeviceConfiguration, ResourceClaim, ResourceClaimSpec, ResourceClaimStatus,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 
-use super::allocator::{consumed_by, Allocator, DeviceId};
+use super::allocator::{consumed_by, Allocator, DeviceId, Slice};
 use super::dynamicresources::{features, RESERVED_FOR_MAX_SIZE};
 use super::nvidia::{self, ConsumableShares, Mig, NodeGpus, CONFIG_API_VERSION, DRIVER};
 use super::{kubelet, printed};
@@ -136,7 +136,7 @@ fn node() -> Node {
 
 /// Claims made by `make(i)` allocated one after another on the node until one does
 /// not fit: the allocated claims (status written), or the allocator's error.
-fn fill(version: KubeVersion, slices: &[ResourceSlice], classes: &[DeviceClass], make: &dyn Fn(usize) -> ResourceClaim) -> Result<Vec<ResourceClaim>, String> {
+fn fill(version: KubeVersion, slices: &[Slice], classes: &[DeviceClass], make: &dyn Fn(usize) -> ResourceClaim) -> Result<Vec<ResourceClaim>, String> {
     let mut done: Vec<ResourceClaim> = Vec::new();
     let mut allocated: BTreeSet<DeviceId> = BTreeSet::new();
     let node = node();
@@ -160,7 +160,7 @@ fn fill(version: KubeVersion, slices: &[ResourceSlice], classes: &[DeviceClass],
 }
 
 /// A claim for two devices on an empty node: two devices, one device twice, or none.
-fn request_two(version: KubeVersion, slices: &[ResourceSlice], classes: &[DeviceClass], c: ResourceClaim) -> &'static str {
+fn request_two(version: KubeVersion, slices: &[Slice], classes: &[DeviceClass], c: ResourceClaim) -> &'static str {
     let node = node();
     let allocated = BTreeSet::new();
     let alloc = Allocator { features: features(version), classes, slices, allocated: &allocated, consumed: &[], compiled: &[] };
@@ -178,7 +178,7 @@ fn request_two(version: KubeVersion, slices: &[ResourceSlice], classes: &[Device
 }
 
 /// The devices of `slices` a class selects, as the row's resources cell.
-fn offered(slices: &[ResourceSlice], class: &str) -> Vec<(String, u64)> {
+fn offered(slices: &[Slice], class: &str) -> Vec<(String, u64)> {
     let ty = if class == "mig.nvidia.com" { "mig" } else { "gpu" };
     let n = slices
         .iter()
@@ -199,8 +199,8 @@ impl Rows<'_, '_> {
         NodeGpus { mig, ..NodeGpus::new(NODE, self.req.model.clone(), self.req.gpus_per_node) }
     }
 
-    fn slices(&self, mig: Mig) -> Result<Vec<ResourceSlice>, String> {
-        nvidia::resource_slices(&self.gpus(mig), None, self.catalog)
+    fn slices(&self, mig: Mig) -> Result<Vec<Slice>, String> {
+        Ok(nvidia::resource_slices(&self.gpus(mig), None, self.catalog)?.into_iter().map(Slice::new).collect())
     }
 
     /// A row from the claims that fit one node and the pods each claim serves.
@@ -275,7 +275,7 @@ impl Rows<'_, '_> {
 
     /// One `p` partition allocated on every GPU (the first per GPU), then a claim
     /// for a whole GPU: does it fit?
-    fn repartition(&self, v: KubeVersion, slices: &[ResourceSlice], classes: &[DeviceClass], p: &MigProfile, partitionable: bool) -> String {
+    fn repartition(&self, v: KubeVersion, slices: &[Slice], classes: &[DeviceClass], p: &MigProfile, partitionable: bool) -> String {
         let mut allocated = BTreeSet::new();
         let per_gpu = |i: u32| format!("gpu-{i}-mig-");
         for i in 0..self.req.gpus_per_node {
@@ -359,13 +359,14 @@ impl Rows<'_, '_> {
         let n = self.req.replicas.max(1);
         let path = DraPath::ConsumableShares { shares: n, gate_on };
         let v = self.req.version;
-        let mut slices = match self.slices(Mig::Disabled) {
+        let mut slices = match nvidia::resource_slices(&self.gpus(Mig::Disabled), None, self.catalog) {
             Ok(s) => s,
             Err(e) => return error_row(path, self.lang, e),
         };
         if gate_on {
             nvidia::with_consumable_shares(&mut slices, ConsumableShares::Shares(n));
         }
+        let slices: Vec<Slice> = slices.into_iter().map(Slice::new).collect();
         let classes = nvidia::device_classes();
         match fill(v, &slices, &classes, &|i| claim(&format!("share-{i}"), "gpu.nvidia.com", 1, None, None)) {
             Ok(done) => {

@@ -88,8 +88,13 @@ impl Selector {
     /// `DeviceMatches`: the device of `driver` as the expression sees it, evaluated.
     /// The error is cel-go's run-time text (`no such key: productName`).
     pub fn matches(&self, driver: &str, device: &Device) -> Result<bool, String> {
-        let input = device_value(driver, device)?;
-        let mut it = Interpreter::new(&input);
+        self.matches_input(&input(driver, device)?)
+    }
+
+    /// [`Self::matches`] on a device's input made beforehand ([`input`]: the
+    /// allocator's slices make each device's once).
+    pub fn matches_input(&self, input: &Value) -> Result<bool, String> {
+        let mut it = Interpreter::new(input);
         match it.eval(&self.ast)? {
             Value::Bool(b) => Ok(b),
             other => Err(format!("CEL result of type {other:?} could not be converted to bool")),
@@ -97,9 +102,10 @@ impl Selector {
     }
 }
 
-/// `DeviceMatches`' input maps: qualified names split at `/`, the driver's domain
-/// for names without one.
-fn device_value(driver: &str, device: &Device) -> Result<Value, String> {
+/// `DeviceMatches`' input maps for a device of `driver`: qualified names split at
+/// `/`, the driver's domain for names without one; the error is cel-go's, met when a
+/// selector is evaluated on the device.
+pub fn input(driver: &str, device: &Device) -> Result<Value, String> {
     fn put(domains: &mut Vec<(String, Value)>, domain: String, id: String, v: Value) {
         let pos = match domains.iter().position(|(d, _)| *d == domain) {
             Some(p) => p,
