@@ -31,23 +31,17 @@ pub const DRA: usize = 1;
 const FILES: [[&str; 2]; 2] = [[JS, WASM], [DRA_JS, DRA_WASM]];
 
 // wasm-bindgen puts this snippet at `snippets/<crate>-<hash>/inline0.js`, two levels
-// under the app's files; the chunk's files sit beside the app's.
-#[wasm_bindgen(inline_js = r#"
-export function import_chunk(js, wasm, attempt) {
-  const base = new URL("../../", import.meta.url);
-  const q = attempt > 0 ? `?retry=${attempt}` : "";
-  return import(new URL(js + q, base).href).then(async (m) => {
-    await m.default({ module_or_path: new URL(wasm + q, base) });
-    return m;
-  });
-}
-export function asset_url(name) {
-  return new URL("../../" + name, import.meta.url).href;
-}
-export function when_idle(f) {
-  if (typeof requestIdleCallback === "function") requestIdleCallback(() => f(), { timeout: 10000 });
-  else setTimeout(() => f(), 2000);
-}
+// under the app's files; the chunk's files sit beside the app's. It is copied into the
+// first load as written (trunk minifies the glue, not snippets), so it is written
+// minified — 50 B gzip less than the readable form:
+//   import_chunk(js, wasm, attempt): imports `js` (`?retry=<attempt>` after a failure)
+//     from beside the app and initialises it with `wasm`; resolves to the module.
+//   asset_url(name): the URL of `name` beside the app's files.
+//   when_idle(f): `f()` when the browser is idle (at the latest after 10 s), or after
+//     2 s where there is no requestIdleCallback.
+#[wasm_bindgen(inline_js = r#"export function import_chunk(j,w,a){const b=new URL("../../",import.meta.url),q=a>0?`?retry=${a}`:"";return import(new URL(j+q,b).href).then(async m=>{await m.default({module_or_path:new URL(w+q,b)});return m})}
+export function asset_url(n){return new URL("../../"+n,import.meta.url).href}
+export function when_idle(f){typeof requestIdleCallback=="function"?requestIdleCallback(()=>f(),{timeout:1e4}):setTimeout(()=>f(),2e3)}
 "#)]
 extern "C" {
     fn import_chunk(js: &str, wasm: &str, attempt: u32) -> js_sys::Promise;

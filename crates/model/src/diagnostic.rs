@@ -93,7 +93,6 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A diagnostic with `code` and `severity` and nothing else yet.
     /// The same finding with every place `by` lines down ([`Span::moved_down`]).
     pub fn moved_down(&self, by: u32) -> Diagnostic {
         let mut d = self.clone();
@@ -106,6 +105,7 @@ impl Diagnostic {
         d
     }
 
+    /// A diagnostic with `code` and `severity` and nothing else yet.
     pub fn new(code: impl Into<String>, severity: Severity) -> Self {
         Diagnostic { code: code.into(), severity, args: Vec::new(), primary: None, related: Vec::new() }
     }

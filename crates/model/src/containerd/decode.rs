@@ -250,7 +250,8 @@ impl Ctx<'_> {
         if EXACT && v24 {
             crate::sort::sort_by(&mut entries, |a, b| order(a).cmp(&order(b)));
         }
-        let reordered = !EXACT && v24 && !entries.is_sorted_by_key(order);
+        // (`is_sorted_by` with `<=`, not `is_sorted_by_key`: 76 B less of the first load.)
+        let reordered = !EXACT && v24 && !entries.is_sorted_by(|a, b| order(a) <= order(b));
         let mark = |e: LoadError| {
             if reordered {
                 self.approximated();
