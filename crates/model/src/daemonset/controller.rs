@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, DaemonSetStatus};
 use k8s_openapi::api::core::v1::{
-    Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, PodStatus,
+    Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, PodStatus, Volume,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use serde::Serialize;
@@ -636,14 +636,16 @@ impl DaemonSetsController {
     fn sync_nodes(&mut self, to_delete: &[String], to_create: &[String], hash: &str, result: &mut SyncResult) {
         let create_diff = to_create.len().min(self.burst_replicas);
         let delete_diff = to_delete.len().min(self.burst_replicas);
-        let template = self.create_pod_template(hash);
+        let mut template = self.create_pod_template(hash);
+        // The template's volumes are kept once for the pods of this sync (see `PodStore`).
+        let volumes = template.spec.as_mut().and_then(|s| s.volumes.take()).map(Arc::new);
         let object = format!("DaemonSet/{}", self.name());
         let mut pos = 0;
         let mut batch = create_diff.min(SLOW_START_INITIAL_BATCH_SIZE);
         while pos < create_diff {
             let mut failed = false;
             for node in to_create.iter().skip(pos).take(batch) {
-                match self.create_pod(&template, node) {
+                match self.create_pod(&template, volumes.as_ref(), node) {
                     Ok(name) => {
                         self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_CREATE, ["Created pod: ", &name].concat());
                         result.created.push((name, node.clone()));
@@ -663,10 +665,10 @@ impl DaemonSetsController {
             pos = next_pos;
         }
         for name in to_delete.iter().take(delete_diff) {
-            if let Some(pod) = self.pods.remove(name) {
-                self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_DELETE, ["Deleted pod: ", name.as_str()].concat());
-                result.deleted.push((name.clone(), get_target_node_name(&pod).unwrap_or("").to_string()));
-            }
+            let Some(node) = self.pods.get(name).map(|pod| get_target_node_name(pod).unwrap_or("").to_string()) else { continue };
+            self.pods.discard(name);
+            self.events.record(self.now, object.clone(), DAEMONSET_CONTROLLER, "Normal", reason::SUCCESSFUL_DELETE, ["Deleted pod: ", name.as_str()].concat());
+            result.deleted.push((name.clone(), node));
         }
     }
 
@@ -699,8 +701,9 @@ impl DaemonSetsController {
     }
 
     /// Admission and creation of one pod for `node`; its name on success, the API
-    /// error text otherwise.
-    fn create_pod(&mut self, template: &Pod, node: &str) -> Result<String, String> {
+    /// error text otherwise. `volumes`: the template's, taken out of `template` and
+    /// shared by the pods created from it.
+    fn create_pod(&mut self, template: &Pod, volumes: Option<&Arc<Vec<Volume>>>, node: &str) -> Result<String, String> {
         let mut pod = template.clone();
         let generate_name = pod.metadata.generate_name.clone().unwrap_or_default();
         if let (Some(known), Some(rc)) = (
@@ -723,7 +726,10 @@ impl DaemonSetsController {
         pod.metadata.name = Some(name.clone());
         pod.metadata.creation_timestamp = Some(time(self.now));
         pod.status = Some(PodStatus { phase: Some("Pending".into()), ..PodStatus::default() });
-        self.pods.insert(name.clone(), pod);
+        match volumes {
+            Some(volumes) => self.pods.insert_sharing(name.clone(), pod, volumes),
+            None => self.pods.insert(name.clone(), pod),
+        }
         Ok(name)
     }
 

@@ -20,6 +20,7 @@
 //! ([`crate::kubernetes::kubelet::create_pod_sandbox`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -126,7 +127,11 @@ pub const DEFAULT_RUNTIME_NAME: &str = "runc";
 pub struct RoundRecord {
     pub round: u64,
     pub now: i64,
-    pub sync: SyncResult,
+    /// Shared: [`Rollout::step`] keeps the record and hands out a copy, and a sync's
+    /// lists (the pods created and deleted, the rolling update's nodes) are the bulk
+    /// of it at a cluster's size.
+    #[serde(serialize_with = "serialize_shared")]
+    pub sync: Arc<SyncResult>,
     /// The `get ds` row (tab-separated cells) after the sync.
     pub get_ds_row: String,
     /// `rollout status` after the sync, or its error.
@@ -137,6 +142,11 @@ pub struct RoundRecord {
     pub sandbox_failures: Vec<(String, String)>,
     /// Nothing changed and the rollout is not done.
     pub stalled: bool,
+}
+
+/// Serializes a shared value as the value.
+fn serialize_shared<T: Serialize, S: serde::Serializer>(value: &Arc<T>, serializer: S) -> Result<S::Ok, S::Error> {
+    T::serialize(value, serializer)
 }
 
 /// The cluster of one rollout: controller, RuntimeClasses, node runtimes, clock.
@@ -274,7 +284,7 @@ impl Rollout {
             started,
             sandbox_failures,
             stalled: !done && no_progress && sync.error.is_none(),
-            sync,
+            sync: Arc::new(sync),
         };
         self.controller.now += self.interval;
         record

@@ -4,13 +4,25 @@
 //! change, so a sync, a binding pass or a kubelet pass reads the pods of the nodes it
 //! touches instead of scanning every pod of the cluster.
 //!
-//! Every node of the list has a slot with its pods' names (in name order, the store's
-//! order) and a version that moves on every change to one of them; the nodes whose
-//! version moved are listed until [`PodStore::take_touched`] takes the list, which is
-//! how the controller finds the per-node verdicts it has to compute again
-//! ([`super::controller`]). Pods are
-//! boxed: a k8s-openapi `Pod` is a few hundred bytes, and the map moves its values
-//! on every insert and remove.
+//! Each pod has a place in a table for as long as it is stored (a removed pod's place
+//! is reused), found by name through a hash map; a node's slot lists its pods' places
+//! (in name order, the store's order), so reading a node's pods looks no name up.
+//! Every node of the list has a slot and a version that moves on every change to one
+//! of its pods; the nodes whose version moved are listed until
+//! [`PodStore::take_touched`] takes the list, which is how the controller finds the
+//! per-node verdicts it has to compute again ([`super::controller`]). Reading every
+//! pod in name order sorts the places once after a change. Pods are boxed: a
+//! k8s-openapi `Pod` is a few hundred bytes, and the table moves its entries when it
+//! grows.
+//!
+//! The pods the controller creates from one template keep that template's volumes
+//! once, shared ([`PodStore::insert_sharing`]): a k8s-openapi `Volume` holds every
+//! volume source inline (about 3 KB each), so two volumes copied into each of 20,000
+//! pods were 127 MB. Such a pod is stored, and read through [`PodStore::get`] and the
+//! other borrowing readers, with `spec.volumes` left empty; [`PodStore::pod`] and
+//! [`PodStore::remove`] give it whole. (No reader of the store's pods — the
+//! controller, the scheduler's binding pass, the kubelet pass, the kubectl views, the
+//! diagnosis — reads a pod's volumes.)
 //!
 //! **Architecture Invariant:** a pod changes only through [`PodStore::insert`],
 //! [`PodStore::remove`] and [`PodStore::update`], which keep the index and the
@@ -20,8 +32,9 @@
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::core::v1::{Node, Pod, Volume};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::pod::get_target_node_name;
@@ -30,23 +43,50 @@ use crate::hash::FastMap;
 /// One node's pods.
 #[derive(Debug, Clone, Default)]
 struct Slot {
-    /// Pod names, sorted.
-    names: Vec<String>,
+    /// The places of its pods (in `PodStore::entries`), in name order.
+    pods: Vec<usize>,
     /// Moves on every change to the node's pods (unique across the store's life).
     version: u64,
     /// Listed in `PodStore::touched` since the last [`PodStore::take_touched`].
     touched: bool,
 }
 
+/// A stored pod: its name, the pod, and the volumes its spec shares with the other
+/// pods of its template (then its own `spec.volumes` is `None`).
+#[derive(Debug, Clone)]
+struct Entry {
+    name: String,
+    pod: Box<Pod>,
+    volumes: Option<Arc<Vec<Volume>>>,
+}
+
+impl Entry {
+    /// The pod whole: its shared volumes copied back into its spec.
+    fn whole(self) -> Pod {
+        let mut pod = *self.pod;
+        if let (Some(volumes), Some(spec)) = (self.volumes, pod.spec.as_mut()) {
+            spec.volumes = Some(Arc::unwrap_or_clone(volumes));
+        }
+        pod
+    }
+}
+
 /// The DaemonSet's pods (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct PodStore {
-    pods: BTreeMap<String, Box<Pod>>,
+    /// Each stored pod at its place; `None` at a free place.
+    entries: Vec<Option<Entry>>,
+    /// Free places, reused first.
+    free: Vec<usize>,
+    /// Pod name → its place.
+    by_name: FastMap<String, usize>,
+    /// Every place in use, in name order: built by the first read in order after a change.
+    order: OnceLock<Vec<usize>>,
     /// Node name → its index in the node list (the first node with that name).
     node_index: FastMap<String, usize>,
     slots: Vec<Slot>,
-    /// Pods whose target node is not in the node list, by that node's name.
-    orphans: BTreeMap<String, Vec<String>>,
+    /// Places of pods whose target node is not in the node list, by that node's name.
+    orphans: BTreeMap<String, Vec<usize>>,
     /// The last version handed out.
     clock: u64,
     /// Nodes whose version moved since the last [`PodStore::take_touched`], each once,
@@ -60,6 +100,16 @@ enum Place<'a> {
     Node(usize),
     Orphan(&'a str),
     Nowhere,
+}
+
+/// The entry at place `at`.
+fn entry_at(entries: &[Option<Entry>], at: usize) -> Option<&Entry> {
+    entries.get(at).and_then(Option::as_ref)
+}
+
+/// The name of the pod at place `at` ("" for a free place).
+fn name_at(entries: &[Option<Entry>], at: usize) -> &str {
+    entry_at(entries, at).map_or("", |e| e.name.as_str())
 }
 
 impl PodStore {
@@ -84,9 +134,9 @@ impl PodStore {
             slot.touched = true;
         }
         self.orphans.clear();
-        let names: Vec<String> = self.pods.keys().cloned().collect();
-        for name in names {
-            self.index(&name);
+        let places = self.order().to_vec();
+        for at in places {
+            self.index(at);
         }
     }
 
@@ -119,37 +169,50 @@ impl PodStore {
         touched
     }
 
-    fn index(&mut self, name: &str) {
-        let Some(pod) = self.pods.get(name) else { return };
-        let list = match Self::place(&self.node_index, pod) {
+    /// Every place in use, in name order.
+    fn order(&self) -> &[usize] {
+        self.order.get_or_init(|| {
+            let mut places: Vec<usize> = self.by_name.values().copied().collect();
+            places.sort_unstable_by(|&a, &b| name_at(&self.entries, a).cmp(name_at(&self.entries, b)));
+            places
+        })
+    }
+
+    /// Lists the pod at place `at` under its target node.
+    fn index(&mut self, at: usize) {
+        let Some(entry) = entry_at(&self.entries, at) else { return };
+        let list = match Self::place(&self.node_index, &entry.pod) {
             Place::Nowhere => return,
             Place::Node(i) => {
                 let Some(slot) = self.slots.get_mut(i) else { return };
                 Self::bump(&mut self.clock, &mut self.touched, slot, i);
-                &mut slot.names
+                &mut slot.pods
             }
             Place::Orphan(node) => self.orphans.entry(node.to_string()).or_default(),
         };
-        if let Err(at) = list.binary_search_by(|n| n.as_str().cmp(name)) {
-            list.insert(at, name.to_string());
+        let name = entry.name.as_str();
+        let entries = &self.entries;
+        if let Err(k) = list.binary_search_by(|&other| name_at(entries, other).cmp(name)) {
+            list.insert(k, at);
         }
     }
 
-    fn unindex(&mut self, name: &str) {
-        let Some(pod) = self.pods.get(name) else { return };
-        match Self::place(&self.node_index, pod) {
+    /// Takes the pod at place `at` off its target node's list.
+    fn unindex(&mut self, at: usize) {
+        let Some(entry) = entry_at(&self.entries, at) else { return };
+        match Self::place(&self.node_index, &entry.pod) {
             Place::Nowhere => {}
             Place::Node(i) => {
                 if let Some(slot) = self.slots.get_mut(i) {
                     Self::bump(&mut self.clock, &mut self.touched, slot, i);
-                    slot.names.retain(|n| n != name);
+                    slot.pods.retain(|&other| other != at);
                 }
             }
             Place::Orphan(node) => {
-                let node = node.to_string();
-                if let Some(list) = self.orphans.get_mut(&node) {
-                    list.retain(|n| n != name);
+                if let Some(list) = self.orphans.get_mut(node) {
+                    list.retain(|&other| other != at);
                     if list.is_empty() {
+                        let node = node.to_string();
                         self.orphans.remove(&node);
                     }
                 }
@@ -159,46 +222,94 @@ impl PodStore {
 
     /// Adds (or replaces) the pod `name`.
     pub fn insert(&mut self, name: String, pod: Pod) {
-        self.unindex(&name);
-        self.pods.insert(name.clone(), Box::new(pod));
-        self.index(&name);
+        self.insert_entry(Entry { name, pod: Box::new(pod), volumes: None });
     }
 
-    /// Removes the pod `name`.
+    /// Adds (or replaces) the pod `name`, whose spec's volumes are `volumes` (shared
+    /// with the other pods of its template; the pod's own `spec.volumes` is dropped):
+    /// see the module doc.
+    pub fn insert_sharing(&mut self, name: String, mut pod: Pod, volumes: &Arc<Vec<Volume>>) {
+        let shared = pod.spec.as_mut().map(|spec| {
+            spec.volumes = None;
+            Arc::clone(volumes)
+        });
+        self.insert_entry(Entry { name, pod: Box::new(pod), volumes: shared });
+    }
+
+    fn insert_entry(&mut self, entry: Entry) {
+        if let Some(&at) = self.by_name.get(&entry.name) {
+            self.unindex(at);
+            if let Some(slot) = self.entries.get_mut(at) {
+                *slot = Some(entry);
+            }
+            self.index(at);
+            return;
+        }
+        let at = match self.free.pop() {
+            Some(at) => at,
+            None => {
+                self.entries.push(None);
+                self.entries.len() - 1
+            }
+        };
+        self.by_name.insert(entry.name.clone(), at);
+        if let Some(slot) = self.entries.get_mut(at) {
+            *slot = Some(entry);
+        }
+        self.order = OnceLock::new();
+        self.index(at);
+    }
+
+    /// Takes the pod `name` out of the store.
+    fn take(&mut self, name: &str) -> Option<Entry> {
+        let at = *self.by_name.get(name)?;
+        self.unindex(at);
+        self.by_name.remove(name);
+        self.order = OnceLock::new();
+        let entry = self.entries.get_mut(at).and_then(Option::take);
+        self.free.push(at);
+        entry
+    }
+
+    /// Removes the pod `name`, returning it whole.
     pub fn remove(&mut self, name: &str) -> Option<Pod> {
-        self.unindex(name);
-        self.pods.remove(name).map(|p| *p)
+        self.take(name).map(Entry::whole)
+    }
+
+    /// Removes the pod `name`; whether it was there (no copy of shared volumes made).
+    pub fn discard(&mut self, name: &str) -> bool {
+        self.take(name).is_some()
     }
 
     /// Changes the pod `name` with `f`; its node's version moves (and the pod is
     /// re-indexed if its target node changed).
     pub fn update<R>(&mut self, name: &str, f: impl FnOnce(&mut Pod) -> R) -> Option<R> {
-        let before = match Self::place(&self.node_index, self.pods.get(name)?) {
+        let at = *self.by_name.get(name)?;
+        let before = match Self::place(&self.node_index, &entry_at(&self.entries, at)?.pod) {
             Place::Node(i) => Some(i),
             Place::Orphan(_) | Place::Nowhere => None,
         };
         if let Some(i) = before {
             // The common case (a status written, a pod bound to the node it targets):
-            // it stays at its node, where its name is already listed in order, and only
-            // the node's version moves.
-            let pod = self.pods.get_mut(name)?;
+            // it stays at its node, where it is already listed in order, and only the
+            // node's version moves.
+            let pod = &mut *self.entries.get_mut(at)?.as_mut()?.pod;
             let out = f(pod);
-            if Self::place(&self.node_index, pod) == Place::Node(i) {
-                if let Some(slot) = self.slots.get_mut(i) {
-                    Self::bump(&mut self.clock, &mut self.touched, slot, i);
+            let stays = Self::place(&self.node_index, pod) == Place::Node(i);
+            if let Some(slot) = self.slots.get_mut(i) {
+                Self::bump(&mut self.clock, &mut self.touched, slot, i);
+                if !stays {
+                    slot.pods.retain(|&other| other != at);
                 }
-            } else {
-                if let Some(slot) = self.slots.get_mut(i) {
-                    Self::bump(&mut self.clock, &mut self.touched, slot, i);
-                    slot.names.retain(|n| n != name);
-                }
-                self.index(name);
+            }
+            if !stays {
+                self.index(at);
             }
             return Some(out);
         }
-        self.unindex(name);
-        let out = self.pods.get_mut(name).map(|p| f(p));
-        self.index(name);
+        self.unindex(at);
+        let out = self.entries.get_mut(at).and_then(Option::as_mut).map(|e| f(&mut e.pod));
+        self.index(at);
         out
     }
 
@@ -208,8 +319,10 @@ impl PodStore {
     /// [`PodStore::give_back`] returns it. Nothing has changed, so no version moves.
     /// While it is out, readers find that empty pod in the lent pod's place (the
     /// binding pass leaves the pod being scheduled out of its views by name anyway).
+    /// The lent pod is the stored one: without shared volumes, which stay here.
     pub fn lend(&mut self, name: &str) -> Option<Pod> {
-        let pod = self.pods.get_mut(name)?;
+        let at = *self.by_name.get(name)?;
+        let pod = &mut self.entries.get_mut(at)?.as_mut()?.pod;
         let empty = Pod { metadata: ObjectMeta { name: pod.metadata.name.clone(), ..ObjectMeta::default() }, spec: None, status: None };
         Some(std::mem::replace(&mut **pod, empty))
     }
@@ -217,36 +330,46 @@ impl PodStore {
     /// Returns a pod [`PodStore::lend`] lent out, unchanged (it keeps its index entry;
     /// a pod that changed goes through [`PodStore::update`] after).
     pub fn give_back(&mut self, name: &str, pod: Pod) {
-        match self.pods.get_mut(name) {
-            Some(slot) => **slot = pod,
+        match self.by_name.get(name).and_then(|&at| self.entries.get_mut(at)).and_then(Option::as_mut) {
+            Some(entry) => *entry.pod = pod,
             None => self.insert(name.to_string(), pod),
         }
     }
 
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        entry_at(&self.entries, *self.by_name.get(name)?)
+    }
+
+    /// The pod `name` as stored (shared volumes left out: see the module doc).
     pub fn get(&self, name: &str) -> Option<&Pod> {
-        self.pods.get(name).map(|p| &**p)
+        self.entry(name).map(|e| &*e.pod)
+    }
+
+    /// The pod `name` whole (a copy, its shared volumes in its spec).
+    pub fn pod(&self, name: &str) -> Option<Pod> {
+        self.entry(name).cloned().map(Entry::whole)
     }
 
     pub fn contains_key(&self, name: &str) -> bool {
-        self.pods.contains_key(name)
+        self.by_name.contains_key(name)
     }
 
     pub fn len(&self) -> usize {
-        self.pods.len()
+        self.by_name.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pods.is_empty()
+        self.by_name.is_empty()
     }
 
     /// Every pod, in name order.
     pub fn values(&self) -> impl Iterator<Item = &Pod> + '_ {
-        self.pods.values().map(|p| &**p)
+        self.iter().map(|(_, p)| p)
     }
 
     /// Every pod with its name, in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Pod)> + '_ {
-        self.pods.iter().map(|(n, p)| (n, &**p))
+        self.order().iter().filter_map(|&at| entry_at(&self.entries, at)).map(|e| (&e.name, &*e.pod))
     }
 
     /// The index in the node list of the node named `name`.
@@ -256,18 +379,19 @@ impl PodStore {
 
     /// The pods whose target is node `i` of the list, in name order.
     pub fn on_node(&self, i: usize) -> impl Iterator<Item = &Pod> + '_ {
-        self.slots.get(i).into_iter().flat_map(|s| s.names.iter()).filter_map(|n| self.get(n))
+        self.slots.get(i).into_iter().flat_map(|s| s.pods.iter()).filter_map(|&at| entry_at(&self.entries, at)).map(|e| &*e.pod)
     }
 
     /// Where the pod `name` is among node `i`'s pods (name order), if it is there.
     pub fn position_on_node(&self, i: usize, name: &str) -> Option<usize> {
-        self.slots.get(i)?.names.binary_search_by(|n| n.as_str().cmp(name)).ok()
+        self.slots.get(i)?.pods.binary_search_by(|&at| name_at(&self.entries, at).cmp(name)).ok()
     }
 
     /// The name of the `k`-th of node `i`'s pods (name order): read off the index, no
     /// pod looked up. A position stays right until the node's version moves.
     pub fn name_on_node(&self, i: usize, k: usize) -> Option<&str> {
-        self.slots.get(i)?.names.get(k).map(String::as_str)
+        let at = *self.slots.get(i)?.pods.get(k)?;
+        entry_at(&self.entries, at).map(|e| e.name.as_str())
     }
 
     /// The version of node `i`'s pods (0 for a node not in the list).
@@ -277,7 +401,9 @@ impl PodStore {
 
     /// Pods whose target node is not in the list, by node name (in name order).
     pub fn orphans(&self) -> impl Iterator<Item = (&str, Vec<&Pod>)> + '_ {
-        self.orphans.iter().map(|(node, names)| (node.as_str(), names.iter().filter_map(|n| self.get(n)).collect()))
+        self.orphans
+            .iter()
+            .map(|(node, places)| (node.as_str(), places.iter().filter_map(|&at| entry_at(&self.entries, at)).map(|e| &*e.pod).collect()))
     }
 }
 
@@ -337,5 +463,33 @@ mod tests {
         assert_eq!((names(s.on_node(0)), s.orphans().count()), (vec!["q"], 1));
         assert_eq!(s.take_touched(), vec![0]);
         assert_eq!(s.len(), 3);
+    }
+
+    /// A pod stored with shared volumes reads without them, and comes back whole from
+    /// `pod` and `remove`, through updates and a lend.
+    #[test]
+    fn shared_volumes_are_kept_once_and_given_back_whole() {
+        use k8s_openapi::api::core::v1::HostPathVolumeSource;
+        let volume = Volume { name: "v".into(), host_path: Some(HostPathVolumeSource { path: "/x".into(), type_: None }), ..Volume::default() };
+        let volumes = Arc::new(vec![volume]);
+        let mut whole = pod("p", Some("a"));
+        if let Some(spec) = whole.spec.as_mut() {
+            spec.volumes = Some(volumes.to_vec());
+        }
+        let mut s = PodStore::new(&[node("a")]);
+        s.insert_sharing("p".into(), whole.clone(), &volumes);
+        s.insert_sharing("q".into(), pod("q", Some("a")), &volumes);
+        assert_eq!(Arc::strong_count(&volumes), 3);
+        assert!(s.get("p").and_then(|p| p.spec.as_ref()).is_some_and(|spec| spec.volumes.is_none()));
+        assert_eq!(s.pod("p").as_ref(), Some(&whole));
+        let lent = s.lend("p");
+        if let Some(p) = lent {
+            s.give_back("p", p);
+        }
+        s.update("p", |p| p.status = Some(Default::default()));
+        whole.status = Some(Default::default());
+        assert_eq!(s.remove("p"), Some(whole));
+        assert!(s.discard("q") && !s.discard("q"));
+        assert_eq!(Arc::strong_count(&volumes), 1);
     }
 }
