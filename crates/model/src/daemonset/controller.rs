@@ -253,7 +253,8 @@ impl DaemonSetsController {
                 Err(e) => result.error = Some(format!("couldn't get unavailable numbers: {e}")),
             }
         }
-        cleanup_history(&self.ds, &hash, &mut self.revisions, self.pods.values());
+        // The live revisions are a set: any order (a sync sorts no pod names).
+        cleanup_history(&self.ds, &hash, &mut self.revisions, self.pods.values_any_order());
         result.status = self.update_daemon_set_status(&should);
         self.cache.should = should;
         result.controller_events = self.own_events - events_before;

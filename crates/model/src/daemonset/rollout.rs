@@ -274,7 +274,7 @@ impl Rollout {
         let min_ready = super::update::min_ready_seconds(&self.controller.ds);
         let now = self.controller.now;
         let ripening = min_ready > 0
-            && self.controller.pods.values().any(|p| is_pod_ready(p) && !is_pod_available(p, min_ready, now));
+            && self.controller.pods.values_any_order().any(|p| is_pod_ready(p) && !is_pod_available(p, min_ready, now));
         let no_progress = sync.created.is_empty() && sync.deleted.is_empty() && started.is_empty() && !status_moved && !ripening;
         let record = RoundRecord {
             round: self.rounds.len() as u64 + 1,

@@ -11,7 +11,8 @@
 //! of its pods; the nodes whose version moved are listed until
 //! [`PodStore::take_touched`] takes the list, which is how the controller finds the
 //! per-node verdicts it has to compute again ([`super::controller`]). Reading every
-//! pod in name order sorts the places once after a change. Pods are boxed: a
+//! pod in name order sorts the places once after a change (readers the order does not
+//! matter to take [`PodStore::values_any_order`], which sorts nothing). Pods are boxed: a
 //! k8s-openapi `Pod` is a few hundred bytes, and the table moves its entries when it
 //! grows.
 //!
@@ -365,6 +366,12 @@ impl PodStore {
     /// Every pod, in name order.
     pub fn values(&self) -> impl Iterator<Item = &Pod> + '_ {
         self.iter().map(|(_, p)| p)
+    }
+
+    /// Every pod, in no particular order (the table's): for a reader the order does
+    /// not matter to, which then sorts nothing after a change.
+    pub fn values_any_order(&self) -> impl Iterator<Item = &Pod> + '_ {
+        self.entries.iter().flatten().map(|e| &*e.pod)
     }
 
     /// Every pod with its name, in name order.
