@@ -36,7 +36,7 @@ import path from "node:path";
 const DIST = path.resolve(process.env.DIST ?? "../../dist");
 const KB = 1024;
 const FIRST_LOAD_BUDGET = 300 * KB;
-const CHUNK_BUDGET = 860 * KB;
+const CHUNK_BUDGET = 864 * KB;
 // It repeats the chunk's YAML and dump reader (668 KB measured), and since step 7's DRA
 // rows the chunk's slot table too: 781,023 B of wasm measured (+98,166 B).
 const DRA_BUDGET = 810 * KB;
