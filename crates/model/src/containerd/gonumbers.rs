@@ -90,11 +90,7 @@ fn is_underscore_error(e: &ParseError) -> bool {
 /// The byte range of the number the error at `e` (1-based line, column in characters)
 /// points into.
 fn token_at(text: &[u8], e: &ParseError) -> Option<(usize, usize)> {
-    let line_start = if e.line <= 1 {
-        0
-    } else {
-        text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(e.line as usize - 2).map(|(i, _)| i + 1)?
-    };
+    let line_start = super::parse::line_start(text, e.line)?;
     let line_end = text.get(line_start..)?.iter().position(|b| *b == b'\n').map_or(text.len(), |i| line_start + i);
     let line = std::str::from_utf8(text.get(line_start..line_end)?).ok()?;
     let at = line.char_indices().nth(e.column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);

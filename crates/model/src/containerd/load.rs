@@ -219,12 +219,7 @@ pub fn load(files: &Files, version: &Version, defaults: &Defaults, main: &str, g
 /// the syntax error is decoded on its own; v2.4 parses the whole document first.
 pub(super) fn decoded_before_syntax_error(version: &Version, defaults: &Defaults, text: &[u8], e: LoadError) -> LoadError {
     let Some(at) = e.at.as_ref().filter(|_| decodes_before_syntax_error(version, &e)) else { return e };
-    let line_start = if at.line <= 1 {
-        Some(0)
-    } else {
-        text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(at.line as usize - 2).map(|(i, _)| i + 1)
-    };
-    let Some(prefix) = line_start.and_then(|s| text.get(..s + at.column.saturating_sub(1) as usize)) else { return e };
+    let Some(prefix) = super::parse::text_before(text, at.line, at.column) else { return e };
     let Ok(table) = super::parse::parse(&at.file, prefix) else { return e };
     match decode_fields(version, defaults, prefix, table) {
         Err(te) if te.code == LoadErrorCode::Type && te.at.as_ref().is_some_and(|t| (t.line, t.column) < (at.line, at.column)) => te,

@@ -84,6 +84,19 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// The byte offset where line `line` (1-based) of `text` starts; `None` past the end.
+pub fn line_start(text: &[u8], line: u32) -> Option<usize> {
+    match line {
+        0 | 1 => Some(0),
+        n => text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(n as usize - 2).map(|(i, _)| i + 1),
+    }
+}
+
+/// `text` up to line `line`, byte column `column` (1-based; the point excluded).
+pub fn text_before(text: &[u8], line: u32, column: u32) -> Option<&[u8]> {
+    text.get(..line_start(text, line)? + column.saturating_sub(1) as usize)
+}
+
 /// Parses `bytes` (the content of `file`) into a table whose nodes carry `file`:line.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<Table, ParseError> {
     let text = match std::str::from_utf8(bytes) {

@@ -331,8 +331,7 @@ fn signed_leading_zero_before(version: &Version, path: &str, text: &[u8], at: (u
         return None;
     }
     let (row, column) = at;
-    let line_start = if row <= 1 { Some(0) } else { text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(row as usize - 2).map(|(i, _)| i + 1) };
-    let prefix = text.get(..line_start? + column.saturating_sub(1) as usize)?;
+    let prefix = super::parse::text_before(text, row, column)?;
     let e = super::parse::parse(path, prefix).err()?;
     let leading_zero = matches!(&e.kind, ParseErrorKind::Other { message } if message.starts_with("unexpected leading zero"));
     if !leading_zero || (e.line, e.column) >= at {
@@ -364,7 +363,7 @@ fn v1_missing_value(version: &Version, path: &str, text: &[u8], e: &ParseError) 
         return None;
     }
     // The rest of the file after the key's line, as go-toml v1's `lexVoid` reads it.
-    let mut at = text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(e.line.saturating_sub(1) as usize).map_or(text.len(), |(i, _)| i + 1);
+    let mut at = super::parse::line_start(text, e.line.saturating_add(1)).unwrap_or(text.len());
     loop {
         match text.get(at) {
             Some(b' ' | b'\t' | b'\r' | b'\n') => at += 1,
