@@ -51,7 +51,7 @@ impl Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.hash
+        self.hash.rotate_left(26)
     }
 }
 
@@ -73,5 +73,20 @@ mod tests {
             assert_eq!(map.get(n.as_str()), Some(&i));
         }
         assert_eq!(map.get("gpu-node-99999"), None);
+    }
+
+    /// The bits a table of 32,768 buckets takes (the low 15) spread 20,000 node names
+    /// that differ only in their digits about as a random function would (≈ 14,970
+    /// distinct values); before the rotation they took 3.
+    #[test]
+    fn low_bits_spread_numbered_names() {
+        let buckets: std::collections::BTreeSet<u64> = (1..=20_000)
+            .map(|i| {
+                let mut h = FxHasher::default();
+                h.write(format!("gpu-node-{i:05}").as_bytes());
+                h.finish() & 0x7fff
+            })
+            .collect();
+        assert!(buckets.len() > 14_000, "{} distinct buckets", buckets.len());
     }
 }

@@ -149,7 +149,7 @@ impl DaemonSetsController {
             NodeOrder::Seeded(s) => s ^ seed.rotate_left(32),
             NodeOrder::Listed | NodeOrder::Fixed(_) => seed,
         };
-        let nodes: Vec<Arc<Node>> = nodes.into_iter().map(Arc::new).collect();
+        let nodes = shared_nodes(nodes);
         DaemonSetsController {
             ds,
             pods: PodStore::new(&nodes),
@@ -178,7 +178,7 @@ impl DaemonSetsController {
     pub fn update_nodes(&mut self, f: impl FnOnce(&mut Vec<Node>)) {
         let mut nodes: Vec<Node> = self.nodes.iter().map(|n| Node::clone(n)).collect();
         f(&mut nodes);
-        self.nodes = nodes.into_iter().map(Arc::new).collect();
+        self.nodes = shared_nodes(nodes);
         self.pods.set_nodes(&self.nodes);
         self.cache = SyncCache::default();
         self.nodes_version += 1;
@@ -778,6 +778,16 @@ impl DaemonSetsController {
         self.ds.status = Some(status.clone());
         status
     }
+}
+
+/// The node list held shared. Collected into a new vector: `collect` of
+/// `into_iter().map(Arc::new)` reuses the `Vec<Node>`'s buffer in place and keeps
+/// all of it (about 1.5 KB a Node for an 8-byte pointer: 30 MB at 20,000 nodes, held
+/// for the rollout's life).
+fn shared_nodes(nodes: Vec<Node>) -> Vec<Arc<Node>> {
+    let mut shared = Vec::with_capacity(nodes.len());
+    shared.extend(nodes.into_iter().map(Arc::new));
+    shared
 }
 
 /// Whether `getNodesToDaemonPods(ds, includeDeletedTerminal=false)` lists the pod:
