@@ -171,14 +171,74 @@ fn node_matches(node: &Node, name: Option<&str>, all: bool, selector: Option<&No
     }
 }
 
+/// The slices by node and by pool, as indexes into the slices in their order, made
+/// once for every node a cycle filters (like [`compile_selectors`]): `GatherPools`
+/// then looks at a node's own slices, those for many nodes and its pools' slices,
+/// not at every slice of the cluster for every node.
+#[derive(Debug, Clone, Default)]
+pub struct SliceIndex {
+    /// How many slices it was made from: with other slices it is not used.
+    len: usize,
+    /// The slices with a `nodeName` (and no `sharedCounters`), by node name.
+    named: Vec<usize>,
+    /// Every other slice: for all nodes, by selector, counter sets, or none.
+    everywhere: Vec<usize>,
+    /// Every slice, by driver and pool name.
+    pools: Vec<usize>,
+}
+
+/// The node a slice is for alone: its `nodeName`, unless it holds counter sets
+/// (which belong to every node's view of their pool).
+fn own_node(s: &Slice) -> Option<&str> {
+    let counters = s.spec.shared_counters.as_ref().is_some_and(|c| !c.is_empty());
+    s.spec.node_name.as_deref().filter(|n| !n.is_empty() && !counters)
+}
+
+fn pool_key(s: &Slice) -> (&str, &str) {
+    (&s.spec.driver, &s.spec.pool.name)
+}
+
+/// The entries of `sorted` (sorted by `key`, a stable sort of ascending indexes)
+/// whose key is `want`: ascending indexes.
+fn run<K: Ord>(sorted: &[usize], key: impl Fn(usize) -> Option<K>, want: K) -> &[usize] {
+    let want = Some(want);
+    let start = sorted.partition_point(|&i| key(i) < want);
+    let end = sorted.partition_point(|&i| key(i) <= want);
+    sorted.get(start..end).unwrap_or_default()
+}
+
+impl SliceIndex {
+    pub fn new(slices: &[Slice]) -> SliceIndex {
+        let (mut named, everywhere): (Vec<usize>, Vec<usize>) = (0..slices.len()).partition(|&i| slices.get(i).and_then(own_node).is_some());
+        named.sort_by_key(|&i| slices.get(i).and_then(own_node));
+        let mut pools: Vec<usize> = (0..slices.len()).collect();
+        pools.sort_by_key(|&i| slices.get(i).map(pool_key));
+        SliceIndex { len: slices.len(), named, everywhere, pools }
+    }
+
+    /// The slices that may be for `node`, in order.
+    fn for_node(&self, slices: &[Slice], node: Option<&str>) -> Vec<usize> {
+        let own = node.map_or(&[][..], |n| run(&self.named, |i| slices.get(i).and_then(own_node), n));
+        let mut out: Vec<usize> = own.iter().chain(&self.everywhere).copied().collect();
+        out.sort_unstable();
+        out
+    }
+}
+
 /// `GatherPools`: the pools with a slice for `node`, the newest generation only;
 /// with partitionable devices, slices with `sharedCounters` belong to every node's
 /// view of their pool. A pool short of slices is looked at whole
 /// (`checkSlicesInPool`): obsolete when a newer generation exists, else complete
-/// when all its slices are there.
-fn gather_pools<'a>(slices: &'a [Slice], node: &Node, features: Features) -> Vec<Pool<'a>> {
+/// when all its slices are there. `index`, made from `slices`, spares the scan of
+/// every slice.
+fn gather_pools<'a>(slices: &'a [Slice], index: Option<&SliceIndex>, node: &Node, features: Features) -> Vec<Pool<'a>> {
+    let index = index.filter(|ix| ix.len == slices.len());
+    let order = match index {
+        Some(ix) => ix.for_node(slices, node.metadata.name.as_deref()),
+        None => (0..slices.len()).collect(),
+    };
     let mut pools: Vec<Pool<'a>> = Vec::new();
-    for slice in slices {
+    for slice in order.iter().filter_map(|&i| slices.get(i)) {
         let spec = &slice.spec;
         let per_device = spec.per_device_node_selection.unwrap_or(false);
         let counters = spec.shared_counters.as_ref().is_some_and(|c| !c.is_empty());
@@ -216,11 +276,17 @@ fn gather_pools<'a>(slices: &'a [Slice], node: &Node, features: Features) -> Vec
             }
         }
     }
-    let same_pool = |p: &Pool<'a>, s: &Slice| s.spec.driver == p.driver && s.spec.pool.name == p.name;
-    pools.retain(|p| !slices.iter().any(|s| same_pool(p, s) && s.spec.pool.generation > p.generation));
+    // The pool's slices, for the node or not.
+    let members = |p: &Pool<'a>| -> Vec<&'a Slice> {
+        match index {
+            Some(ix) => run(&ix.pools, |i| slices.get(i).map(pool_key), (p.driver, p.name)).iter().filter_map(|&i| slices.get(i)).collect(),
+            None => slices.iter().filter(|s| pool_key(s) == (p.driver, p.name)).collect(),
+        }
+    };
+    pools.retain(|p| !members(p).iter().any(|s| s.spec.pool.generation > p.generation));
     for p in &mut pools {
         let count = p.slices.first().map_or(0, |s| s.spec.pool.resource_slice_count);
-        p.all_slices = slices.iter().filter(|s| same_pool(p, s) && s.spec.pool.generation == p.generation).collect();
+        p.all_slices = members(p).into_iter().filter(|s| s.spec.pool.generation == p.generation).collect();
         p.incomplete = p.slices.len() as i64 != count && p.all_slices.len() as i64 != count;
         let mut seen = BTreeSet::new();
         p.invalid = p.slices.iter().flat_map(|s| s.spec.devices.iter().flatten()).any(|d| !seen.insert(d.name.as_str()));
@@ -350,6 +416,9 @@ pub struct Allocator<'a> {
     /// Selectors compiled beforehand ([`compile_selectors`]: the classes', once for
     /// every node a cycle filters); others are compiled once per call.
     pub compiled: &'a [Compiled],
+    /// The slices by node and pool ([`SliceIndex::new`] of `slices`), made once for
+    /// every node a cycle filters; without it each call scans every slice.
+    pub index: Option<&'a SliceIndex>,
 }
 
 /// A CEL selector's expression and its compilation (the error's detail).
@@ -406,7 +475,7 @@ impl<'a> Allocator<'a> {
     /// (the plugin's `cannot allocate all claims`), the results in claim order, or an
     /// error.
     pub fn allocate(&self, node: &Node, claims: &[&'a ResourceClaim]) -> Result<Option<Vec<AllocationResult>>, AllocateError> {
-        let pools = gather_pools(self.slices, node, self.features);
+        let pools = gather_pools(self.slices, self.index, node, self.features);
         let mut s = Search {
             alloc: self,
             claims,
@@ -862,13 +931,12 @@ impl<'a, 'b> Search<'a, 'b> {
             return r;
         }
         let key = self.claims.get(claim).map(|c| claim_key(c)).unwrap_or_default();
-        let mut candidates = Vec::new();
+        // The devices in order, each made a candidate (its id's strings copied) only
+        // when the search gets to it.
+        let mut devices = Vec::new();
         for p in self.pools.iter().filter(|p| !p.incomplete && !p.invalid) {
             for slice in &p.slices {
-                for (dev, input) in slice.devices() {
-                    let id = DeviceId { driver: p.driver.to_string(), pool: p.name.to_string(), device: dev.name.clone() };
-                    candidates.push(Candidate { id, device: dev, slice, input });
-                }
+                devices.extend(slice.devices().map(|(dev, input)| (p.driver, p.name, dev, *slice, input)));
             }
         }
         // `startLocation`: a request's next device comes after its previous one (a
@@ -876,11 +944,12 @@ impl<'a, 'b> Search<'a, 'b> {
         // same devices is tried twice).
         let after = if device > 0 { self.result.get(claim).and_then(|r| r.last()).map(|(_, c)| c.id.clone()) } else { None };
         let mut skipping = after.is_some();
-        for c in candidates {
+        for (driver, pool, dev, slice, input) in devices {
             if skipping {
-                skipping = after.as_ref() != Some(&c.id);
+                skipping = after.as_ref().is_none_or(|a| (a.driver.as_str(), a.pool.as_str(), a.device.as_str()) != (driver, pool, dev.name.as_str()));
                 continue;
             }
+            let c = Candidate { id: DeviceId { driver: driver.to_string(), pool: pool.to_string(), device: dev.name.clone() }, device: dev, slice, input };
             if self.in_use(&c) {
                 continue;
             }

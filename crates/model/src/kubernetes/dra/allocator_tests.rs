@@ -14,7 +14,7 @@ use k8s_openapi::api::resource::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::allocator::{AllocateError, Allocator, DeviceId, Features, Slice};
+use super::allocator::{AllocateError, Allocator, DeviceId, Features, Slice, SliceIndex};
 
 const NODE1: &str = "node-1";
 const NODE2: &str = "node-2";
@@ -636,30 +636,34 @@ fn allocator_cases_from_upstream() {
             .map(|(d, p, n)| DeviceId { driver: d.to_string(), pool: p.to_string(), device: n.to_string() })
             .collect();
         let slices: Vec<Slice> = case.slices.iter().cloned().map(Slice::new).collect();
-        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &case.classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[] };
-        let claims: Vec<&ResourceClaim> = case.claims.iter().collect();
-        let got = alloc.allocate(&case.node, &claims);
-        match (&case.expect, got) {
-            (Expect::Results(want), Ok(Some(results))) => {
-                assert_eq!(results.len(), want.len(), "{}", case.name);
-                for (r, (selector, devices)) in results.iter().zip(want) {
-                    assert_eq!(&r.node_selector, selector, "{}: node selector", case.name);
-                    let got: Vec<(String, String, String, String)> = r
-                        .devices
-                        .iter()
-                        .flat_map(|d| d.results.iter().flatten())
-                        .map(|d| (d.request.clone(), d.driver.clone(), d.pool.clone(), d.device.clone()))
-                        .collect();
-                    let want: Vec<(String, String, String, String)> =
-                        devices.iter().map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string())).collect();
-                    assert_eq!(got, want, "{}", case.name);
+        // Scanning every slice and looking them up in the cycle's index agree.
+        let index = SliceIndex::new(&slices);
+        for index in [None, Some(&index)] {
+            let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &case.classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[], index };
+            let claims: Vec<&ResourceClaim> = case.claims.iter().collect();
+            let got = alloc.allocate(&case.node, &claims);
+            match (&case.expect, got) {
+                (Expect::Results(want), Ok(Some(results))) => {
+                    assert_eq!(results.len(), want.len(), "{}", case.name);
+                    for (r, (selector, devices)) in results.iter().zip(want) {
+                        assert_eq!(&r.node_selector, selector, "{}: node selector", case.name);
+                        let got: Vec<(String, String, String, String)> = r
+                            .devices
+                            .iter()
+                            .flat_map(|d| d.results.iter().flatten())
+                            .map(|d| (d.request.clone(), d.driver.clone(), d.pool.clone(), d.device.clone()))
+                            .collect();
+                        let want: Vec<(String, String, String, String)> =
+                            devices.iter().map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string())).collect();
+                        assert_eq!(got, want, "{}", case.name);
+                    }
                 }
+                (Expect::NoSolution, Ok(None)) => {}
+                (Expect::Error(text), Err(AllocateError::Fatal(e) | AllocateError::OnNode(e))) => {
+                    assert!(e.contains(text), "{}: {e:?} lacks {text:?}", case.name);
+                }
+                (_, other) => panic!("{}: unexpected {other:?} (index: {})", case.name, index.is_some()),
             }
-            (Expect::NoSolution, Ok(None)) => {}
-            (Expect::Error(text), Err(AllocateError::Fatal(e) | AllocateError::OnNode(e))) => {
-                assert!(e.contains(text), "{}: {e:?} lacks {text:?}", case.name);
-            }
-            (_, other) => panic!("{}: unexpected {other:?}", case.name),
         }
     }
 }
@@ -686,7 +690,67 @@ fn constraint_not_satisfied() {
     let allocated = BTreeSet::new();
     for (name, slices) in [("with-constraint-non-existent-attribute", mk(vec![])), ("with-constraint-not-matching-int-attribute", mk(vec![("numa", int(2))]))] {
         let slices: Vec<Slice> = slices.into_iter().map(Slice::new).collect();
-        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[] };
+        let alloc = Allocator { features: Features { prioritized_list: true, partitionable_devices: false, consumable_capacity: false }, classes: &classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[], index: None };
         assert_eq!(alloc.allocate(&node(NODE1, REGION1), &[&claim]), Ok(None), "{name}");
     }
+}
+
+/// The cycle's [`SliceIndex`] finds the pools a scan of every slice finds, in the same
+/// order: slices by node name, for all nodes, by node selector, a pool whose newer
+/// generation is published for another node (obsolete everywhere), a pool of two
+/// slices on two nodes (complete), a counter-set slice (partitionable devices), a
+/// pool with a second slice further down — each node, both gate settings, and claims
+/// that take one device, three, or all.
+#[test]
+fn the_index_finds_what_the_scan_finds() {
+    let at_gen = |mut s: ResourceSlice, generation: i64, count: i64| {
+        s.spec.pool.generation = generation;
+        s.spec.pool.resource_slice_count = count;
+        s
+    };
+    let two = |n: &str| vec![device(&format!("{n}-a"), None, &[]), device(&format!("{n}-b"), None, &[])];
+    let mut counters = slice_with_devices("counters", At::Node(NODE1), "pool-7", DRIVER_A, vec![]);
+    counters.spec.devices = None;
+    counters.spec.shared_counters = Some(vec![k8s_openapi::api::resource::v1::CounterSet {
+        name: "memory".into(),
+        counters: BTreeMap::from([("slices".to_string(), k8s_openapi::api::resource::v1::Counter { value: Quantity("8".into()) })]),
+    }]);
+    let slices: Vec<Slice> = [
+        at_gen(slice_with_devices("s1", At::Node(NODE2), "pool-3", DRIVER_A, two("s1")), 1, 1),
+        at_gen(slice_with_devices("s2", At::Node(NODE1), "pool-1", DRIVER_A, two("s2")), 1, 2),
+        at_gen(slice_with_devices("s3", At::All, "pool-2", DRIVER_A, two("s3")), 1, 1),
+        at_gen(slice_with_devices("s4", At::Node(NODE1), "pool-5", DRIVER_A, two("s4")), 1, 1),
+        at_gen(slice_with_devices("s5", At::Selector(node_label_selector("region", REGION1)), "pool-4", DRIVER_A, two("s5")), 1, 1),
+        at_gen(slice_with_devices("s6", At::Node(NODE2), "pool-5", DRIVER_A, two("s6")), 2, 1),
+        at_gen(slice_with_devices("s7", At::Node(NODE1), "pool-6", DRIVER_A, two("s7")), 1, 2),
+        at_gen(counters, 1, 1),
+        at_gen(slice_with_devices("s8", At::Node(NODE2), "pool-6", DRIVER_A, two("s8")), 1, 2),
+        at_gen(slice_with_devices("s9", At::Node(NODE1), "pool-1", DRIVER_A, two("s9")), 1, 2),
+        at_gen(slice_with_devices("s10", At::Node(NODE1), "pool-8", DRIVER_B, two("s10")), 1, 1),
+    ]
+    .into_iter()
+    .map(Slice::new)
+    .collect();
+    let index = SliceIndex::new(&slices);
+    let classes = vec![class(CLASS_A, DRIVER_A), class(CLASS_B, DRIVER_B)];
+    let claims = [
+        claim_with_request("one", "req-0", CLASS_A),
+        claim_with_requests("three", vec![], vec![request("req-0", CLASS_A, 3, vec![])]),
+        claim_with_requests("all", vec![], vec![all_request("req-0", CLASS_A), all_request("req-1", CLASS_B)]),
+    ];
+    let allocated = BTreeSet::new();
+    let mut found = 0;
+    for n in [node(NODE1, REGION1), node(NODE2, REGION2), node("node-3", REGION1)] {
+        for partitionable_devices in [false, true] {
+            let features = Features { prioritized_list: true, partitionable_devices, consumable_capacity: false };
+            for claim in &claims {
+                let alloc = |index| Allocator { features, classes: &classes, slices: &slices, allocated: &allocated, consumed: &[], compiled: &[], index };
+                let scan = alloc(None).allocate(&n, &[claim]);
+                assert_eq!(alloc(Some(&index)).allocate(&n, &[claim]), scan, "{:?}, {:?}", n.metadata.name, claim.metadata.name);
+                found += scan.ok().flatten().map_or(0, |r| r.iter().flat_map(|a| a.devices.iter().flat_map(|d| d.results.iter().flatten())).count());
+            }
+        }
+    }
+    // Not vacuous: node-1's "all" takes s2, s3, s5, s7, s9 and s10's devices.
+    assert!(found > 20, "{found} devices allocated over all the calls");
 }

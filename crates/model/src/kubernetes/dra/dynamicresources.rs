@@ -368,6 +368,8 @@ pub struct Plugin {
     consumed: Arc<Vec<super::allocator::Consumed>>,
     /// The classes' selectors, compiled once for every node Filter looks at.
     compiled: Arc<Vec<super::allocator::Compiled>>,
+    /// The slices by node and pool, made once for every node Filter looks at.
+    index: Arc<super::allocator::SliceIndex>,
 }
 
 impl Plugin {
@@ -377,7 +379,8 @@ impl Plugin {
         let resolver = version.dra_extended_resource().then(|| Arc::new(ClassResolver::new(&state.classes)));
         let consumed = Arc::new(super::allocator::consumed_by(&state.claims));
         let compiled = Arc::new(super::allocator::compile_selectors(&state.classes));
-        Plugin { state, features: features(version), version, allocated, resolver, consumed, compiled }
+        let index = Arc::new(super::allocator::SliceIndex::new(&state.slices));
+        Plugin { state, features: features(version), version, allocated, resolver, consumed, compiled, index }
     }
 
     /// The extended resource names DeviceClasses back, for NodeResourcesFit
@@ -417,6 +420,7 @@ impl Plugin {
             allocated: &self.allocated,
             consumed: &self.consumed,
             compiled: &self.compiled,
+            index: Some(&self.index),
         }
     }
 

@@ -160,7 +160,7 @@ fn partitionable_mig_through_the_allocator() {
         let allocated: BTreeSet<DeviceId> =
             taken.iter().map(|d| DeviceId { driver: DRIVER.into(), pool: "gpu-node-1".into(), device: (*d).into() }).collect();
         let shared: Vec<Slice> = s.iter().cloned().map(Slice::new).collect();
-        let alloc = Allocator { features: features(version), classes: &classes, slices: &shared, allocated: &allocated, consumed: &[], compiled: &[] };
+        let alloc = Allocator { features: features(version), classes: &classes, slices: &shared, allocated: &allocated, consumed: &[], compiled: &[], index: None };
         let refs: Vec<&ResourceClaim> = claims.iter().collect();
         alloc.allocate(&node(), &refs).map(|r| {
             r.map(|r| r.iter().flat_map(|a| a.devices.iter().flat_map(|d| d.results.iter().flatten())).map(|d| d.device.clone()).collect::<Vec<_>>())

@@ -143,7 +143,7 @@ fn fill(version: KubeVersion, slices: &[Slice], classes: &[DeviceClass], make: &
     while done.len() < MAX_CLAIMS {
         let mut c = make(done.len());
         let consumed = consumed_by(&done);
-        let alloc = Allocator { features: features(version), classes, slices, allocated: &allocated, consumed: &consumed, compiled: &[] };
+        let alloc = Allocator { features: features(version), classes, slices, allocated: &allocated, consumed: &consumed, compiled: &[], index: None };
         let result = match alloc.allocate(&node, &[&c]) {
             Ok(Some(mut r)) => r.pop(),
             Ok(None) => None,
@@ -163,7 +163,7 @@ fn fill(version: KubeVersion, slices: &[Slice], classes: &[DeviceClass], make: &
 fn request_two(version: KubeVersion, slices: &[Slice], classes: &[DeviceClass], c: ResourceClaim) -> &'static str {
     let node = node();
     let allocated = BTreeSet::new();
-    let alloc = Allocator { features: features(version), classes, slices, allocated: &allocated, consumed: &[], compiled: &[] };
+    let alloc = Allocator { features: features(version), classes, slices, allocated: &allocated, consumed: &[], compiled: &[], index: None };
     match alloc.allocate(&node, &[&c]) {
         Ok(Some(r)) => {
             let devices: BTreeSet<&str> = r.iter().flat_map(|a| a.devices.iter().flat_map(|d| d.results.iter().flatten())).map(|r| r.device.as_str()).collect();
@@ -287,7 +287,7 @@ impl Rows<'_, '_> {
             }
         }
         let whole = claim("whole", "gpu.nvidia.com", 1, None, None);
-        let alloc = Allocator { features: features(v), classes, slices, allocated: &allocated, consumed: &[], compiled: &[] };
+        let alloc = Allocator { features: features(v), classes, slices, allocated: &allocated, consumed: &[], compiled: &[], index: None };
         let fits = matches!(alloc.allocate(&node(), &[&whole]), Ok(Some(_)));
         let ko = self.lang == Lang::Ko;
         match (partitionable, fits, ko) {
