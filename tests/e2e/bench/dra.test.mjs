@@ -22,6 +22,11 @@ const GPULAB = path.resolve(process.env.GPULAB ?? "../../target/debug/gpulab");
 const DATA = new URL("../../../src/steps/data/", import.meta.url);
 const FRAME_MS = 16;
 const RUNS = Number(process.env.RUNS ?? 30);
+// Calls made (and printed) before the timed ones, after the first: the engine compiles
+// a hot wasm function again, optimized, while it runs (V8's tier-up from Liftoff to
+// TurboFan), so the first calls after the module loads are slower than a learner's
+// later edits; the bench prints them apart, as criterion warms up before it measures.
+const WARMUP = Number(process.env.WARMUP ?? 5);
 const NODES = 125;
 const GPUS = 8;
 
@@ -73,23 +78,23 @@ test(`step 6, DRA path: ${NODES * GPUS} devices on ${NODES} nodes re-scheduled b
     big: (i) => request(cluster, objects, edited(pod, i)),
     "big, objects edited": (i) => request(cluster, edited(objects, i), pod),
   };
-  const requests = Object.fromEntries(Object.entries(cases).map(([name, make]) => [name, Array.from({ length: RUNS + 1 }, (_, i) => make(i))]));
-  const timings = await page.evaluate(async ({ url, requests }) => {
+  const requests = Object.fromEntries(Object.entries(cases).map(([name, make]) => [name, Array.from({ length: 1 + WARMUP + RUNS }, (_, i) => make(i))]));
+  const timings = await page.evaluate(async ({ url, requests, warmup }) => {
     const m = await import(url);
     const time = (reqs) => {
-      const out = [];
+      const all = [];
       // The first call reads every file (not timed): the state a learner's edit meets.
       let reply = m.kube(reqs[0]);
       for (const req of reqs.slice(1)) {
         const t0 = performance.now();
         reply = m.kube(req);
-        out.push(performance.now() - t0);
+        all.push(performance.now() - t0);
       }
-      return { out, reply };
+      return { warm: all.slice(0, warmup), out: all.slice(warmup), reply };
     };
     return Object.fromEntries(Object.entries(requests).map(([name, reqs]) => [name, time(reqs)]));
-  }, { url: draJs, requests });
-  for (const [name, { out, reply }] of Object.entries(timings)) {
+  }, { url: draJs, requests, warmup: WARMUP });
+  for (const [name, { warm, out, reply }] of Object.entries(timings)) {
     const view = JSON.parse(reply).Ok;
     assert.ok(view, reply.slice(0, 500));
     // The big cluster's GPU nodes are alike: gpu-node-2 wins a tie with all of them.
@@ -97,7 +102,7 @@ test(`step 6, DRA path: ${NODES * GPUS} devices on ${NODES} nodes re-scheduled b
     assert.match(view.outcome.Created.claims, /gpu: gpu\.nvidia\.com gpu-node-2 gpu-0/);
     const [median, p95] = [quantile(out, 0.5), quantile(out, 0.95)];
     const what = name === "small" ? "the lab's 2 nodes, 4 devices, the pod edited" : `${NODES} GPU nodes, ${NODES * GPUS} devices, the ${name === "big" ? "pod" : "objects file"} edited`;
-    console.log(`dra bench: ${name} (${what}): median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms per re-schedule (${RUNS} runs; goal ${FRAME_MS} ms)`);
+    console.log(`dra bench: ${name} (${what}): median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms per re-schedule (${RUNS} runs after ${WARMUP} warm-up calls of ${warm.map((t) => t.toFixed(1)).join(", ")} ms; goal ${FRAME_MS} ms)`);
     if (name === "big") assert.ok(median < 10 * FRAME_MS, `median ${median} ms is over 10× the frame`);
   }
   assert.deepEqual(errors, []);

@@ -61,6 +61,11 @@ impl Slice {
         let inputs = &self.0 .1;
         self.0 .0.spec.devices.iter().flatten().enumerate().map(|(i, d)| (d, inputs.get(i)))
     }
+
+    /// Device `i` of `spec.devices`, with its CEL input.
+    fn device(&self, i: usize) -> Option<(&Device, Option<&Result<cel::interpreter::Value, String>>)> {
+        Some((self.0 .0.spec.devices.as_ref()?.get(i)?, self.0 .1.get(i)))
+    }
 }
 
 impl From<ResourceSlice> for Slice {
@@ -187,40 +192,55 @@ pub struct SliceIndex {
     pools: Vec<usize>,
 }
 
-/// The node a slice is for alone: its `nodeName`, unless it holds counter sets
-/// (which belong to every node's view of their pool).
-fn own_node(s: &Slice) -> Option<&str> {
+/// A slice's key in [`SliceIndex::named`]: the node it is for alone — its
+/// `nodeName`, unless it holds counter sets (which belong to every node's view of
+/// their pool).
+fn own_node(s: &Slice) -> Option<(&str, &str)> {
     let counters = s.spec.shared_counters.as_ref().is_some_and(|c| !c.is_empty());
-    s.spec.node_name.as_deref().filter(|n| !n.is_empty() && !counters)
+    s.spec.node_name.as_deref().filter(|n| !n.is_empty() && !counters).map(|n| (n, ""))
 }
 
-fn pool_key(s: &Slice) -> (&str, &str) {
-    (&s.spec.driver, &s.spec.pool.name)
+/// A slice's key in [`SliceIndex::pools`]: its driver and pool.
+fn pool_key(s: &Slice) -> Option<(&str, &str)> {
+    Some((&s.spec.driver, &s.spec.pool.name))
 }
 
-/// The entries of `sorted` (sorted by `key`, a stable sort of ascending indexes)
-/// whose key is `want`: ascending indexes.
-fn run<K: Ord>(sorted: &[usize], key: impl Fn(usize) -> Option<K>, want: K) -> &[usize] {
+/// [`own_node`] or [`pool_key`]: one sort and one search serve both.
+type Key = for<'s> fn(&'s Slice) -> Option<(&'s str, &'s str)>;
+
+/// The indexes of the slices with a key, ordered by key (then index).
+fn sorted_by(slices: &[Slice], key: Key) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..slices.len()).filter(|&i| slices.get(i).and_then(key).is_some()).collect();
+    out.sort_by_key(|&i| slices.get(i).and_then(key));
+    out
+}
+
+/// The entries of `sorted` ([`sorted_by`] `key`) whose key is `want`: ascending.
+fn run<'i>(slices: &[Slice], sorted: &'i [usize], key: Key, want: (&str, &str)) -> &'i [usize] {
     let want = Some(want);
-    let start = sorted.partition_point(|&i| key(i) < want);
-    let end = sorted.partition_point(|&i| key(i) <= want);
+    let start = sorted.partition_point(|&i| slices.get(i).and_then(key) < want);
+    let end = sorted.partition_point(|&i| slices.get(i).and_then(key) <= want);
     sorted.get(start..end).unwrap_or_default()
 }
 
 impl SliceIndex {
     pub fn new(slices: &[Slice]) -> SliceIndex {
-        let (mut named, everywhere): (Vec<usize>, Vec<usize>) = (0..slices.len()).partition(|&i| slices.get(i).and_then(own_node).is_some());
-        named.sort_by_key(|&i| slices.get(i).and_then(own_node));
-        let mut pools: Vec<usize> = (0..slices.len()).collect();
-        pools.sort_by_key(|&i| slices.get(i).map(pool_key));
-        SliceIndex { len: slices.len(), named, everywhere, pools }
+        let everywhere = (0..slices.len()).filter(|&i| slices.get(i).and_then(own_node).is_none()).collect();
+        SliceIndex { len: slices.len(), named: sorted_by(slices, own_node), everywhere, pools: sorted_by(slices, pool_key) }
     }
 
-    /// The slices that may be for `node`, in order.
+    /// The slices that may be for `node`, in order: its own and the others merged.
     fn for_node(&self, slices: &[Slice], node: Option<&str>) -> Vec<usize> {
-        let own = node.map_or(&[][..], |n| run(&self.named, |i| slices.get(i).and_then(own_node), n));
-        let mut out: Vec<usize> = own.iter().chain(&self.everywhere).copied().collect();
-        out.sort_unstable();
+        let mut own = node.map_or(&[][..], |n| run(slices, &self.named, own_node, (n, ""))).iter().peekable();
+        let mut rest = self.everywhere.iter().peekable();
+        let mut out = Vec::with_capacity(own.len() + rest.len());
+        while let Some(&i) = match (own.peek(), rest.peek()) {
+            (Some(a), Some(b)) if a < b => own.next(),
+            (Some(_), None) => own.next(),
+            _ => rest.next(),
+        } {
+            out.push(i);
+        }
         out
     }
 }
@@ -279,8 +299,8 @@ fn gather_pools<'a>(slices: &'a [Slice], index: Option<&SliceIndex>, node: &Node
     // The pool's slices, for the node or not.
     let members = |p: &Pool<'a>| -> Vec<&'a Slice> {
         match index {
-            Some(ix) => run(&ix.pools, |i| slices.get(i).map(pool_key), (p.driver, p.name)).iter().filter_map(|&i| slices.get(i)).collect(),
-            None => slices.iter().filter(|s| pool_key(s) == (p.driver, p.name)).collect(),
+            Some(ix) => run(slices, &ix.pools, pool_key, (p.driver, p.name)).iter().filter_map(|&i| slices.get(i)).collect(),
+            None => slices.iter().filter(|s| pool_key(s) == Some((p.driver, p.name))).collect(),
         }
     };
     pools.retain(|p| !members(p).iter().any(|s| s.spec.pool.generation > p.generation));
@@ -931,25 +951,30 @@ impl<'a, 'b> Search<'a, 'b> {
             return r;
         }
         let key = self.claims.get(claim).map(|c| claim_key(c)).unwrap_or_default();
-        // The devices in order, each made a candidate (its id's strings copied) only
-        // when the search gets to it.
-        let mut devices = Vec::new();
-        for p in self.pools.iter().filter(|p| !p.incomplete && !p.invalid) {
-            for slice in &p.slices {
-                devices.extend(slice.devices().map(|(dev, input)| (p.driver, p.name, dev, *slice, input)));
-            }
-        }
         // `startLocation`: a request's next device comes after its previous one (a
         // shared device is never picked twice for one request, and no order of the
         // same devices is tried twice).
         let after = if device > 0 { self.result.get(claim).and_then(|r| r.last()).map(|(_, c)| c.id.clone()) } else { None };
         let mut skipping = after.is_some();
-        for (driver, pool, dev, slice, input) in devices {
+        // The devices of the complete, valid pools in order, each made a candidate (its
+        // id's strings copied) only when the search gets to it.
+        let (mut pool, mut in_pool, mut at) = (0, 0, 0);
+        while let Some(p) = self.pools.get(pool) {
+            let (driver, name) = (p.driver, p.name);
+            let Some(slice) = p.slices.get(in_pool).copied().filter(|_| !p.incomplete && !p.invalid) else {
+                (pool, in_pool, at) = (pool + 1, 0, 0);
+                continue;
+            };
+            let Some((dev, input)) = slice.device(at) else {
+                (in_pool, at) = (in_pool + 1, 0);
+                continue;
+            };
+            at += 1;
             if skipping {
-                skipping = after.as_ref().is_none_or(|a| (a.driver.as_str(), a.pool.as_str(), a.device.as_str()) != (driver, pool, dev.name.as_str()));
+                skipping = after.as_ref().is_none_or(|a| (a.driver.as_str(), a.pool.as_str(), a.device.as_str()) != (driver, name, dev.name.as_str()));
                 continue;
             }
-            let c = Candidate { id: DeviceId { driver: driver.to_string(), pool: pool.to_string(), device: dev.name.clone() }, device: dev, slice, input };
+            let c = Candidate { id: DeviceId { driver: driver.to_string(), pool: name.to_string(), device: dev.name.clone() }, device: dev, slice, input };
             if self.in_use(&c) {
                 continue;
             }
