@@ -23,10 +23,11 @@ const DATA = new URL("../../../src/steps/data/", import.meta.url);
 const FRAME_MS = 16;
 const RUNS = Number(process.env.RUNS ?? 30);
 // Calls made (and printed) before the timed ones, after the first: the engine compiles
-// a hot wasm function again, optimized, while it runs (V8's tier-up from Liftoff to
-// TurboFan), so the first calls after the module loads are slower than a learner's
-// later edits; the bench prints them apart, as criterion warms up before it measures.
-const WARMUP = Number(process.env.WARMUP ?? 5);
+// hot wasm functions again, optimized, on background threads while the module runs
+// (V8's tier-up from Liftoff to TurboFan), so a learner's first edits after the module
+// loads are slower than the later ones — here 5–37 ms for about ten calls, on 2 busy
+// cores; the bench prints them apart, as criterion warms up before it measures.
+const WARMUP = Number(process.env.WARMUP ?? 15);
 const NODES = 125;
 const GPUS = 8;
 
