@@ -303,10 +303,17 @@ fn gather_pools<'a>(slices: &'a [Slice], index: Option<&SliceIndex>, node: &Node
             None => slices.iter().filter(|s| pool_key(s) == Some((p.driver, p.name))).collect(),
         }
     };
-    pools.retain(|p| !members(p).iter().any(|s| s.spec.pool.generation > p.generation));
+    // Obsolete pools dropped; the others keep their slices at their generation.
+    pools.retain_mut(|p| {
+        let members = members(p);
+        if members.iter().any(|s| s.spec.pool.generation > p.generation) {
+            return false;
+        }
+        p.all_slices = members.into_iter().filter(|s| s.spec.pool.generation == p.generation).collect();
+        true
+    });
     for p in &mut pools {
         let count = p.slices.first().map_or(0, |s| s.spec.pool.resource_slice_count);
-        p.all_slices = members(p).into_iter().filter(|s| s.spec.pool.generation == p.generation).collect();
         p.incomplete = p.slices.len() as i64 != count && p.all_slices.len() as i64 != count;
         let mut seen = BTreeSet::new();
         p.invalid = p.slices.iter().flat_map(|s| s.spec.devices.iter().flatten()).any(|d| !seen.insert(d.name.as_str()));
